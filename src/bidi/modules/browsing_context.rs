@@ -1,0 +1,301 @@
+//! The `browsingContext` module: tabs, navigation, node lookup, screenshots, and its events.
+//! <https://w3c.github.io/webdriver-bidi/#module-browsingContext>
+
+use super::browser::UserContext;
+use crate::bidi::command::{Command, Empty};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A browsing context id (`browsingContext.BrowsingContext`). Chromium uses the window handle.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ContextId(pub String);
+
+/// A navigation id (`browsingContext.Navigation`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Navigation(pub String);
+
+/// When a navigation command answers (`browsingContext.ReadinessState`).
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Readiness {
+    /// At once (Chromium 156 still answers only at commit).
+    None,
+    /// At DOMContentLoaded.
+    Interactive,
+    /// At load.
+    Complete,
+}
+
+/// `browsingContext.create` of a tab.
+#[derive(Debug, Serialize)]
+pub struct Create {
+    /// Always `"tab"` here.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Open without making it the active tab.
+    pub background: bool,
+    /// The user context to open it in.
+    #[serde(rename = "userContext", skip_serializing_if = "Option::is_none")]
+    pub user_context: Option<UserContext>,
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct Created {
+    /// The new context.
+    pub context: ContextId,
+}
+
+impl Command for Create {
+    const METHOD: &'static str = "browsingContext.create";
+    type Output = Created;
+}
+
+/// `browsingContext.navigate`.
+#[derive(Debug, Serialize)]
+pub struct Navigate {
+    /// The context.
+    pub context: ContextId,
+    /// Where to.
+    pub url: String,
+    /// When to answer.
+    pub wait: Readiness,
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct NavigateResult {
+    /// The navigation, if one was started.
+    pub navigation: Option<Navigation>,
+    /// The URL.
+    pub url: String,
+}
+
+impl Command for Navigate {
+    const METHOD: &'static str = "browsingContext.navigate";
+    type Output = NavigateResult;
+}
+
+/// `browsingContext.reload`.
+#[derive(Debug, Serialize)]
+pub struct Reload {
+    /// The context.
+    pub context: ContextId,
+    /// When to answer.
+    pub wait: Readiness,
+}
+
+impl Command for Reload {
+    const METHOD: &'static str = "browsingContext.reload";
+    type Output = NavigateResult;
+}
+
+/// `browsingContext.traverseHistory`.
+#[derive(Debug, Serialize)]
+pub struct TraverseHistory {
+    /// The context.
+    pub context: ContextId,
+    /// -1 goes back.
+    pub delta: i64,
+}
+
+impl Command for TraverseHistory {
+    const METHOD: &'static str = "browsingContext.traverseHistory";
+    type Output = Empty;
+}
+
+/// `browsingContext.close`.
+#[derive(Debug, Serialize)]
+pub struct Close {
+    /// The context.
+    pub context: ContextId,
+}
+
+impl Command for Close {
+    const METHOD: &'static str = "browsingContext.close";
+    type Output = Empty;
+}
+
+/// `browsingContext.activate`.
+#[derive(Debug, Serialize)]
+pub struct Activate {
+    /// The context.
+    pub context: ContextId,
+}
+
+impl Command for Activate {
+    const METHOD: &'static str = "browsingContext.activate";
+    type Output = Empty;
+}
+
+/// `browsingContext.getTree`.
+#[derive(Debug, Default, Serialize)]
+pub struct GetTree {
+    /// Only this context's tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<ContextId>,
+    /// 0: top-level contexts only.
+    #[serde(rename = "maxDepth", skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct Tree {
+    /// The contexts.
+    pub contexts: Vec<Info>,
+}
+
+impl Command for GetTree {
+    const METHOD: &'static str = "browsingContext.getTree";
+    type Output = Tree;
+}
+
+/// `browsingContext.Info`: a context as `getTree` and `contextCreated` describe it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Info {
+    /// The context.
+    pub context: ContextId,
+    /// Its committed URL.
+    pub url: String,
+    /// Its parent frame; `None` for a tab.
+    #[serde(default)]
+    pub parent: Option<ContextId>,
+    /// Its user context.
+    #[serde(rename = "userContext", default)]
+    pub user_context: Option<UserContext>,
+    /// The context whose page opened it.
+    #[serde(rename = "originalOpener", default)]
+    pub original_opener: Option<ContextId>,
+}
+
+/// `browsingContext.locateNodes` with a CSS selector.
+#[derive(Debug, Serialize)]
+pub struct LocateNodes {
+    /// The context.
+    pub context: ContextId,
+    /// `{"type":"css","value":…}`.
+    pub locator: Value,
+    /// At most this many.
+    #[serde(rename = "maxNodeCount")]
+    pub max_node_count: u32,
+}
+
+impl LocateNodes {
+    /// The first node matching a CSS selector.
+    pub fn css(context: ContextId, selector: &str) -> Self {
+        Self {
+            context,
+            locator: serde_json::json!({ "type": "css", "value": selector }),
+            max_node_count: 1,
+        }
+    }
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct Nodes {
+    /// Remote values of the nodes, each with a `sharedId`.
+    pub nodes: Vec<Value>,
+}
+
+impl Command for LocateNodes {
+    const METHOD: &'static str = "browsingContext.locateNodes";
+    type Output = Nodes;
+}
+
+/// `browsingContext.captureScreenshot`.
+#[derive(Debug, Serialize)]
+pub struct CaptureScreenshot {
+    /// The context.
+    pub context: ContextId,
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct Screenshot {
+    /// Base64 PNG.
+    pub data: String,
+}
+
+impl Command for CaptureScreenshot {
+    const METHOD: &'static str = "browsingContext.captureScreenshot";
+    type Output = Screenshot;
+}
+
+/// `browsingContext.NavigationInfo`: the params of the navigation events.
+#[derive(Clone, Debug, Deserialize)]
+pub struct NavigationInfo {
+    /// The context.
+    pub context: ContextId,
+    /// The navigation (absent for some same-document ones).
+    #[serde(default)]
+    pub navigation: Option<Navigation>,
+    /// The browser's timestamp, ms since the epoch.
+    #[serde(default)]
+    pub timestamp: Option<u64>,
+    /// The URL.
+    pub url: String,
+}
+
+/// The `browsingContext` events navguard listens to.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// `contextCreated`
+    ContextCreated(Info),
+    /// `contextDestroyed`
+    ContextDestroyed(Info),
+    /// `navigationStarted`
+    NavigationStarted(NavigationInfo),
+    /// `navigationCommitted`
+    NavigationCommitted(NavigationInfo),
+    /// `domContentLoaded`
+    DomContentLoaded(NavigationInfo),
+    /// `load`
+    Load(NavigationInfo),
+    /// `navigationFailed`
+    NavigationFailed(NavigationInfo),
+    /// `navigationAborted`
+    NavigationAborted(NavigationInfo),
+    /// `fragmentNavigated`
+    FragmentNavigated(NavigationInfo),
+    /// `historyUpdated` (params: context, url, timestamp)
+    HistoryUpdated(NavigationInfo),
+}
+
+/// The event names to subscribe to.
+pub const EVENTS: [&str; 10] = [
+    "browsingContext.contextCreated",
+    "browsingContext.contextDestroyed",
+    "browsingContext.navigationStarted",
+    "browsingContext.navigationCommitted",
+    "browsingContext.domContentLoaded",
+    "browsingContext.load",
+    "browsingContext.navigationFailed",
+    "browsingContext.navigationAborted",
+    "browsingContext.fragmentNavigated",
+    "browsingContext.historyUpdated",
+];
+
+impl Event {
+    /// Parses an event; `Ok(None)` for a method this module does not model.
+    pub fn parse(method: &str, params: Value) -> Result<Option<Self>, serde_json::Error> {
+        use serde_json::from_value as de;
+        let event = match method {
+            "browsingContext.contextCreated" => Self::ContextCreated(de(params)?),
+            "browsingContext.contextDestroyed" => Self::ContextDestroyed(de(params)?),
+            "browsingContext.navigationStarted" => Self::NavigationStarted(de(params)?),
+            "browsingContext.navigationCommitted" => Self::NavigationCommitted(de(params)?),
+            "browsingContext.domContentLoaded" => Self::DomContentLoaded(de(params)?),
+            "browsingContext.load" => Self::Load(de(params)?),
+            "browsingContext.navigationFailed" => Self::NavigationFailed(de(params)?),
+            "browsingContext.navigationAborted" => Self::NavigationAborted(de(params)?),
+            "browsingContext.fragmentNavigated" => Self::FragmentNavigated(de(params)?),
+            "browsingContext.historyUpdated" => Self::HistoryUpdated(de(params)?),
+            _ => return Ok(None),
+        };
+        Ok(Some(event))
+    }
+}

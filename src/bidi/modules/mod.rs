@@ -1,0 +1,9 @@
+//! Typed BiDi commands and events, one file per BiDi module.
+
+pub mod browser;
+pub mod browsing_context;
+pub mod input;
+pub mod script;
+pub mod session;
+
+pub use crate::bidi::command::Empty;

@@ -1,0 +1,69 @@
+//! The `script` module: evaluating an expression in a page.
+//! <https://w3c.github.io/webdriver-bidi/#module-script>
+
+use super::browsing_context::ContextId;
+use crate::bidi::command::Command;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// `script.evaluate`, awaiting promises, with the result serialized as JSON by the page.
+#[derive(Debug, Serialize)]
+pub struct Evaluate {
+    /// The expression.
+    pub expression: String,
+    /// `{"context": …}`.
+    pub target: Value,
+    /// Await a returned promise.
+    #[serde(rename = "awaitPromise")]
+    pub await_promise: bool,
+    /// Run as if the user had just interacted (so `window.open` is allowed).
+    #[serde(rename = "userActivation")]
+    pub user_activation: bool,
+}
+
+impl Evaluate {
+    /// Evaluates `expression` in `context`; the page turns the value into JSON text, so the
+    /// result is plain JSON rather than a BiDi remote value.
+    pub fn json(context: &ContextId, expression: &str) -> Self {
+        Self {
+            expression: format!("(async () => JSON.stringify(await ({expression})))()"),
+            target: json!({ "context": context.0 }),
+            await_promise: true,
+            user_activation: true,
+        }
+    }
+}
+
+/// Its result: `type` is `success` or `exception`.
+#[derive(Debug, Deserialize)]
+pub struct EvaluateResult {
+    /// `success` or `exception`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The remote value (for `success`).
+    #[serde(default)]
+    pub result: Option<Value>,
+    /// The exception (for `exception`).
+    #[serde(rename = "exceptionDetails", default)]
+    pub exception_details: Option<Value>,
+}
+
+impl EvaluateResult {
+    /// The JSON value the page returned, or the exception's text.
+    pub fn into_json(self) -> Result<Value, String> {
+        if self.kind != "success" {
+            let text = self.exception_details.as_ref().and_then(|d| d.get("text")).cloned();
+            return Err(text.and_then(|t| t.as_str().map(str::to_owned)).unwrap_or(self.kind));
+        }
+        let text = self.result.as_ref().and_then(|r| r.get("value")).and_then(Value::as_str);
+        match text {
+            Some(text) => serde_json::from_str(text).map_err(|e| e.to_string()),
+            None => Ok(Value::Null),
+        }
+    }
+}
+
+impl Command for Evaluate {
+    const METHOD: &'static str = "script.evaluate";
+    type Output = EvaluateResult;
+}

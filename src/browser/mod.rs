@@ -1,0 +1,23 @@
+//! The browser port: the `chrome.tabs` / `webNavigation` surface that the seed designs program
+//! against, in browser-neutral terms.
+//!
+//! A tab is a top-level browsing context. [`BrowserPort::create_tab`] returns before the new tab's
+//! navigation commits (like `chrome.tabs.create`); [`BrowserPort::tab`] reads the committed URL,
+//! the pending URL and whether the tab is loading; [`BrowserPort::subscribe`] opens a lossless
+//! stream of [`NavEvent`]s, each stamped with a local monotonic time and the browser's timestamp.
+//! Every call carries a deadline: a timeout and a vanished tab are their own [`BrowserError`]
+//! variants, never strings to parse.
+
+mod error;
+mod event;
+mod event_log;
+mod port;
+mod tab_state;
+mod types;
+
+pub use error::BrowserError;
+pub use event::{NavEvent, NavEventKind};
+pub use event_log::{EventLog, EventStream, LogClosed};
+pub use port::{BrowserPort, Key};
+pub use tab_state::TabTracker;
+pub use types::{NavigationId, TabId, TabInfo};

@@ -1,0 +1,103 @@
+//! The port trait: what the agent core may ask of a browser.
+
+use super::error::BrowserError;
+use super::event_log::EventStream;
+use super::types::{TabId, TabInfo};
+use async_trait::async_trait;
+use serde_json::Value;
+
+/// A key the agent may press. Closed set, so a typo is an error before anything is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// Enter / Return.
+    Enter,
+    /// Escape.
+    Escape,
+    /// Tab.
+    Tab,
+    /// Backspace.
+    Backspace,
+    /// Arrow up.
+    ArrowUp,
+    /// Arrow down.
+    ArrowDown,
+    /// Arrow left.
+    ArrowLeft,
+    /// Arrow right.
+    ArrowRight,
+    /// Space bar.
+    Space,
+}
+
+impl Key {
+    /// Parses a key name as the tools write it (`Enter`, `Escape`, `Tab`, …), case-insensitively.
+    pub fn parse(name: &str) -> Result<Self, BrowserError> {
+        let key = match name.trim().to_ascii_lowercase().as_str() {
+            "enter" | "return" => Self::Enter,
+            "escape" | "esc" => Self::Escape,
+            "tab" => Self::Tab,
+            "backspace" => Self::Backspace,
+            "arrowup" | "up" => Self::ArrowUp,
+            "arrowdown" | "down" => Self::ArrowDown,
+            "arrowleft" | "left" => Self::ArrowLeft,
+            "arrowright" | "right" => Self::ArrowRight,
+            "space" | " " => Self::Space,
+            _ => return Err(BrowserError::InvalidArgument(format!("unknown key {name:?}"))),
+        };
+        Ok(key)
+    }
+
+    /// The WebDriver key value (the normalized key code point).
+    pub fn webdriver_value(self) -> &'static str {
+        match self {
+            Self::Enter => "\u{E007}",
+            Self::Escape => "\u{E00C}",
+            Self::Tab => "\u{E004}",
+            Self::Backspace => "\u{E003}",
+            Self::ArrowUp => "\u{E013}",
+            Self::ArrowDown => "\u{E015}",
+            Self::ArrowLeft => "\u{E012}",
+            Self::ArrowRight => "\u{E014}",
+            Self::Space => " ",
+        }
+    }
+}
+
+/// The browser as the agent core sees it: tabs, navigations, input, and one event stream.
+///
+/// Every method has a deadline (set when the port is made); a port sees only its own tabs.
+#[async_trait]
+pub trait BrowserPort: Send + Sync {
+    /// Opens a tab on `url` and returns once its navigation has started, before it commits
+    /// (like `chrome.tabs.create`).
+    async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError>;
+    /// Reads a tab: committed URL, pending URL, loading.
+    async fn tab(&self, tab: &TabId) -> Result<TabInfo, BrowserError>;
+    /// Every open tab of this port.
+    async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError>;
+    /// Starts a navigation; returns once it has started, never waiting for its commit.
+    async fn navigate(&self, tab: &TabId, url: &str) -> Result<(), BrowserError>;
+    /// Reloads; returns once the reload has started.
+    async fn reload(&self, tab: &TabId) -> Result<(), BrowserError>;
+    /// Goes back one history entry; returns once that navigation has started.
+    async fn back(&self, tab: &TabId) -> Result<(), BrowserError>;
+    /// Closes a tab.
+    async fn close(&self, tab: &TabId) -> Result<(), BrowserError>;
+    /// Makes a tab the browser's active tab.
+    async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;
+    /// A real pointer click on the first element matching `selector`.
+    async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError>;
+    /// Focuses the element (by a click) and types `text`.
+    async fn type_text(&self, tab: &TabId, selector: &str, text: &str) -> Result<(), BrowserError>;
+    /// Presses and releases a key in the tab.
+    async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError>;
+    /// Evaluates a script expression in the page (promises awaited) and returns its JSON value.
+    async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError>;
+    /// A PNG screenshot of the tab's viewport.
+    async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError>;
+    /// A stream of every navigation event of this port's tabs from now on. Subscribe before
+    /// reading a tab, so that an event between the two is never missed.
+    fn subscribe(&self) -> EventStream;
+    /// How many subscriptions are alive (a waiter must leave none behind).
+    fn listener_count(&self) -> usize;
+}

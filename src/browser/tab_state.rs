@@ -1,0 +1,159 @@
+//! What the event stream says of each tab: its pending navigation, whether it is loading, its
+//! opener. The browser's own tab read-out lacks these (BiDi has no `pendingUrl`), so every port
+//! derives them the same way, from the events.
+
+use super::event::{NavEvent, NavEventKind};
+use super::types::{NavigationId, TabId};
+use std::collections::HashMap;
+
+/// The derived state of one tab.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TabState {
+    /// The URL of the navigation in flight.
+    pub pending_url: Option<String>,
+    /// The id of the navigation in flight.
+    pub pending_nav: Option<NavigationId>,
+    /// Between a navigation's start and its load (or failure).
+    pub loading: bool,
+    /// The tab that opened this one.
+    pub opener: Option<TabId>,
+    /// The tab was closed.
+    pub closed: bool,
+}
+
+/// Tab states, fed with events in arrival order.
+#[derive(Debug, Default)]
+pub struct TabTracker {
+    tabs: HashMap<TabId, TabState>,
+}
+
+fn same_nav(a: &Option<NavigationId>, b: &Option<NavigationId>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+impl TabTracker {
+    /// The state of `tab`, if any event named it.
+    pub fn get(&self, tab: &TabId) -> Option<&TabState> {
+        self.tabs.get(tab)
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: &NavEvent) {
+        let state = self.tabs.entry(event.tab.clone()).or_default();
+        match event.kind {
+            NavEventKind::TabCreated => state.opener = event.opener.clone(),
+            NavEventKind::Started => {
+                state.pending_url = event.url.clone();
+                state.pending_nav = event.navigation.clone();
+                state.loading = true;
+            }
+            NavEventKind::Committed => {
+                // Matched by tab, not only by id: Chromium commits a history traversal under an
+                // older navigation id than the one it started.
+                let same_url = event.url.is_some() && event.url == state.pending_url;
+                if same_url || same_nav(&state.pending_nav, &event.navigation) {
+                    clear_pending(state);
+                }
+            }
+            NavEventKind::DomLoaded | NavEventKind::Load => {
+                // Chromium may skip `navigationCommitted`: a load of the pending navigation
+                // proves its commit. A load of an older document proves nothing.
+                if same_nav(&state.pending_nav, &event.navigation) {
+                    clear_pending(state);
+                    if event.kind == NavEventKind::Load {
+                        state.loading = false;
+                    }
+                }
+            }
+            NavEventKind::Failed | NavEventKind::Aborted => {
+                if same_nav(&state.pending_nav, &event.navigation) {
+                    clear_pending(state);
+                    state.loading = false;
+                }
+            }
+            NavEventKind::SameDocument => {}
+            NavEventKind::TabClosed => state.closed = true,
+        }
+    }
+}
+
+fn clear_pending(state: &mut TabState) {
+    state.pending_url = None;
+    state.pending_nav = None;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(kind: NavEventKind, nav: &str, url: &str) -> NavEvent {
+        NavEvent::new(TabId::from("t"), kind)
+            .with_url(url)
+            .with_navigation(Some(NavigationId(nav.into())))
+    }
+
+    fn tracker(events: &[NavEvent]) -> TabState {
+        let mut t = TabTracker::default();
+        events.iter().for_each(|e| t.apply(e));
+        t.get(&TabId::from("t")).cloned().unwrap()
+    }
+
+    #[test]
+    fn a_started_navigation_is_pending_and_loading() {
+        let s = tracker(&[ev(NavEventKind::Started, "1", "http://a/x")]);
+        assert_eq!(s.pending_url.as_deref(), Some("http://a/x"));
+        assert!(s.loading);
+    }
+
+    #[test]
+    fn a_commit_under_an_older_navigation_id_still_ends_the_pending_one() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "2", "http://a/back"),
+            ev(NavEventKind::Committed, "1", "http://a/back"),
+        ]);
+        assert_eq!(s.pending_url, None);
+    }
+
+    #[test]
+    fn a_load_without_a_commit_event_proves_the_commit() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "1", "http://a/x"),
+            ev(NavEventKind::DomLoaded, "1", "http://a/x"),
+            ev(NavEventKind::Load, "1", "http://a/x"),
+        ]);
+        assert_eq!((s.pending_url, s.loading), (None, false));
+    }
+
+    #[test]
+    fn a_late_load_of_the_old_document_keeps_the_new_navigation_pending() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "1", "http://a/x"),
+            ev(NavEventKind::Committed, "1", "http://a/x"),
+            ev(NavEventKind::Started, "2", "http://b/y"),
+            ev(NavEventKind::Load, "1", "http://a/x"),
+        ]);
+        assert_eq!(s.pending_url.as_deref(), Some("http://b/y"));
+        assert!(s.loading);
+    }
+
+    #[test]
+    fn a_failure_of_an_older_navigation_leaves_the_current_one_alone() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "2", "http://a/y"),
+            ev(NavEventKind::Failed, "1", "http://a/x"),
+        ]);
+        assert_eq!(s.pending_url.as_deref(), Some("http://a/y"));
+    }
+
+    #[test]
+    fn a_failed_navigation_is_no_longer_pending() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "1", "http://a/x"),
+            ev(NavEventKind::Failed, "1", "http://a/x"),
+        ]);
+        assert_eq!((s.pending_url, s.loading), (None, false));
+    }
+}
