@@ -6,5 +6,7 @@
 //! - [`adapter`]: the real port, over BiDi, with the WebDriver session opened by fantoccini;
 //! - [`fixtures`]: the fixture web site on two loopback origins.
 
+pub mod adapter;
 pub mod bidi;
 pub mod browser;
+pub mod fixtures;

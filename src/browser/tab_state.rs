@@ -54,8 +54,13 @@ impl TabTracker {
                 // Matched by tab, not only by id: Chromium commits a history traversal under an
                 // older navigation id than the one it started.
                 let same_url = event.url.is_some() && event.url == state.pending_url;
-                if same_url || same_nav(&state.pending_nav, &event.navigation) {
+                let same_id = same_nav(&state.pending_nav, &event.navigation);
+                if same_url || same_id {
                     clear_pending(state);
+                }
+                if !same_id {
+                    // A page restored from the back/forward cache: no load event will follow.
+                    state.loading = false;
                 }
             }
             NavEventKind::DomLoaded | NavEventKind::Load => {
@@ -115,6 +120,15 @@ mod tests {
             ev(NavEventKind::Committed, "1", "http://a/back"),
         ]);
         assert_eq!(s.pending_url, None);
+    }
+
+    #[test]
+    fn a_page_restored_from_the_cache_is_not_loading() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "2", "http://a/back"),
+            ev(NavEventKind::Committed, "1", "http://a/back"),
+        ]);
+        assert!(!s.loading);
     }
 
     #[test]

@@ -1,0 +1,118 @@
+//! Finding and starting a WebDriver server (chromedriver) on a free loopback port.
+
+use super::error::LaunchError;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdout, Command};
+
+const INSTALL_HINT: &str =
+    "install Debian's packages with `apt-get install chromium chromium-driver`, or run `ci/setup.sh`";
+
+/// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
+pub const CHROMIUM_ARGS: [&str; 8] = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
+/// Finds an executable: the environment variable `env` if set, else the first of `names` on PATH.
+pub fn find_binary(env: &str, names: &[&'static str]) -> Result<PathBuf, LaunchError> {
+    if let Some(path) = std::env::var_os(env).map(PathBuf::from) {
+        return Ok(path);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in names {
+        if let Some(found) = std::env::split_paths(&path).map(|d| d.join(name)).find(|p| is_executable(p)) {
+            return Ok(found);
+        }
+    }
+    Err(LaunchError::MissingBinary { name: names[0], hint: INSTALL_HINT })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The chromedriver binary (`NAVGUARD_CHROMEDRIVER` overrides).
+pub fn chromedriver() -> Result<PathBuf, LaunchError> {
+    find_binary("NAVGUARD_CHROMEDRIVER", &["chromedriver"])
+}
+
+/// The Chromium binary (`NAVGUARD_CHROMIUM` overrides).
+pub fn chromium() -> Result<PathBuf, LaunchError> {
+    find_binary("NAVGUARD_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"])
+}
+
+/// A running WebDriver server; killed when dropped.
+#[derive(Debug)]
+pub struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Driver {
+    /// Starts `binary --port=N` on a free port and waits (up to `deadline`) for it to say it is
+    /// listening.
+    pub async fn start(binary: &Path, deadline: Duration) -> Result<Self, LaunchError> {
+        let port = free_port().map_err(|e| start_error(binary, e.to_string()))?;
+        let mut child = Command::new(binary)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| start_error(binary, e.to_string()))?;
+        let stdout = child.stdout.take().ok_or_else(|| start_error(binary, "no stdout".into()))?;
+        tokio::time::timeout(deadline, wait_until_listening(stdout))
+            .await
+            .map_err(|_| start_error(binary, format!("not listening after {} ms", deadline.as_millis())))?
+            .map_err(|detail| start_error(binary, detail))?;
+        Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
+    }
+
+    /// The WebDriver URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Stops the server.
+    pub async fn stop(mut self) {
+        let _ = self.child.kill().await;
+    }
+}
+
+fn start_error(binary: &Path, detail: String) -> LaunchError {
+    LaunchError::DriverStart { name: binary.display().to_string(), detail }
+}
+
+fn free_port() -> std::io::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Reads the driver's output until it says it started; keeps draining it afterwards so the
+/// pipe never fills.
+async fn wait_until_listening(stdout: ChildStdout) -> Result<(), String> {
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) if line.contains("started successfully") => break,
+            Ok(Some(line)) => tracing::debug!(target: "navguard::driver", "{line}"),
+            Ok(None) => return Err("it exited".into()),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            tracing::debug!(target: "navguard::driver", "{line}");
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,240 @@
+//! [`BrowserPort`] over BiDi, for the tabs of one user context.
+
+use super::error::{general, on_tab};
+use super::router::Scope;
+use crate::bidi::modules::browser::UserContext;
+use crate::bidi::modules::browsing_context::{
+    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, LocateNodes, Navigate,
+    Readiness, Reload, TraverseHistory,
+};
+use crate::bidi::modules::input::PerformActions;
+use crate::bidi::modules::script::Evaluate;
+use crate::bidi::{BidiClient, BidiError, Command};
+use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEventKind, TabId, TabInfo};
+use async_trait::async_trait;
+use base64::Engine;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a navigation command may stay unanswered in the background. Chromium answers
+/// `browsingContext.navigate` only at commit, even with `wait: none`; the port never awaits
+/// that answer past the navigation's start.
+const NAVIGATION_COMMAND_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The tabs of one user context, driven over BiDi.
+#[derive(Clone)]
+pub struct BidiPort {
+    client: BidiClient,
+    scope: Arc<Scope>,
+    user_context: Option<UserContext>,
+    call_timeout: Duration,
+}
+
+impl std::fmt::Debug for BidiPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BidiPort").field("user_context", &self.user_context).finish_non_exhaustive()
+    }
+}
+
+fn ctx(tab: &TabId) -> ContextId {
+    ContextId(tab.0.clone())
+}
+
+/// The events that show a navigation command took effect. Not a failure: the one that shows
+/// up may be an older navigation's (Chromium fails the superseded history traversal late); a
+/// command that fails before starting says so in its answer.
+fn shows_navigation_began(kind: NavEventKind) -> bool {
+    matches!(kind, NavEventKind::Started | NavEventKind::SameDocument)
+}
+
+impl BidiPort {
+    pub(crate) fn new(
+        client: BidiClient,
+        scope: Arc<Scope>,
+        user_context: Option<UserContext>,
+        call_timeout: Duration,
+    ) -> Self {
+        Self { client, scope, user_context, call_timeout }
+    }
+
+    /// The user context of its tabs (`None`: the default one).
+    pub fn user_context(&self) -> Option<&UserContext> {
+        self.user_context.as_ref()
+    }
+
+    /// Its events and raw BiDi record.
+    pub fn scope(&self) -> &Arc<Scope> {
+        &self.scope
+    }
+
+    async fn send<C: Command>(&self, tab: &TabId, cmd: &C) -> Result<C::Output, BrowserError> {
+        self.client.send(cmd, self.call_timeout).await.map_err(|e| on_tab(tab, C::METHOD, e))
+    }
+
+    /// Sends a navigation command in the background and returns once the tab's navigation has
+    /// begun (an event says so, or the command answered), within the call deadline.
+    async fn start_navigation<C>(&self, tab: &TabId, cmd: C, mut events: EventStream) -> Result<(), BrowserError>
+    where
+        C: Command + Send + Sync + 'static,
+    {
+        let client = self.client.clone();
+        let (tx, mut reply) = tokio::sync::oneshot::channel::<Result<(), BidiError>>();
+        tokio::spawn(async move {
+            let result = client.send(&cmd, NAVIGATION_COMMAND_TIMEOUT).await.map(|_| ());
+            if let Err(e) = &result {
+                tracing::debug!(method = C::METHOD, error = %e, "background navigation command");
+            }
+            let _ = tx.send(result);
+        });
+        let deadline = tokio::time::sleep(self.call_timeout);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                event = events.next() => match event {
+                    Ok(e) if e.tab == *tab && shows_navigation_began(e.kind) => return Ok(()),
+                    Ok(_) => {}
+                    Err(_) => return Err(BrowserError::Disconnected),
+                },
+                answer = &mut reply => return match answer {
+                    Ok(Ok(())) => Ok(()),
+                    Ok(Err(e)) => Err(navigation_error(tab, C::METHOD, e)),
+                    Err(_) => Err(BrowserError::Disconnected),
+                },
+                () = &mut deadline => {
+                    return Err(BrowserError::Timeout { op: C::METHOD.to_owned(), after: self.call_timeout })
+                }
+            }
+        }
+    }
+
+    async fn shared_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
+        let nodes = self.send(tab, &LocateNodes::css(ctx(tab), selector)).await?;
+        nodes
+            .nodes
+            .first()
+            .and_then(|n| n.get("sharedId"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
+    }
+
+    fn info(&self, tab: TabId, url: String) -> TabInfo {
+        let tracker = self.scope.tracker();
+        let state = tracker.get(&tab).cloned().unwrap_or_default();
+        TabInfo { id: tab, url, pending_url: state.pending_url, loading: state.loading, opener: state.opener }
+    }
+
+    fn owns(&self, info: &Info) -> bool {
+        let mine = self.user_context.as_ref().map_or("default", |u| u.0.as_str());
+        info.user_context.as_ref().map_or("default", |u| u.0.as_str()) == mine
+    }
+}
+
+fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
+    match err {
+        BidiError::Remote { code: crate::bidi::ErrorCode::UnknownError, message, .. } => {
+            BrowserError::NavigationFailed { url: String::new(), reason: message }
+        }
+        other => on_tab(tab, method, other),
+    }
+}
+
+fn check_url(url: &str) -> Result<(), BrowserError> {
+    url::Url::parse(url)
+        .map(|_| ())
+        .map_err(|e| BrowserError::InvalidArgument(format!("{url:?} is not a URL: {e}")))
+}
+
+#[async_trait]
+impl BrowserPort for BidiPort {
+    async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError> {
+        check_url(url)?;
+        let create = Create { kind: "tab", background: !active, user_context: self.user_context.clone() };
+        let created = self.client.send(&create, self.call_timeout).await;
+        let tab = TabId(created.map_err(|e| general(Create::METHOD, e))?.context.0);
+        let events = self.scope.log.subscribe();
+        let navigate = Navigate { context: ctx(&tab), url: url.to_owned(), wait: Readiness::None };
+        self.start_navigation(&tab, navigate, events).await?;
+        Ok(tab)
+    }
+
+    async fn tab(&self, tab: &TabId) -> Result<TabInfo, BrowserError> {
+        let tree = self.send(tab, &GetTree { root: Some(ctx(tab)), max_depth: Some(0) }).await?;
+        let info = tree.contexts.into_iter().next().ok_or_else(|| BrowserError::TabGone(tab.clone()))?;
+        Ok(self.info(tab.clone(), info.url))
+    }
+
+    async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {
+        let tree = self.client.send(&GetTree { root: None, max_depth: Some(0) }, self.call_timeout).await;
+        let tree = tree.map_err(|e| general(GetTree::METHOD, e))?;
+        Ok(tree
+            .contexts
+            .into_iter()
+            .filter(|i| self.owns(i))
+            .map(|i| self.info(TabId(i.context.0), i.url))
+            .collect())
+    }
+
+    async fn navigate(&self, tab: &TabId, url: &str) -> Result<(), BrowserError> {
+        check_url(url)?;
+        let events = self.scope.log.subscribe();
+        let navigate = Navigate { context: ctx(tab), url: url.to_owned(), wait: Readiness::None };
+        self.start_navigation(tab, navigate, events).await
+    }
+
+    async fn reload(&self, tab: &TabId) -> Result<(), BrowserError> {
+        let events = self.scope.log.subscribe();
+        self.start_navigation(tab, Reload { context: ctx(tab), wait: Readiness::None }, events).await
+    }
+
+    async fn back(&self, tab: &TabId) -> Result<(), BrowserError> {
+        let events = self.scope.log.subscribe();
+        self.start_navigation(tab, TraverseHistory { context: ctx(tab), delta: -1 }, events).await
+    }
+
+    async fn close(&self, tab: &TabId) -> Result<(), BrowserError> {
+        self.send(tab, &Close { context: ctx(tab) }).await.map(|_| ())
+    }
+
+    async fn activate(&self, tab: &TabId) -> Result<(), BrowserError> {
+        self.send(tab, &Activate { context: ctx(tab) }).await.map(|_| ())
+    }
+
+    async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError> {
+        let node = self.shared_id(tab, selector).await?;
+        self.send(tab, &PerformActions::click(ctx(tab), &node)).await.map(|_| ())
+    }
+
+    async fn type_text(&self, tab: &TabId, selector: &str, text: &str) -> Result<(), BrowserError> {
+        self.click(tab, selector).await?;
+        let chars: Vec<String> = text.chars().map(String::from).collect();
+        let keys = PerformActions::keys(ctx(tab), chars.iter().map(String::as_str));
+        self.send(tab, &keys).await.map(|_| ())
+    }
+
+    async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError> {
+        let keys = PerformActions::keys(ctx(tab), [key.webdriver_value()]);
+        self.send(tab, &keys).await.map(|_| ())
+    }
+
+    async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
+        let result = self.send(tab, &Evaluate::json(&ctx(tab), expression)).await?;
+        result.into_json().map_err(BrowserError::Script)
+    }
+
+    async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
+        let shot = self.send(tab, &CaptureScreenshot { context: ctx(tab) }).await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(shot.data)
+            .map_err(|e| BrowserError::Browser { op: CaptureScreenshot::METHOD.into(), message: e.to_string() })
+    }
+
+    fn subscribe(&self) -> EventStream {
+        self.scope.log.subscribe()
+    }
+
+    fn listener_count(&self) -> usize {
+        self.scope.log.listener_count()
+    }
+}

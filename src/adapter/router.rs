@@ -1,0 +1,187 @@
+//! Routes BiDi events to the scope (user context) that owns their tab, as port events.
+
+use crate::bidi::EventSink;
+use crate::bidi::modules::browser::UserContext;
+use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo};
+use crate::browser::{EventLog, NavEvent, NavEventKind, NavigationId, TabId, TabTracker};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// One BiDi event as it came off the wire, for failure artifacts.
+#[derive(Clone, Debug, Serialize)]
+pub struct RawEvent {
+    /// Milliseconds since the scope's log began.
+    pub t_ms: f64,
+    /// The BiDi method.
+    pub method: String,
+    /// Its params.
+    pub params: Value,
+}
+
+/// The events and derived tab state of one user context.
+#[derive(Debug, Default)]
+pub struct Scope {
+    /// Its tabs' navigation events.
+    pub log: Arc<EventLog>,
+    tracker: Mutex<TabTracker>,
+    raw: Mutex<Vec<RawEvent>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Scope {
+    /// The derived state of its tabs.
+    pub fn tracker(&self) -> MutexGuard<'_, TabTracker> {
+        lock(&self.tracker)
+    }
+
+    /// Every BiDi event of its tabs so far.
+    pub fn raw_events(&self) -> Vec<RawEvent> {
+        lock(&self.raw).clone()
+    }
+
+    fn record_raw(&self, method: &str, params: &Value) {
+        let t_ms = self.log.origin().elapsed().as_secs_f64() * 1000.0;
+        lock(&self.raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
+    }
+
+    fn publish(&self, event: NavEvent) {
+        self.tracker().apply(&event);
+        self.log.append(event);
+    }
+}
+
+#[derive(Default)]
+struct Routes {
+    by_user_context: HashMap<UserContext, Arc<Scope>>,
+    /// Top-level contexts (tabs) and their scope.
+    tabs: HashMap<ContextId, Arc<Scope>>,
+    /// Child frames and the tab they live in.
+    frames: HashMap<ContextId, ContextId>,
+    default_scope: Arc<Scope>,
+    closed: Option<String>,
+}
+
+/// The [`EventSink`] of a browser connection; clones share the routes.
+#[derive(Clone, Default)]
+pub struct Router {
+    routes: Arc<Mutex<Routes>>,
+}
+
+impl Router {
+    /// Registers a scope for a user context (`None`: the default one).
+    pub fn add_scope(&self, user_context: Option<&UserContext>) -> Arc<Scope> {
+        let mut routes = lock(&self.routes);
+        let Some(uc) = user_context else { return Arc::clone(&routes.default_scope) };
+        let scope = Arc::new(Scope::default());
+        if let Some(reason) = &routes.closed {
+            scope.log.close(reason.clone());
+        }
+        routes.by_user_context.insert(uc.clone(), Arc::clone(&scope));
+        scope
+    }
+
+    /// Forgets a scope once its user context is removed.
+    pub fn remove_scope(&self, user_context: &UserContext) {
+        let mut routes = lock(&self.routes);
+        if let Some(scope) = routes.by_user_context.remove(user_context) {
+            routes.tabs.retain(|_, s| !Arc::ptr_eq(s, &scope));
+        }
+    }
+
+    fn on_context_created(routes: &mut Routes, info: &Info, method: &str, params: &Value) {
+        if let Some(parent) = &info.parent {
+            let tab = routes.frames.get(parent).cloned().unwrap_or_else(|| parent.clone());
+            routes.frames.insert(info.context.clone(), tab);
+            return;
+        }
+        let scope = info
+            .user_context
+            .as_ref()
+            .and_then(|uc| routes.by_user_context.get(uc))
+            .cloned()
+            .unwrap_or_else(|| Arc::clone(&routes.default_scope));
+        routes.tabs.insert(info.context.clone(), Arc::clone(&scope));
+        scope.record_raw(method, params);
+        let opener = info.original_opener.as_ref().map(|c| TabId(c.0.clone()));
+        scope.publish(
+            NavEvent::new(TabId(info.context.0.clone()), NavEventKind::TabCreated)
+                .with_url(info.url.clone())
+                .with_opener(opener),
+        );
+    }
+
+    fn on_context_destroyed(routes: &mut Routes, info: &Info, method: &str, params: &Value) {
+        routes.frames.remove(&info.context);
+        let Some(scope) = routes.tabs.get(&info.context).cloned() else { return };
+        scope.record_raw(method, params);
+        scope.publish(NavEvent::new(TabId(info.context.0.clone()), NavEventKind::TabClosed).with_url(info.url.clone()));
+    }
+
+    fn on_navigation(routes: &Routes, kind: NavEventKind, nav: &NavigationInfo, method: &str, params: &Value) {
+        if let Some(tab) = routes.frames.get(&nav.context) {
+            // A frame's navigation is not the tab's: keep it for the record only.
+            if let Some(scope) = routes.tabs.get(tab) {
+                scope.record_raw(method, params);
+            }
+            return;
+        }
+        let Some(scope) = routes.tabs.get(&nav.context) else { return };
+        scope.record_raw(method, params);
+        scope.publish(
+            NavEvent::new(TabId(nav.context.0.clone()), kind)
+                .with_url(nav.url.clone())
+                .with_navigation(nav.navigation.as_ref().map(|n| NavigationId(n.0.clone())))
+                .with_browser_ts(nav.timestamp),
+        );
+    }
+}
+
+fn nav_kind(event: &Event) -> Option<(NavEventKind, &NavigationInfo)> {
+    let pair = match event {
+        Event::NavigationStarted(n) => (NavEventKind::Started, n),
+        Event::NavigationCommitted(n) => (NavEventKind::Committed, n),
+        Event::DomContentLoaded(n) => (NavEventKind::DomLoaded, n),
+        Event::Load(n) => (NavEventKind::Load, n),
+        Event::NavigationFailed(n) => (NavEventKind::Failed, n),
+        Event::NavigationAborted(n) => (NavEventKind::Aborted, n),
+        Event::FragmentNavigated(n) | Event::HistoryUpdated(n) => (NavEventKind::SameDocument, n),
+        Event::ContextCreated(_) | Event::ContextDestroyed(_) => return None,
+    };
+    Some(pair)
+}
+
+impl EventSink for Router {
+    fn on_event(&mut self, method: &str, params: Value) {
+        let event = match Event::parse(method, params.clone()) {
+            Ok(Some(event)) => event,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(%method, error = %e, "BiDi event with an unexpected shape");
+                return;
+            }
+        };
+        let mut routes = lock(&self.routes);
+        match &event {
+            Event::ContextCreated(info) => Self::on_context_created(&mut routes, info, method, &params),
+            Event::ContextDestroyed(info) => Self::on_context_destroyed(&mut routes, info, method, &params),
+            other => {
+                if let Some((kind, nav)) = nav_kind(other) {
+                    Self::on_navigation(&routes, kind, nav, method, &params);
+                }
+            }
+        }
+    }
+
+    fn on_close(&mut self, reason: &str) {
+        let mut routes = lock(&self.routes);
+        let reason = format!("browser disconnected ({reason})");
+        routes.default_scope.log.close(reason.clone());
+        routes.by_user_context.values().for_each(|s| s.log.close(reason.clone()));
+        routes.closed = Some(reason);
+    }
+}
