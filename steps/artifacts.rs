@@ -1,0 +1,55 @@
+//! What a failed scenario leaves behind: its navigation events, its raw BiDi events, the fixture
+//! site's request log, and a screenshot of its current tab.
+
+use crate::steps::world::ScenarioEnv;
+use navguard::browser::{BrowserPort, TabId};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long the screenshot may take: the browser may be the reason the scenario failed.
+const SCREENSHOT_DEADLINE: Duration = Duration::from_secs(3);
+
+/// A folder name from a scenario's name and line.
+pub fn folder_name(scenario: &str, line: usize) -> String {
+    let slug: String = scenario
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect();
+    let slug: Vec<&str> = slug.split('-').filter(|s| !s.is_empty()).collect();
+    let slug = slug.join("-");
+    format!("L{line}-{}", &slug[..slug.len().min(60)])
+}
+
+fn write_jsonl<T: Serialize>(path: &Path, items: impl IntoIterator<Item = T>) -> std::io::Result<()> {
+    let lines: Vec<String> = items.into_iter().filter_map(|i| serde_json::to_string(&i).ok()).collect();
+    std::fs::write(path, lines.join("\n") + "\n")
+}
+
+#[derive(Serialize)]
+struct TimedEvent<'a> {
+    t_ms: f64,
+    #[serde(flatten)]
+    event: &'a navguard::browser::NavEvent,
+}
+
+/// Writes the artifacts into `dir`; returns `dir`.
+pub async fn write(env: &ScenarioEnv, tab: Option<TabId>, dir: PathBuf) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(&dir)?;
+    let log = &env.port.scope().log;
+    let events = log.snapshot_from(0);
+    let timed = events.iter().map(|e| TimedEvent {
+        t_ms: e.at.duration_since(log.origin()).as_secs_f64() * 1000.0,
+        event: e,
+    });
+    write_jsonl(&dir.join("events.jsonl"), timed)?;
+    write_jsonl(&dir.join("bidi.jsonl"), env.port.scope().raw_events())?;
+    write_jsonl(&dir.join("requests.jsonl"), env.site.state.log.all())?;
+    if let Some(tab) = tab {
+        let shot = tokio::time::timeout(SCREENSHOT_DEADLINE, env.port.screenshot(&tab)).await;
+        if let Ok(Ok(png)) = shot {
+            std::fs::write(dir.join("screenshot.png"), png)?;
+        }
+    }
+    Ok(dir)
+}

@@ -1,0 +1,204 @@
+//! Steps about tabs, navigations and their events, straight on the browser port.
+
+use crate::steps::error::{StepError, StepResult, expect_eq};
+use crate::steps::world::NavWorld;
+use cucumber::gherkin::Step;
+use cucumber::{given, then, when};
+use navguard::browser::{BrowserPort, NavEvent, NavEventKind, TabId};
+use std::time::Duration;
+
+/// URLs compared as the browser normalizes them (`http://h:1` is `http://h:1/`).
+pub fn same_url(a: &str, b: &str) -> bool {
+    match (url::Url::parse(a), url::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+fn kind(name: &str) -> StepResult<NavEventKind> {
+    NavEventKind::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = NavEventKind::ALL.iter().map(|k| k.name()).collect();
+        StepError::Setup(format!("unknown event {name:?}: expected one of {}", known.join(", ")))
+    })
+}
+
+/// Opens a tab and waits until its first page has loaded.
+pub async fn open_loaded_tab(world: &mut NavWorld, url: &str) -> StepResult<TabId> {
+    world.mark()?;
+    let url = world.expand(url);
+    let tab = world.port()?.create_tab(&url, true).await?;
+    world.adopt(tab.clone());
+    world.wait_for_event(&format!("tab {tab} to load {url}"), |e| e.tab == tab && e.kind == NavEventKind::Load).await?;
+    Ok(tab)
+}
+
+#[given(expr = "a tab is open on {string}")]
+async fn a_tab_is_open(world: &mut NavWorld, url: String) -> StepResult {
+    open_loaded_tab(world, &url).await.map(|_| ())
+}
+
+#[when(expr = "a new tab is created on {string}")]
+async fn a_new_tab_is_created(world: &mut NavWorld, url: String) -> StepResult {
+    world.mark()?;
+    let tab = world.port()?.create_tab(&world.expand(&url), true).await?;
+    world.adopt(tab);
+    Ok(())
+}
+
+#[when(expr = "the page runs {string}")]
+#[given(expr = "the page runs {string}")]
+async fn the_page_runs(world: &mut NavWorld, script: String) -> StepResult {
+    world.mark()?;
+    let tab = world.current_tab()?;
+    world.port()?.evaluate(&tab, &format!("void ({})", world.expand(&script))).await?;
+    Ok(())
+}
+
+#[when(expr = "the tab's navigation to {string} starts")]
+#[given(expr = "the tab's navigation to {string} starts")]
+async fn navigation_starts(world: &mut NavWorld, url: String) -> StepResult {
+    let (tab, url) = (world.current_tab()?, world.expand(&url));
+    let what = format!("tab {tab} to start navigating to {url}");
+    world
+        .wait_for_event(&what, |e| e.tab == tab && e.kind == NavEventKind::Started && e.url.as_deref().is_some_and(|u| same_url(u, &url)))
+        .await
+        .map(|_| ())
+}
+
+#[when(expr = "the tab's {string} event arrives")]
+#[given(expr = "the tab's {string} event arrives")]
+async fn event_arrives(world: &mut NavWorld, name: String) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, kind(&name)?);
+    let what = format!("a {name:?} event of tab {tab}");
+    world.wait_for_event(&what, |e| e.tab == tab && e.kind == kind).await.map(|_| ())
+}
+
+#[when("a new tab appears")]
+async fn a_new_tab_appears(world: &mut NavWorld) -> StepResult {
+    let known = |e: &NavEvent| e.kind == NavEventKind::TabCreated && !world.knows(&e.tab);
+    let event = world.wait_for_event("a new tab to appear", known).await?;
+    world.adopt(event.tab);
+    Ok(())
+}
+
+#[then(expr = "the tab's URL is {string}")]
+async fn the_url_is(world: &mut NavWorld, url: String) -> StepResult {
+    let tab = world.current_tab()?;
+    let info = world.port()?.tab(&tab).await?;
+    let expected = world.expand(&url);
+    if same_url(&info.url, &expected) {
+        return Ok(());
+    }
+    expect_eq("the tab's URL", expected, info.url)
+}
+
+#[then(expr = "the tab's pending URL is {string}")]
+async fn the_pending_url_is(world: &mut NavWorld, url: String) -> StepResult {
+    let tab = world.current_tab()?;
+    let info = world.port()?.tab(&tab).await?;
+    let expected = world.expand(&url);
+    match info.pending_url {
+        Some(pending) if same_url(&pending, &expected) => Ok(()),
+        other => expect_eq("the tab's pending URL", Some(expected), other),
+    }
+}
+
+#[then("the tab has no pending URL")]
+async fn no_pending_url(world: &mut NavWorld) -> StepResult {
+    let tab = world.current_tab()?;
+    expect_eq("the tab's pending URL", None, world.port()?.tab(&tab).await?.pending_url)
+}
+
+#[then(regex = r"^the tab is (loading|not loading)$")]
+async fn the_tab_is_loading(world: &mut NavWorld, state: String) -> StepResult {
+    let tab = world.current_tab()?;
+    expect_eq("the tab is loading", state == "loading", world.port()?.tab(&tab).await?.loading)
+}
+
+#[then(expr = "the page's title is {string}")]
+async fn the_title_is(world: &mut NavWorld, title: String) -> StepResult {
+    let tab = world.current_tab()?;
+    let actual = world.port()?.evaluate(&tab, "document.title").await?;
+    expect_eq("the page's title", serde_json::Value::String(world.expand(&title)), actual)
+}
+
+#[then("the tab is gone")]
+async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
+    let tab = world.current_tab()?;
+    match world.port()?.tab(&tab).await {
+        Err(e) if e.is_tab_gone() => Ok(()),
+        Err(e) => Err(StepError::Expectation(format!("expected tab {tab} to be gone, reading it failed otherwise: {e}"))),
+        Ok(info) => Err(StepError::Expectation(format!("expected tab {tab} to be gone, it is open on {}", info.url))),
+    }
+}
+
+#[then(expr = "the tab has no {string} event within {int} ms")]
+async fn no_event_within(world: &mut NavWorld, name: String, ms: u64) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, kind(&name)?);
+    let mut events = world.port()?.scope().log.subscribe_from(0);
+    let found = async {
+        loop {
+            match events.next().await {
+                Ok(e) if e.tab == tab && e.kind == kind => return Some(e),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+    };
+    match tokio::time::timeout(Duration::from_millis(ms), found).await {
+        Ok(Some(e)) => Err(StepError::Expectation(format!("tab {tab} had a {name:?} event: {:?}", e.url))),
+        _ => Ok(()),
+    }
+}
+
+#[then(expr = "the tab had no {string} event")]
+async fn had_no_event(world: &mut NavWorld, name: String) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, kind(&name)?);
+    match world.events_of(&tab)?.into_iter().find(|e| e.kind == kind) {
+        Some(e) => Err(StepError::Expectation(format!("tab {tab} had a {name:?} event (#{}, {:?})", e.seq, e.url))),
+        None => Ok(()),
+    }
+}
+
+fn row_matches(event: &NavEvent, kind: NavEventKind, url: &str) -> bool {
+    event.kind == kind && (url.is_empty() || event.url.as_deref().is_some_and(|u| same_url(u, url)))
+}
+
+fn describe(events: &[NavEvent]) -> String {
+    events
+        .iter()
+        .map(|e| format!("{} {}", e.kind.name(), e.url.as_deref().unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join("\n  ")
+}
+
+#[then("the tab's events include, in order:")]
+async fn events_include_in_order(world: &mut NavWorld, step: &Step) -> StepResult {
+    let tab = world.current_tab()?;
+    let table = step.table.as_ref().ok_or_else(|| StepError::Setup("this step needs a table | event | url |".into()))?;
+    let events = world.events_of(&tab)?;
+    let mut rest = events.iter();
+    for row in table.rows.iter().skip(1) {
+        let (name, url) = (row.first().map_or("", String::as_str), row.get(1).map_or(String::new(), |u| world.expand(u)));
+        let kind = kind(name)?;
+        if !rest.any(|e| row_matches(e, kind, &url)) {
+            return Err(StepError::Expectation(format!(
+                "tab {tab} has no {name} {url} event after the rows before it; its events were:\n  {}",
+                describe(&events)
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[then(expr = "the tab was opened by tab {int}")]
+async fn opened_by(world: &mut NavWorld, n: usize) -> StepResult {
+    let (tab, opener) = (world.current_tab()?, world.tab_number(n)?);
+    let info = world.port()?.tab(&tab).await?;
+    expect_eq("the tab's opener", Some(opener), info.opener)
+}
+
+#[then(regex = r"^(\d+) tabs? (?:is|are) open$")]
+async fn tabs_open(world: &mut NavWorld, n: usize) -> StepResult {
+    expect_eq("open tabs", n, world.port()?.tabs().await?.len())
+}

@@ -1,0 +1,47 @@
+//! What all scenarios of one run share: the browser (started once, by the first scenario's
+//! hook), the browser settings, and the results the summary prints.
+
+use crate::steps::summary::ScenarioResult;
+use navguard::adapter::{BidiBrowser, BrowserConfig};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::OnceCell;
+
+/// Shared by every scenario of a run.
+#[derive(Debug)]
+pub struct RunContext {
+    browser: OnceCell<Result<Arc<BidiBrowser>, String>>,
+    config: BrowserConfig,
+    /// Where reports and failure artifacts go.
+    pub report_dir: PathBuf,
+    /// One entry per finished scenario.
+    pub results: Mutex<Vec<ScenarioResult>>,
+}
+
+impl RunContext {
+    /// A run that will start its browser with `config`.
+    pub fn new(config: BrowserConfig, report_dir: PathBuf) -> Arc<Self> {
+        Arc::new(Self { browser: OnceCell::new(), config, report_dir, results: Mutex::default() })
+    }
+
+    /// The run's browser, started on first use; a failed start fails every scenario alike.
+    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, String> {
+        self.browser
+            .get_or_init(|| async {
+                let browser = BidiBrowser::launch(self.config.clone()).await;
+                browser.map(Arc::new).map_err(|e| format!("cannot start the browser: {e}"))
+            })
+            .await
+            .clone()
+    }
+
+    /// The browser, if it was started.
+    pub fn started_browser(&self) -> Option<Arc<BidiBrowser>> {
+        self.browser.get().and_then(|b| b.as_ref().ok()).cloned()
+    }
+
+    /// Records a finished scenario.
+    pub fn record(&self, result: ScenarioResult) {
+        self.results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
+    }
+}

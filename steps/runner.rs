@@ -1,0 +1,175 @@
+//! Runs feature files on a real browser: one browser per run (started by the first scenario's
+//! hook), each scenario on its own tabs and fixture site, nothing skipped counted as a pass,
+//! JUnit XML and failure artifacts under the report folder, and a non-zero exit on any failure.
+
+use crate::steps::artifacts;
+use crate::steps::run_context::RunContext;
+use crate::steps::summary::{self, ScenarioResult};
+use crate::steps::world::NavWorld;
+use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
+use futures::FutureExt as _;
+use navguard::adapter::{BrowserConfig, check_local_binaries};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How many scenarios run at once unless `--concurrency` says otherwise.
+pub const DEFAULT_CONCURRENCY: usize = 4;
+
+/// How long closing a scenario's tabs may take.
+const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The harness's own options, beside cucumber's (`--name`, `--tags`, `--input`,
+/// `--concurrency`, …).
+#[derive(clap::Args, Clone, Debug)]
+pub struct HarnessCli {
+    /// A running WebDriver remote end (another chromedriver, a Selenium Grid) to use instead of
+    /// starting chromedriver here.
+    #[arg(long, env = "NAVGUARD_WEBDRIVER_URL", global = true)]
+    pub webdriver_url: Option<String>,
+    /// Show the browser window (needs a display).
+    #[arg(long, global = true)]
+    pub headful: bool,
+    /// Where the JUnit report and the failure artifacts go.
+    #[arg(long, default_value = "target/navguard", global = true)]
+    pub report_dir: PathBuf,
+}
+
+/// Cucumber's options with the harness's.
+pub type Opts = cli::Opts<
+    parser::basic::Cli,
+    runner::basic::Cli,
+    cli::Compose<writer::basic::Cli, writer::junit::Cli>,
+    HarnessCli,
+>;
+
+fn browser_config(cli: &HarnessCli) -> BrowserConfig {
+    BrowserConfig { webdriver_url: cli.webdriver_url.clone(), headless: !cli.headful, ..BrowserConfig::default() }
+}
+
+/// Runs the features at `input` (a file or a folder; `--input` overrides) and prints the
+/// summary. Exits 0 only if every scenario passed and every feature parsed.
+pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
+    let harness = opts.custom.clone();
+    if harness.webdriver_url.is_none() {
+        if let Err(e) = check_local_binaries() {
+            eprintln!("navguard: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let junit = match open_report(&harness.report_dir) {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
+            return ExitCode::from(2);
+        }
+    };
+    let run = RunContext::new(browser_config(&harness), harness.report_dir.clone());
+    let writer = NavWorld::cucumber()
+        .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
+        .before(before_hook(Arc::clone(&run)))
+        .after(after_hook(Arc::clone(&run)))
+        .with_writer(
+            writer::Basic::raw(std::io::stdout(), writer::Coloring::Auto, 0)
+                .summarized()
+                .tee::<NavWorld, _>(writer::JUnit::for_tee(junit, 0))
+                .normalized(),
+        )
+        .fail_on_skipped()
+        .with_cli(opts)
+        .run(input)
+        .await;
+    finish(&run, &writer).await
+}
+
+fn open_report(dir: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::File::create(dir.join("junit.xml"))
+}
+
+async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld>) -> ExitCode {
+    let results = run.results.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let (passed, failed) = summary::print(&results);
+    let parse_errors = writer.parsing_errors();
+    if let Some(browser) = run.started_browser() {
+        println!("browser start: {} ms", browser.start_time().as_millis());
+        browser.shutdown().await;
+    }
+    println!("JUnit report: {}", run.report_dir.join("junit.xml").display());
+    if parse_errors > 0 {
+        println!("{parse_errors} feature file(s) did not parse");
+    }
+    // The plain closing line CI reads.
+    println!("features: {passed} passed, {} failed", failed + parse_errors);
+    let clean = !writer.execution_has_failed() && failed == 0 && parse_errors == 0 && writer.hook_errors() == 0;
+    if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+type Hook<'a> = futures::future::LocalBoxFuture<'a, ()>;
+
+fn before_hook(
+    run: Arc<RunContext>,
+) -> impl for<'a> Fn(&'a cucumber::gherkin::Feature, Option<&'a cucumber::gherkin::Rule>, &'a cucumber::gherkin::Scenario, &'a mut NavWorld) -> Hook<'a> {
+    move |_, _, _, world| {
+        let run = Arc::clone(&run);
+        async move {
+            // A panic here is how cucumber fails a scenario from its hook.
+            if let Err(e) = world.setup(run).await {
+                panic!("{e}");
+            }
+        }
+        .boxed_local()
+    }
+}
+
+fn after_hook(
+    run: Arc<RunContext>,
+) -> impl for<'a> Fn(
+    &'a cucumber::gherkin::Feature,
+    Option<&'a cucumber::gherkin::Rule>,
+    &'a cucumber::gherkin::Scenario,
+    &'a cucumber::event::ScenarioFinished,
+    Option<&'a mut NavWorld>,
+) -> Hook<'a> {
+    move |feature, _, scenario, finished, world| {
+        let run = Arc::clone(&run);
+        async move {
+            let failure = summary::failure_of(finished);
+            let feature_path = feature.path.as_ref().map_or_else(|| feature.name.clone(), |p| p.display().to_string());
+            let folder = run.report_dir.join("artifacts").join(artifact_feature(&feature_path)).join(artifacts::folder_name(&scenario.name, scenario.position.line));
+            let (duration, artifacts) = match world {
+                Some(world) => teardown(world, failure.is_some(), folder).await,
+                None => (Duration::ZERO, None),
+            };
+            run.record(ScenarioResult {
+                feature_path,
+                feature: feature.name.clone(),
+                scenario: scenario.name.clone(),
+                line: scenario.position.line,
+                failure,
+                duration,
+                artifacts,
+            });
+        }
+        .boxed_local()
+    }
+}
+
+fn artifact_feature(path: &str) -> String {
+    Path::new(path).file_stem().map_or_else(|| "feature".into(), |s| s.to_string_lossy().into_owned())
+}
+
+/// Keeps the artifacts of a failed scenario, then closes its tabs and its site.
+async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Duration, Option<PathBuf>) {
+    let tab = world.current_tab().ok();
+    let Some(env) = world.take_env() else { return (Duration::ZERO, None) };
+    let duration = env.started.elapsed();
+    let kept = match failed {
+        true => artifacts::write(&env, tab, folder).await.ok(),
+        false => None,
+    };
+    let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.port)).await;
+    env.site.shutdown().await;
+    (duration, kept)
+}

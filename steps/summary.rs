@@ -1,0 +1,67 @@
+//! The result of each scenario, and the terminal summary: per feature, then the failures, then
+//! the closing line `features: N passed, N failed`.
+
+use cucumber::event::ScenarioFinished;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// One finished scenario.
+#[derive(Clone, Debug)]
+pub struct ScenarioResult {
+    /// The feature's file.
+    pub feature_path: String,
+    /// The feature's name.
+    pub feature: String,
+    /// The scenario's name.
+    pub scenario: String,
+    /// Its line in the feature file.
+    pub line: usize,
+    /// Why it failed; `None` if it passed.
+    pub failure: Option<String>,
+    /// How long it took.
+    pub duration: Duration,
+    /// Where its failure artifacts are.
+    pub artifacts: Option<PathBuf>,
+}
+
+/// Why a scenario failed, from cucumber's event; `None` if it passed. A skipped step (an
+/// undefined one) is a failure: nothing skipped counts as a pass.
+pub fn failure_of(finished: &ScenarioFinished) -> Option<String> {
+    match finished {
+        ScenarioFinished::StepPassed => None,
+        ScenarioFinished::StepSkipped => Some("a step is undefined or was skipped".into()),
+        ScenarioFinished::BeforeHookFailed(info) => Some(format!("set-up failed: {}", panic_text(info))),
+        ScenarioFinished::StepFailed(_, _, err) => Some(err.to_string()),
+    }
+}
+
+fn panic_text(info: &cucumber::event::Info) -> String {
+    info.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| info.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "a panic".into())
+}
+
+/// Prints the per-feature table and the failures; returns (passed, failed).
+pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
+    let mut by_feature: BTreeMap<&str, (usize, usize, Duration, &str)> = BTreeMap::new();
+    for r in results {
+        let entry = by_feature.entry(&r.feature_path).or_insert((0, 0, Duration::ZERO, &r.feature));
+        if r.failure.is_some() { entry.1 += 1 } else { entry.0 += 1 }
+        entry.2 += r.duration;
+    }
+    println!("\nnavguard: per feature (passed, failed, scenario time)");
+    for (path, (passed, failed, time, name)) in &by_feature {
+        println!("  {passed:>3} passed {failed:>3} failed {:>7.1} s  {path}  ({name})", time.as_secs_f64());
+    }
+    for r in results.iter().filter(|r| r.failure.is_some()) {
+        println!("\nFAILED {}:{}  {}", r.feature_path, r.line, r.scenario);
+        println!("  {}", r.failure.as_deref().unwrap_or_default().replace('\n', "\n  "));
+        if let Some(dir) = &r.artifacts {
+            println!("  artifacts: {}", dir.display());
+        }
+    }
+    let failed = results.iter().filter(|r| r.failure.is_some()).count();
+    (results.len() - failed, failed)
+}

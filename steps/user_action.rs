@@ -1,0 +1,91 @@
+//! What a person does to the browser, as the step language words it:
+//! `reloads the tab` · `goes back` · `navigates the tab to "<url>"` · `closes the tab` ·
+//! `opens "<url>" in a new tab`. One parser, for `When the user …` and for
+//! `Given before round <n> the user …`.
+
+use navguard::browser::{BrowserError, BrowserPort, TabId};
+
+/// A person's action on the browser.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UserAction {
+    /// Reloads the tab.
+    Reload,
+    /// Goes back one history entry.
+    Back,
+    /// Navigates the tab to a URL (placeholders not yet expanded).
+    Navigate(String),
+    /// Closes the tab.
+    Close,
+    /// Opens a URL in a new tab.
+    OpenTab(String),
+}
+
+/// The text did not name an action.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, opens \"<url>\" in a new tab")]
+pub struct UnknownAction(pub String);
+
+fn quoted(text: &str, prefix: &str, suffix: &str) -> Option<String> {
+    let inner = text.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    inner.strip_prefix('"')?.strip_suffix('"').map(str::to_owned)
+}
+
+impl UserAction {
+    /// Parses the words after "the user".
+    pub fn parse(text: &str) -> Result<Self, UnknownAction> {
+        let text = text.trim();
+        let action = match text {
+            "reloads the tab" => Self::Reload,
+            "goes back" => Self::Back,
+            "closes the tab" => Self::Close,
+            _ => quoted(text, "navigates the tab to ", "")
+                .map(Self::Navigate)
+                .or_else(|| quoted(text, "opens ", " in a new tab").map(Self::OpenTab))
+                .ok_or_else(|| UnknownAction(text.to_owned()))?,
+        };
+        Ok(action)
+    }
+
+    /// Does it to `tab`; returns the tab it opened, if any. Returns once a navigation it starts
+    /// has begun, never waiting for its commit.
+    pub async fn perform(
+        &self,
+        port: &dyn BrowserPort,
+        tab: &TabId,
+        expand: impl Fn(&str) -> String,
+    ) -> Result<Option<TabId>, BrowserError> {
+        match self {
+            Self::Reload => port.reload(tab).await.map(|()| None),
+            Self::Back => port.back(tab).await.map(|()| None),
+            Self::Navigate(url) => port.navigate(tab, &expand(url)).await.map(|()| None),
+            Self::Close => port.close(tab).await.map(|()| None),
+            Self::OpenTab(url) => port.create_tab(&expand(url), true).await.map(Some),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_action_of_the_language() {
+        assert_eq!(UserAction::parse("reloads the tab").unwrap(), UserAction::Reload);
+        assert_eq!(UserAction::parse("goes back").unwrap(), UserAction::Back);
+        assert_eq!(UserAction::parse("closes the tab").unwrap(), UserAction::Close);
+        assert_eq!(
+            UserAction::parse("navigates the tab to \"{site}/page\"").unwrap(),
+            UserAction::Navigate("{site}/page".into())
+        );
+        assert_eq!(
+            UserAction::parse("opens \"{other}/page\" in a new tab").unwrap(),
+            UserAction::OpenTab("{other}/page".into())
+        );
+    }
+
+    #[test]
+    fn names_what_it_did_not_understand() {
+        let err = UserAction::parse("dances").unwrap_err();
+        assert!(err.to_string().contains("\"dances\""));
+    }
+}
