@@ -52,9 +52,9 @@ async fn run(path: PathBuf, options: Vec<String>) -> ExitCode {
         eprintln!("navguard: no such feature file or folder: {}", path.display());
         return ExitCode::from(2);
     }
-    let args = std::iter::once("navguard run".to_owned()).chain(options);
-    match steps::runner::Opts::try_parse_from(args) {
-        Ok(opts) => steps::run_features(path, opts).await,
+    let args = std::iter::once("navguard run".to_owned()).chain(options).collect();
+    match steps::runner::parse_args(args, path) {
+        Ok((input, opts)) => steps::run_features(input, opts).await,
         Err(e) => {
             let _ = e.print();
             ExitCode::from(2)

@@ -22,13 +22,18 @@ fn kind(name: &str) -> StepResult<NavEventKind> {
     })
 }
 
-/// Opens a tab and waits until its first page has loaded.
+/// Opens a tab and waits until its first page has loaded, or has started to leave by itself
+/// (a page that redirects before its load event never fires it).
 pub async fn open_loaded_tab(world: &mut NavWorld, url: &str) -> StepResult<TabId> {
     world.mark()?;
     let url = world.expand(url);
     let tab = world.port()?.create_tab(&url, true).await?;
     world.adopt(tab.clone());
-    world.wait_for_event(&format!("tab {tab} to load {url}"), |e| e.tab == tab && e.kind == NavEventKind::Load).await?;
+    let settled = |e: &NavEvent| {
+        let leaving = e.kind == NavEventKind::Started && !e.url.as_deref().is_some_and(|u| same_url(u, &url));
+        e.tab == tab && (e.kind == NavEventKind::Load || leaving)
+    };
+    world.wait_for_event(&format!("tab {tab} to load {url}"), settled).await?;
     Ok(tab)
 }
 
@@ -132,10 +137,11 @@ async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
     }
 }
 
+/// Looks from the latest action on.
 #[then(expr = "the tab has no {string} event within {int} ms")]
 async fn no_event_within(world: &mut NavWorld, name: String, ms: u64) -> StepResult {
     let (tab, kind) = (world.current_tab()?, kind(&name)?);
-    let mut events = world.port()?.scope().log.subscribe_from(0);
+    let mut events = world.port()?.scope().log.subscribe_from(world.mark_position());
     let found = async {
         loop {
             match events.next().await {
@@ -201,4 +207,71 @@ async fn opened_by(world: &mut NavWorld, n: usize) -> StepResult {
 #[then(regex = r"^(\d+) tabs? (?:is|are) open$")]
 async fn tabs_open(world: &mut NavWorld, n: usize) -> StepResult {
     expect_eq("open tabs", n, world.port()?.tabs().await?.len())
+}
+
+#[then(expr = "the tab's last {string} event has another navigation id than its last {string} event")]
+async fn navigation_ids_differ(world: &mut NavWorld, first: String, second: String) -> StepResult {
+    let tab = world.current_tab()?;
+    let events = world.events_of(&tab)?;
+    let last = |name: &str| -> StepResult<Option<navguard::browser::NavigationId>> {
+        let k = kind(name)?;
+        let event = events.iter().rev().find(|e| e.kind == k);
+        let event = event.ok_or_else(|| StepError::Expectation(format!("tab {tab} had no {name:?} event")))?;
+        Ok(event.navigation.clone())
+    };
+    let (a, b) = (last(&first)?, last(&second)?);
+    if a == b {
+        return Err(StepError::Expectation(format!("both carry navigation id {a:?}")));
+    }
+    Ok(())
+}
+
+#[when(expr = "the page is asked for {string}")]
+async fn the_page_is_asked(world: &mut NavWorld, expression: String) -> StepResult {
+    let (tab, port, expression) = (world.current_tab()?, world.port()?.clone(), world.expand(&expression));
+    world.pending_answer = Some(tokio::spawn(async move { port.evaluate(&tab, &expression).await }));
+    Ok(())
+}
+
+fn pending_answer(world: &mut NavWorld) -> StepResult<&mut tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>> {
+    world.pending_answer.as_mut().ok_or_else(|| StepError::Setup("ask the page something first".into()))
+}
+
+#[then(expr = "the page gives no answer within {int} ms")]
+async fn no_answer_within(world: &mut NavWorld, ms: u64) -> StepResult {
+    let answer = pending_answer(world)?;
+    match tokio::time::timeout(Duration::from_millis(ms), answer).await {
+        Err(_) => Ok(()),
+        Ok(result) => Err(StepError::Expectation(format!("the page answered: {result:?}"))),
+    }
+}
+
+#[then("the page's answer is an error")]
+async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
+    let answer = pending_answer(world)?;
+    let result = tokio::time::timeout(crate::steps::world::EVENT_DEADLINE, answer).await;
+    world.pending_answer = None;
+    match result {
+        Ok(Ok(Err(_))) => Ok(()),
+        Ok(Ok(Ok(value))) => Err(StepError::Expectation(format!("the page answered {value}"))),
+        Ok(Err(e)) => Err(StepError::Setup(e.to_string())),
+        Err(_) => Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::steps::world::EVENT_DEADLINE.as_millis() }),
+    }
+}
+
+#[then(expr = "the page answers {string}")]
+async fn the_page_answers(world: &mut NavWorld, expected: String) -> StepResult {
+    let expected = world.expand(&expected);
+    let answer = pending_answer(world)?;
+    let result = tokio::time::timeout(crate::steps::world::EVENT_DEADLINE, answer).await;
+    let value = match result {
+        Err(_) => return Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::steps::world::EVENT_DEADLINE.as_millis() }),
+        Ok(joined) => joined.map_err(|e| StepError::Setup(e.to_string()))??,
+    };
+    world.pending_answer = None;
+    let actual = match value {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    };
+    expect_eq("the page's answer", expected, actual)
 }

@@ -44,6 +44,28 @@ pub type Opts = cli::Opts<
     HarnessCli,
 >;
 
+/// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
+/// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
+/// silently matches nothing for an absolute path); a glob is left to cucumber.
+pub fn parse_args(args: Vec<String>, default_input: PathBuf) -> Result<(PathBuf, Opts), clap::Error> {
+    let mut input = default_input;
+    let mut rest = Vec::with_capacity(args.len());
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let value = match arg.as_str() {
+            "--input" | "-i" => args.next(),
+            _ => arg.strip_prefix("--input=").map(str::to_owned),
+        };
+        match value {
+            Some(v) if Path::new(&v).exists() => input = PathBuf::from(v),
+            Some(v) => rest.extend(["--input".to_owned(), v]),
+            None => rest.push(arg),
+        }
+    }
+    use clap::Parser as _;
+    Ok((input, Opts::try_parse_from(rest)?))
+}
+
 fn browser_config(cli: &HarnessCli) -> BrowserConfig {
     BrowserConfig { webdriver_url: cli.webdriver_url.clone(), headless: !cli.headful, ..BrowserConfig::default() }
 }
@@ -102,6 +124,10 @@ async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld
     }
     // The plain closing line CI reads.
     println!("features: {passed} passed, {} failed", failed + parse_errors);
+    if results.is_empty() && parse_errors == 0 {
+        println!("navguard: no scenario ran: the input holds no feature file, or the filters matched nothing");
+        return ExitCode::FAILURE;
+    }
     let clean = !writer.execution_has_failed() && failed == 0 && parse_errors == 0 && writer.hook_errors() == 0;
     if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }

@@ -36,6 +36,8 @@ pub struct NavWorld {
     current: Option<usize>,
     /// The event-log position before the latest action: waits look from here on.
     mark: u64,
+    /// A question put to the page that has not been answered yet.
+    pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
 }
 
 impl NavWorld {
@@ -110,6 +112,11 @@ impl NavWorld {
     pub fn mark(&mut self) -> StepResult {
         self.mark = self.port()?.scope().log.len();
         Ok(())
+    }
+
+    /// The event-log position of the latest action.
+    pub fn mark_position(&self) -> u64 {
+        self.mark
     }
 
     /// Waits for the first event since the mark that matches, up to [`EVENT_DEADLINE`].

@@ -6,13 +6,18 @@
 #[path = "../steps/mod.rs"]
 mod steps;
 
-use clap::Parser as _;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     steps::init_tracing();
-    let opts = steps::runner::Opts::parse();
     let features = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("features");
+    let (input, opts) = match steps::runner::parse_args(std::env::args().collect(), features) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+    };
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    runtime.block_on(steps::run_features(features, opts))
+    runtime.block_on(steps::run_features(input, opts))
 }

@@ -61,6 +61,9 @@ pub(crate) fn general(op: &str, err: BidiError) -> BrowserError {
         BidiError::Remote { code: ErrorCode::InvalidArgument, message, .. } => {
             BrowserError::InvalidArgument(message)
         }
+        BidiError::Remote { code, message, .. } => {
+            BrowserError::Browser { op: op.to_owned(), message: format!("{code:?}: {message}") }
+        }
         other => BrowserError::Browser { op: op.to_owned(), message: other.to_string() },
     }
 }

@@ -1,0 +1,86 @@
+@browser
+Feature: An existing tab keeps reporting its old URL until a navigation commits
+  A snapshot taken in that window is a snapshot of a page that is about to go away. Each
+  navigation below is held at the fixture site's gate until the scenario releases it, so the
+  window lasts as long as the scenario needs: no timing in the test.
+
+  Scenario: A link click
+    Given a tab is open on "{site}/page?title=Old&go=/gate?name=New"
+    When the user clicks "#go"
+    And the tab's navigation to "{site}/gate?name=New" starts
+    Then the tab's URL is "{site}/page?title=Old&go=/gate?name=New"
+    And the tab's pending URL is "{site}/gate?name=New"
+    When the site releases "New"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=New"
+    And the tab has no pending URL
+    And the page's title is "New"
+
+  Scenario: A form submitted with Enter
+    Given a tab is open on "{site}/form?title=Old&action=/gate?name=New"
+    When the user types "hello" into "#q" and presses Enter
+    And the tab's navigation to "{site}/gate?name=New" starts
+    Then the tab's URL is "{site}/form?title=Old&action=/gate?name=New"
+    And the tab's pending URL is "{site}/gate?name=New"
+    When the site releases "New"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=New"
+    And the page's title is "New"
+
+  Scenario: A meta refresh
+    Given a tab is open on "{site}/meta-refresh?title=Old&to=/gate?name=New&after=0"
+    When the tab's navigation to "{site}/gate?name=New" starts
+    Then the tab's URL is "{site}/meta-refresh?title=Old&to=/gate?name=New&after=0"
+    And the tab's pending URL is "{site}/gate?name=New"
+    When the site releases "New"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=New"
+
+  Scenario: A script redirect to another origin, revealed by its start event long before it commits
+    Given a tab is open on "{site}/js-redirect?title=Old&to={other}/gate?name=Away&after=0"
+    When the tab's navigation to "{other}/gate?name=Away" starts
+    Then the tab's URL is "{site}/js-redirect?title=Old&to={other}/gate?name=Away&after=0"
+    And the tab's pending URL is "{other}/gate?name=Away"
+    When the site releases "Away"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{other}/gate?name=Away"
+
+  Scenario: A reload
+    Given the site releases "Page"
+    And a tab is open on "{site}/gate?name=Page"
+    When the user reloads the tab
+    Then the tab's URL is "{site}/gate?name=Page"
+    And the tab's pending URL is "{site}/gate?name=Page"
+    When the site releases "Page"
+    And the tab's "load" event arrives
+    Then the page's title is "Page"
+    And the fixture site served "/gate" 2 times
+
+  Scenario: Going back to a page that the back/forward cache cannot keep
+    Given the site releases "Earlier"
+    And a tab is open on "{site}/gate?name=Earlier"
+    And the page runs "navigator.locks.request('navguard-hold', () => new Promise(() => {})) && 0"
+    And the user navigates the tab to "{site}/page?title=Later"
+    And the tab's "load" event arrives
+    When the user goes back
+    And the tab's navigation to "{site}/gate?name=Earlier" starts
+    Then the tab's URL is "{site}/page?title=Later"
+    And the tab's pending URL is "{site}/gate?name=Earlier"
+    When the site releases "Earlier"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=Earlier"
+    And the fixture site served "/gate" 2 times
+
+  @chromium-quirk
+  Scenario: A script sent to a tab whose navigation is in flight gets no answer until the commit, then fails
+    Chromium 156 holds script.evaluate while the tab navigates and fails it once the new page
+    commits (the old page's realm is gone). getTree answers at once, with the old URL.
+    Given a tab is open on "{site}/page?title=Old&go=/gate?name=New"
+    When the user clicks "#go"
+    And the tab's navigation to "{site}/gate?name=New" starts
+    And the page is asked for "document.title"
+    Then the page gives no answer within 1000 ms
+    And the tab's URL is "{site}/page?title=Old&go=/gate?name=New"
+    When the site releases "New"
+    Then the page's answer is an error
+    And the page's title is "New"
