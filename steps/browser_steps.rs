@@ -200,8 +200,8 @@ async fn events_include_in_order(world: &mut NavWorld, step: &Step) -> StepResul
 #[then(expr = "the tab was opened by tab {int}")]
 async fn opened_by(world: &mut NavWorld, n: usize) -> StepResult {
     let (tab, opener) = (world.current_tab()?, world.tab_number(n)?);
-    let info = world.port()?.tab(&tab).await?;
-    expect_eq("the tab's opener", Some(opener), info.opener)
+    let created = world.events_of(&tab)?.into_iter().find(|e| e.kind == NavEventKind::TabCreated);
+    expect_eq("the tab's opener", Some(opener), created.and_then(|e| e.opener))
 }
 
 #[then(regex = r"^(\d+) tabs? (?:is|are) open$")]
@@ -237,6 +237,7 @@ fn pending_answer(world: &mut NavWorld) -> StepResult<&mut tokio::task::JoinHand
     world.pending_answer.as_mut().ok_or_else(|| StepError::Setup("ask the page something first".into()))
 }
 
+#[then(expr = "the browser gives no answer within {int} ms")]
 #[then(expr = "the page gives no answer within {int} ms")]
 async fn no_answer_within(world: &mut NavWorld, ms: u64) -> StepResult {
     let answer = pending_answer(world)?;

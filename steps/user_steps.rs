@@ -27,6 +27,15 @@ async fn the_user_clicks(world: &mut NavWorld, selector: String) -> StepResult {
     Ok(())
 }
 
+/// Sends the click and goes on; `the browser gives no answer within …` checks on it.
+#[when(expr = "the user clicks {string} without waiting for the browser")]
+async fn the_user_clicks_in_the_background(world: &mut NavWorld, selector: String) -> StepResult {
+    world.mark()?;
+    let (tab, port) = (world.current_tab()?, world.port()?.clone());
+    world.pending_answer = Some(tokio::spawn(async move { port.click(&tab, &selector).await.map(|()| serde_json::Value::Null) }));
+    Ok(())
+}
+
 #[when(regex = r#"^the user types "([^"]*)" into "([^"]*)"( and presses Enter)?$"#)]
 async fn the_user_types(world: &mut NavWorld, text: String, selector: String, enter: String) -> StepResult {
     world.mark()?;
@@ -46,5 +55,13 @@ async fn the_user_presses(world: &mut NavWorld, key: String) -> StepResult {
     world.mark()?;
     let tab = world.current_tab()?;
     world.port()?.press_key(&tab, key).await?;
+    Ok(())
+}
+
+#[when("the user switches to the tab")]
+#[given("the user switches to the tab")]
+async fn the_user_switches(world: &mut NavWorld) -> StepResult {
+    let tab = world.current_tab()?;
+    world.port()?.activate(&tab).await?;
     Ok(())
 }

@@ -4,11 +4,11 @@ use super::error::{general, on_tab};
 use super::router::Scope;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
-    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, LocateNodes, Navigate,
+    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, Navigate,
     Readiness, Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::Evaluate;
+use crate::bidi::modules::script::{Evaluate, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command};
 use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEventKind, TabId, TabInfo};
 use async_trait::async_trait;
@@ -63,6 +63,11 @@ impl BidiPort {
         self.user_context.as_ref()
     }
 
+    /// The BiDi connection, for what the port does not cover.
+    pub fn client(&self) -> &BidiClient {
+        &self.client
+    }
+
     /// Its events and raw BiDi record.
     pub fn scope(&self) -> &Arc<Scope> {
         &self.scope
@@ -108,15 +113,29 @@ impl BidiPort {
         }
     }
 
+    /// The tab's page realm. Scripts go to the realm, not the context: Chromium 156 never
+    /// answers context-targeted `script.evaluate` or `locateNodes` in a `window.open` popup of a
+    /// created user context, while realm-targeted calls work everywhere.
+    async fn page_realm(&self, tab: &TabId) -> Result<String, BrowserError> {
+        let realms = self.send(tab, &GetRealms { context: ctx(tab), kind: "window" }).await?;
+        realms
+            .realms
+            .into_iter()
+            .find(|r| r.sandbox.is_none())
+            .map(|r| r.realm)
+            .ok_or_else(|| BrowserError::Browser { op: GetRealms::METHOD.into(), message: format!("tab {tab} has no page realm") })
+    }
+
+    /// The element's `sharedId` (what `browsingContext.locateNodes` gives, found through the
+    /// page realm for the reason above).
     async fn shared_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
-        let nodes = self.send(tab, &LocateNodes::css(ctx(tab), selector)).await?;
-        nodes
-            .nodes
-            .first()
-            .and_then(|n| n.get("sharedId"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
+        let realm = self.page_realm(tab).await?;
+        let found = self.send(tab, &Evaluate::query_selector(&ctx(tab), selector).in_realm(&realm)).await?;
+        if found.kind != "success" {
+            let detail = found.into_json().err().unwrap_or_default();
+            return Err(BrowserError::InvalidArgument(format!("selector {selector:?}: {detail}")));
+        }
+        found.shared_id().ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
     }
 
     fn info(&self, tab: TabId, url: String) -> TabInfo {
@@ -219,7 +238,8 @@ impl BrowserPort for BidiPort {
     }
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
-        let result = self.send(tab, &Evaluate::json(&ctx(tab), expression)).await?;
+        let realm = self.page_realm(tab).await?;
+        let result = self.send(tab, &Evaluate::json(&ctx(tab), expression).in_realm(&realm)).await?;
         result.into_json().map_err(BrowserError::Script)
     }
 

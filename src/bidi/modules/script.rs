@@ -67,3 +67,64 @@ impl Command for Evaluate {
     const METHOD: &'static str = "script.evaluate";
     type Output = EvaluateResult;
 }
+
+/// `script.getRealms` of one context.
+#[derive(Debug, Serialize)]
+pub struct GetRealms {
+    /// The context.
+    pub context: ContextId,
+    /// `window` realms only.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+/// One realm (`script.RealmInfo`).
+#[derive(Debug, Deserialize)]
+pub struct RealmInfo {
+    /// The realm id.
+    pub realm: String,
+    /// Set for a sandbox realm; the page's own realm has none.
+    #[serde(default)]
+    pub sandbox: Option<String>,
+}
+
+/// Its result.
+#[derive(Debug, Deserialize)]
+pub struct Realms {
+    /// The realms.
+    pub realms: Vec<RealmInfo>,
+}
+
+impl Command for GetRealms {
+    const METHOD: &'static str = "script.getRealms";
+    type Output = Realms;
+}
+
+impl Evaluate {
+    /// Evaluates in a realm (rather than a context): Chromium 156 never answers a
+    /// context-targeted evaluate in a `window.open` popup of a created user context.
+    #[must_use]
+    pub fn in_realm(mut self, realm: &str) -> Self {
+        self.target = json!({ "realm": realm });
+        self
+    }
+
+    /// The first element matching a CSS selector, as a node remote value (with its `sharedId`).
+    pub fn query_selector(context: &ContextId, selector: &str) -> Self {
+        let selector = Value::String(selector.to_owned());
+        Self {
+            expression: format!("document.querySelector({selector})"),
+            target: json!({ "context": context.0 }),
+            await_promise: false,
+            user_activation: false,
+        }
+    }
+}
+
+impl EvaluateResult {
+    /// The `sharedId` of a node result; `None` for `null` or a non-node.
+    pub fn shared_id(&self) -> Option<String> {
+        let result = self.result.as_ref()?;
+        result.get("sharedId").and_then(Value::as_str).map(str::to_owned)
+    }
+}
