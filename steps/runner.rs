@@ -161,7 +161,7 @@ fn after_hook(
     move |feature, _, scenario, finished, world| {
         let run = Arc::clone(&run);
         async move {
-            let failure = summary::failure_of(finished);
+            let failure = summary::failure_of(finished, scenario);
             let feature_path = feature.path.as_ref().map_or_else(|| feature.name.clone(), |p| p.display().to_string());
             let folder = run.report_dir.join("artifacts").join(artifact_feature(&feature_path)).join(artifacts::folder_name(&scenario.name, scenario.position.line));
             let (duration, artifacts) = match world {

@@ -1,6 +1,7 @@
 //! The result of each scenario, and the terminal summary: per feature, then the failures, then
 //! the closing line `features: N passed, N failed`.
 
+use crate::steps::world::NavWorld;
 use cucumber::event::ScenarioFinished;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,12 +26,28 @@ pub struct ScenarioResult {
     pub artifacts: Option<PathBuf>,
 }
 
+/// The steps of a scenario that no step definition matches, or that several match.
+pub fn unmatched_steps(steps: &[cucumber::gherkin::Step]) -> Vec<String> {
+    let collection = <NavWorld as cucumber::World>::collection();
+    steps
+        .iter()
+        .filter_map(|step| match collection.find(step) {
+            Ok(Some(_)) => None,
+            Ok(None) => Some(format!("undefined step at line {}: {}{}", step.position.line, step.keyword, step.value)),
+            Err(_) => Some(format!("ambiguous step at line {}: {}{}", step.position.line, step.keyword, step.value)),
+        })
+        .collect()
+}
+
 /// Why a scenario failed, from cucumber's event; `None` if it passed. A skipped step (an
 /// undefined one) is a failure: nothing skipped counts as a pass.
-pub fn failure_of(finished: &ScenarioFinished) -> Option<String> {
+pub fn failure_of(finished: &ScenarioFinished, scenario: &cucumber::gherkin::Scenario) -> Option<String> {
     match finished {
         ScenarioFinished::StepPassed => None,
-        ScenarioFinished::StepSkipped => Some("a step is undefined or was skipped".into()),
+        ScenarioFinished::StepSkipped => {
+            let unmatched = unmatched_steps(&scenario.steps);
+            Some(if unmatched.is_empty() { "a step was skipped".into() } else { unmatched.join("\n") })
+        }
         ScenarioFinished::BeforeHookFailed(info) => Some(format!("set-up failed: {}", panic_text(info))),
         ScenarioFinished::StepFailed(_, _, err) => Some(err.to_string()),
     }

@@ -110,6 +110,11 @@ impl BidiBrowser {
         self.start_time
     }
 
+    /// The process id of the WebDriver server this session started, if it started one.
+    pub fn driver_pid(&self) -> Option<u32> {
+        self.driver.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(Driver::pid)
+    }
+
     /// Whether the connection to the browser is gone.
     pub fn is_disconnected(&self) -> bool {
         self.client.is_closed()

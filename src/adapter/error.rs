@@ -12,7 +12,7 @@ pub enum LaunchError {
         /// The binary.
         name: &'static str,
         /// How to get it.
-        hint: &'static str,
+        hint: String,
     },
     /// The WebDriver server did not start.
     #[error("{name} did not start: {detail}")]

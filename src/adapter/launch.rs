@@ -25,7 +25,11 @@ pub const CHROMIUM_ARGS: [&str; 8] = [
 /// Finds an executable: the environment variable `env` if set, else the first of `names` on PATH.
 pub fn find_binary(env: &str, names: &[&'static str]) -> Result<PathBuf, LaunchError> {
     if let Some(path) = std::env::var_os(env).map(PathBuf::from) {
-        return Ok(path);
+        if is_executable(&path) {
+            return Ok(path);
+        }
+        let hint = format!("{env} names {}, which is not an executable file", path.display());
+        return Err(LaunchError::MissingBinary { name: names[0], hint });
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     for name in names {
@@ -33,7 +37,7 @@ pub fn find_binary(env: &str, names: &[&'static str]) -> Result<PathBuf, LaunchE
             return Ok(found);
         }
     }
-    Err(LaunchError::MissingBinary { name: names[0], hint: INSTALL_HINT })
+    Err(LaunchError::MissingBinary { name: names[0], hint: INSTALL_HINT.to_owned() })
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -76,6 +80,11 @@ impl Driver {
             .map_err(|_| start_error(binary, format!("not listening after {} ms", deadline.as_millis())))?
             .map_err(|detail| start_error(binary, detail))?;
         Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
+    }
+
+    /// The driver's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
     }
 
     /// The WebDriver URL.

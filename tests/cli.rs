@@ -1,0 +1,92 @@
+//! The `navguard` command on bad input: a clear message and a non-zero exit, never a hang.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
+    cmd.args(args).env_remove("NAVGUARD_CHROMEDRIVER").env_remove("NAVGUARD_CHROMIUM");
+    if let Some(path) = path_env {
+        cmd.env("PATH", path);
+    }
+    cmd.output().expect("navguard runs")
+}
+
+fn feature(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+const PASSING: &str = "Feature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n";
+
+#[test]
+fn a_machine_without_chromedriver_gets_one_line_naming_it_and_the_install_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let out = navguard(&["run", &path], Some(dir.path().to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("chromedriver not found") && stderr.contains("apt-get install chromium chromium-driver"), "{stderr}");
+}
+
+#[test]
+fn a_path_that_does_not_exist_is_named() {
+    let out = navguard(&["run", "no/such.feature"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no such feature file or folder: no/such.feature"));
+}
+
+#[test]
+fn an_undefined_step_fails_its_scenario_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "Feature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n    Then the frobnicator spins\n";
+    let path = feature(dir.path(), "u.feature", body);
+    let report = dir.path().join("report");
+    let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("undefined step at line 4: Then the frobnicator spins"), "{}", text(&out));
+    assert!(text(&out).contains("features: 0 passed, 1 failed"));
+    let artifacts = report.join("artifacts/u/L2-s");
+    for file in ["events.jsonl", "bidi.jsonl", "requests.jsonl", "screenshot.png"] {
+        assert!(artifacts.join(file).is_file(), "{file} missing in {}", artifacts.display());
+    }
+    let events = std::fs::read_to_string(artifacts.join("events.jsonl")).unwrap();
+    assert!(events.contains("\"kind\":\"started\""), "{events}");
+}
+
+#[test]
+fn a_feature_that_does_not_parse_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "broken.feature", "Feature: f\n  Scenarioo: nope\n   | x |\n");
+    let report = dir.path().join("report");
+    let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("did not parse"), "{}", text(&out));
+}
+
+#[test]
+fn a_folder_without_features_is_a_failure_not_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report");
+    let out = navguard(&["run", dir.path().to_str().unwrap(), "--report-dir", report.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("no scenario ran"));
+}
+
+#[test]
+fn a_feature_outside_the_repository_runs_with_the_same_steps_and_writes_junit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "ok.feature", PASSING);
+    let report = dir.path().join("report");
+    let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("features: 1 passed, 0 failed"));
+    let junit = std::fs::read_to_string(report.join("junit.xml")).unwrap();
+    assert!(junit.contains("<testsuite") && junit.contains("testcase"), "{junit}");
+}
