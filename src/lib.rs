@@ -7,6 +7,7 @@
 //! - [`fixtures`]: the fixture web site on two loopback origins.
 
 pub mod adapter;
+pub mod agent;
 pub mod bidi;
 pub mod browser;
 pub mod fixtures;

@@ -141,7 +141,14 @@ impl BidiPort {
     fn info(&self, tab: TabId, url: String) -> TabInfo {
         let tracker = self.scope.tracker();
         let state = tracker.get(&tab).cloned().unwrap_or_default();
-        TabInfo { id: tab, url, pending_url: state.pending_url, loading: state.loading, opener: state.opener }
+        TabInfo {
+            id: tab,
+            url,
+            pending_url: state.pending_url,
+            pending_navigation: state.pending_nav,
+            loading: state.loading,
+            opener: state.opener,
+        }
     }
 
     fn owns(&self, info: &Info) -> bool {
@@ -172,6 +179,9 @@ impl BrowserPort for BidiPort {
         let create = Create { kind: "tab", background: !active, user_context: self.user_context.clone() };
         let created = self.client.send(&create, self.call_timeout).await;
         let tab = TabId(created.map_err(|e| general(Create::METHOD, e))?.context.0);
+        if active {
+            self.scope.tracker().activated(&tab);
+        }
         let events = self.scope.log.subscribe();
         let navigate = Navigate { context: ctx(&tab), url: url.to_owned(), wait: Readiness::None };
         self.start_navigation(&tab, navigate, events).await?;
@@ -217,7 +227,13 @@ impl BrowserPort for BidiPort {
     }
 
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError> {
-        self.send(tab, &Activate { context: ctx(tab) }).await.map(|_| ())
+        self.send(tab, &Activate { context: ctx(tab) }).await?;
+        self.scope.tracker().activated(tab);
+        Ok(())
+    }
+
+    async fn active_tab(&self) -> Result<Option<TabId>, BrowserError> {
+        Ok(self.scope.tracker().active().cloned())
     }
 
     async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError> {

@@ -85,6 +85,8 @@ pub trait BrowserPort: Send + Sync {
     async fn close(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// Makes a tab the browser's active tab.
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;
+    /// The browser's active tab among this port's tabs, if any.
+    async fn active_tab(&self) -> Result<Option<TabId>, BrowserError>;
     /// A real pointer click on the first element matching `selector`.
     async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError>;
     /// Focuses the element (by a click) and types `text`.

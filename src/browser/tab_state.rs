@@ -25,6 +25,8 @@ pub struct TabState {
 #[derive(Debug, Default)]
 pub struct TabTracker {
     tabs: HashMap<TabId, TabState>,
+    /// Most recently activated last; a closed tab leaves it.
+    activation: Vec<TabId>,
 }
 
 fn same_nav(a: &Option<NavigationId>, b: &Option<NavigationId>) -> bool {
@@ -40,8 +42,25 @@ impl TabTracker {
         self.tabs.get(tab)
     }
 
+    /// Records that `tab` became the active tab.
+    pub fn activated(&mut self, tab: &TabId) {
+        self.activation.retain(|t| t != tab);
+        self.activation.push(tab.clone());
+    }
+
+    /// The active tab: the last one activated that is still open.
+    pub fn active(&self) -> Option<&TabId> {
+        self.activation.last()
+    }
+
     /// Applies one event.
     pub fn apply(&mut self, event: &NavEvent) {
+        match event.kind {
+            // A page's popup comes to the front, as browsers show it.
+            NavEventKind::TabCreated if event.opener.is_some() => self.activated(&event.tab),
+            NavEventKind::TabClosed => self.activation.retain(|t| *t != event.tab),
+            _ => {}
+        }
         let state = self.tabs.entry(event.tab.clone()).or_default();
         match event.kind {
             NavEventKind::TabCreated => state.opener = event.opener.clone(),

@@ -35,6 +35,8 @@ pub struct TabInfo {
     pub url: String,
     /// The URL a navigation in flight is heading to (known from its start event), if any.
     pub pending_url: Option<String>,
+    /// That navigation's id, if the browser gave one.
+    pub pending_navigation: Option<NavigationId>,
     /// A navigation has started and the page has not finished loading.
     pub loading: bool,
     /// The tab whose page opened this one (`window.open`, `target=_blank`), if any.

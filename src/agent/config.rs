@@ -1,0 +1,58 @@
+//! The agent's settings, each guard switchable on its own so the harness can reproduce the
+//! original race on demand.
+
+use std::time::Duration;
+
+/// What counts as "a navigation in flight" at the top of a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InFlightTrigger {
+    /// The seed's trigger only: the tab's URL is empty or `about:blank`.
+    Seed,
+    /// The seed's trigger, and any top-level navigation that has started and not committed
+    /// (a snapshot is never taken of a page that is leaving).
+    Extended,
+}
+
+/// The agent's settings.
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// How long a settle waits for a commit.
+    pub settle_timeout: Duration,
+    /// The action settle's quiet window.
+    pub action_quiet: Duration,
+    /// The action settle's cap.
+    pub action_cap: Duration,
+    /// open_url waits for its tab to commit before pinning it.
+    pub open_url_guard: bool,
+    /// The top of every round waits for a navigation in flight.
+    pub loop_top_guard: bool,
+    /// What the loop-top guard treats as in flight.
+    pub in_flight_trigger: InFlightTrigger,
+    /// The most rounds a task may run.
+    pub round_limit: u32,
+}
+
+impl AgentConfig {
+    /// Default settle timeout (the seed's 5 s).
+    pub const SETTLE_TIMEOUT: Duration = Duration::from_millis(5000);
+    /// Default quiet window.
+    pub const ACTION_QUIET: Duration = Duration::from_millis(500);
+    /// Default action settle cap.
+    pub const ACTION_CAP: Duration = Duration::from_millis(3000);
+    /// Default round limit.
+    pub const ROUND_LIMIT: u32 = 40;
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        Self {
+            settle_timeout: Self::SETTLE_TIMEOUT,
+            action_quiet: Self::ACTION_QUIET,
+            action_cap: Self::ACTION_CAP,
+            open_url_guard: true,
+            loop_top_guard: true,
+            in_flight_trigger: InFlightTrigger::Extended,
+            round_limit: Self::ROUND_LIMIT,
+        }
+    }
+}

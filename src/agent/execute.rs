@@ -1,0 +1,251 @@
+//! Running one checked tool call against the port and the task's tabs.
+
+use super::action_settle::{ActionSettleEnd, settle_action};
+use super::config::AgentConfig;
+use super::error::ToolError;
+use super::origin::{origin_text, safe_parse_origin};
+use super::restricted::is_restricted_url;
+use super::settle::SettleOutcome;
+use super::settle_wait::{SettleReport, UrlSettle};
+use super::tabs::{TabRef, TaskTabs};
+use super::tools::Tool;
+use crate::browser::{BrowserError, BrowserPort, Key, TabId};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// What a tool call did.
+#[derive(Debug)]
+pub struct ToolRun {
+    /// Its result text, or its error.
+    pub result: Result<String, ToolError>,
+    /// open_url's guard: its outcome and wait.
+    pub guard: Option<SettleReport>,
+    /// `done`'s summary: the task succeeded.
+    pub done: Option<String>,
+    /// Things worth a trace note (a focus fallback, …).
+    pub notes: Vec<String>,
+}
+
+impl ToolRun {
+    fn ok(text: String) -> Self {
+        Self { result: Ok(text), guard: None, done: None, notes: Vec::new() }
+    }
+
+    fn err(e: ToolError) -> Self {
+        Self { result: Err(e), guard: None, done: None, notes: Vec::new() }
+    }
+}
+
+/// What a tool needs.
+pub struct ToolContext<'a> {
+    /// The browser.
+    pub port: &'a dyn BrowserPort,
+    /// The settings.
+    pub config: &'a AgentConfig,
+    /// The user's Stop.
+    pub cancel: &'a CancellationToken,
+}
+
+fn browser(tool: &'static str) -> impl Fn(BrowserError) -> ToolError {
+    move |source| ToolError::Browser { tool, source }
+}
+
+fn focused(tabs: &TaskTabs, tool: &'static str) -> Result<TabId, ToolError> {
+    tabs.focused().cloned().ok_or(ToolError::NoFocusedTab { tool })
+}
+
+impl ToolContext<'_> {
+    /// Runs `tool`.
+    pub async fn run(&self, tabs: &mut TaskTabs, tool: Tool) -> ToolRun {
+        match tool {
+            Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
+            Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,
+            Tool::Navigate { url } => self.navigate(tabs, url).await.map_or_else(ToolRun::err, ToolRun::ok),
+            Tool::Click { selector } => self.act(tabs, "click", Act::Click(&selector)).await,
+            Tool::Type { selector, text, submit } => self.act(tabs, "type", Act::Type(&selector, &text, submit)).await,
+            Tool::PressKey { key } => self.act(tabs, "press_key", Act::Key(key)).await,
+            Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
+            Tool::Wait { duration } => self.wait(duration).await,
+            Tool::Done { summary } => ToolRun { done: Some(summary.clone()), ..ToolRun::ok(summary) },
+        }
+    }
+
+    /// Creates the tab, waits for it to commit on the target origin (the first guard), then
+    /// pins it. A failure fails the call; the tab stays open for the model to close.
+    async fn open_url(&self, tabs: &mut TaskTabs, url: String, active: bool) -> ToolRun {
+        if is_restricted_url(&url) {
+            return ToolRun::err(ToolError::Restricted { tool: "open_url", url });
+        }
+        let Some(origin) = safe_parse_origin(&url) else {
+            return ToolRun::err(ToolError::Restricted { tool: "open_url", url });
+        };
+        let tab = match self.port.create_tab(&url, active).await {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(browser("open_url")(e)),
+        };
+        tabs.record_opened(tab.clone());
+        let mut run = ToolRun::ok(format!("opened tab {tab} on {url}"));
+        if self.config.open_url_guard {
+            let settle = UrlSettle::new(tab.clone(), origin.clone()).timeout(self.config.settle_timeout);
+            let report = match settle.wait(self.port, self.cancel).await {
+                Ok(report) => report,
+                Err(e) => return ToolRun::err(browser("open_url")(e)),
+            };
+            if !matches!(report.outcome, SettleOutcome::Committed { .. }) {
+                let secs = format!("{}", self.config.settle_timeout.as_secs_f64());
+                let error = ToolError::NotCommitted { tab, origin: origin_text(&origin), secs, reason: report.outcome.name() };
+                return ToolRun { guard: Some(report), ..ToolRun::err(error) };
+            }
+            run.guard = Some(report);
+        }
+        self.pin_new_tab(tabs, tab, origin, &mut run);
+        run
+    }
+
+    fn pin_new_tab(&self, tabs: &mut TaskTabs, tab: TabId, origin: url::Origin, run: &mut ToolRun) {
+        if tabs.primary().is_none() {
+            tabs.adopt_primary(tab, origin);
+            run.notes.push("the first tab of the task: primary and focused".into());
+        } else {
+            tabs.pin(tab, origin);
+        }
+    }
+
+    /// Only moves the pointer (the next round's guard settles a loading tab).
+    async fn focus_tab(&self, tabs: &mut TaskTabs, reference: &TabRef) -> ToolRun {
+        let tab = match reference {
+            TabRef::Active => match self.port.active_tab().await {
+                Ok(Some(tab)) => Some(tab),
+                Ok(None) => None,
+                Err(e) => return ToolRun::err(browser("focus_tab")(e)),
+            },
+            other => tabs.resolve(other),
+        };
+        match tab {
+            Some(tab) => {
+                tabs.focus(tab.clone());
+                ToolRun::ok(format!("focused tab {tab}"))
+            }
+            None => ToolRun::err(ToolError::UnknownTab { tool: "focus_tab", reference: describe(reference) }),
+        }
+    }
+
+    /// Navigates the focused tab and re-pins it to the new origin: the agent chose to go there.
+    async fn navigate(&self, tabs: &mut TaskTabs, url: String) -> Result<String, ToolError> {
+        let tab = focused(tabs, "navigate")?;
+        let origin = safe_parse_origin(&url).filter(|_| !is_restricted_url(&url));
+        let Some(origin) = origin else { return Err(ToolError::Restricted { tool: "navigate", url }) };
+        self.port.navigate(&tab, &url).await.map_err(browser("navigate"))?;
+        tabs.pin(tab.clone(), origin);
+        Ok(format!("tab {tab} is navigating to {url}"))
+    }
+
+    /// A real input action on the focused tab, then the action settle.
+    async fn act(&self, tabs: &TaskTabs, tool: &'static str, act: Act<'_>) -> ToolRun {
+        let tab = match focused(tabs, tool) {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(e),
+        };
+        let events = self.port.subscribe();
+        if let Err(e) = act.perform(self.port, &tab).await {
+            return ToolRun::err(browser(tool)(e));
+        }
+        let end = settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await;
+        match end {
+            Ok(end) => ToolRun::ok(format!("{}; the page {}", act.describe(), settle_words(end))),
+            Err(e) => ToolRun::err(browser(tool)(e)),
+        }
+    }
+
+    async fn close_tabs(&self, tabs: &mut TaskTabs, refs: &[TabRef]) -> ToolRun {
+        let mut targets = Vec::with_capacity(refs.len());
+        for reference in refs {
+            let tab = match reference {
+                TabRef::Active => self.port.active_tab().await.ok().flatten(),
+                other => tabs.resolve(other),
+            };
+            match tab {
+                Some(tab) => targets.push(tab),
+                None => return ToolRun::err(ToolError::UnknownTab { tool: "close_tabs", reference: describe(reference) }),
+            }
+        }
+        let mut run = ToolRun::ok(String::new());
+        for tab in &targets {
+            match self.port.close(tab).await {
+                Ok(()) => {}
+                Err(e) if e.is_tab_gone() => run.notes.push(format!("tab {tab} was already gone")),
+                Err(e) => return ToolRun::err(browser("close_tabs")(e)),
+            }
+            self.forget_closed(tabs, tab, &mut run);
+        }
+        let closed: Vec<String> = targets.iter().map(ToString::to_string).collect();
+        run.result = Ok(format!("closed {}", closed.join(", ")));
+        run
+    }
+
+    /// A closed focused tab hands the focus back to the primary tab (the explicit fallback).
+    fn forget_closed(&self, tabs: &mut TaskTabs, tab: &TabId, run: &mut ToolRun) {
+        let was_focused = tabs.focused() == Some(tab);
+        tabs.forget(tab);
+        if let (true, Some(primary)) = (was_focused, tabs.primary().cloned()) {
+            tabs.focus(primary.clone());
+            run.notes.push(format!("focus fell back to the primary tab {primary}"));
+        }
+    }
+
+    async fn wait(&self, duration: Duration) -> ToolRun {
+        tokio::select! {
+            () = tokio::time::sleep(duration) => ToolRun::ok(format!("waited {} ms", duration.as_millis())),
+            () = self.cancel.cancelled() => ToolRun::ok("the wait was cut short by Stop".into()),
+        }
+    }
+}
+
+fn describe(reference: &TabRef) -> String {
+    match reference {
+        TabRef::Primary => "@primary".into(),
+        TabRef::Opened(None) => "@opened".into(),
+        TabRef::Opened(Some(n)) => format!("@opened#{n}"),
+        TabRef::Active => "@active".into(),
+        TabRef::Id(id) => id.to_string(),
+    }
+}
+
+fn settle_words(end: ActionSettleEnd) -> &'static str {
+    match end {
+        ActionSettleEnd::Quiet => "went quiet",
+        ActionSettleEnd::Capped => "was still busy at the settle cap",
+        ActionSettleEnd::Aborted => "was left when the user pressed Stop",
+    }
+}
+
+/// An input action.
+enum Act<'a> {
+    Click(&'a str),
+    Type(&'a str, &'a str, bool),
+    Key(Key),
+}
+
+impl Act<'_> {
+    async fn perform(&self, port: &dyn BrowserPort, tab: &TabId) -> Result<(), BrowserError> {
+        match self {
+            Self::Click(selector) => port.click(tab, selector).await,
+            Self::Type(selector, text, submit) => {
+                port.type_text(tab, selector, text).await?;
+                if *submit {
+                    port.press_key(tab, Key::Enter).await?;
+                }
+                Ok(())
+            }
+            Self::Key(key) => port.press_key(tab, *key).await,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Self::Click(selector) => format!("clicked {selector}"),
+            Self::Type(selector, text, submit) => format!("typed {text:?} into {selector}{}", if *submit { " and pressed Enter" } else { "" }),
+            Self::Key(key) => format!("pressed {key:?}"),
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! The agent core: the seed designs' logic, written once against the browser port.
+//!
+//! - the round ([`Agent::run`]): loop-top guard → observe → one model turn ([`Planner`]) → its
+//!   tool calls in order → next round; round limit, Stop, and a [`Trace`] of every decision;
+//! - [`wait_for_url_settle`] / [`UrlSettle`]: the navigation settle waiter, a pure state machine
+//!   ([`SettleMachine`]) driven by events, the clock and Stop, with five outcomes;
+//! - the loop-top guard ([`loop_top_guard`]) and the open_url guard (in the tool), each
+//!   switchable ([`AgentConfig`]) so the original race can be reproduced;
+//! - restricted URLs ([`is_restricted_url`]), origins, the action settle, the tools.
+
+mod action_settle;
+mod config;
+mod error;
+mod execute;
+mod guard;
+mod observe;
+mod origin;
+mod planner;
+mod restricted;
+mod run;
+mod settle;
+mod settle_wait;
+mod stop;
+mod tabs;
+mod tools;
+mod trace;
+
+pub use action_settle::{ActionSettleEnd, QuietWindow, settle_action};
+pub use config::{AgentConfig, InFlightTrigger};
+pub use error::ToolError;
+pub use execute::{ToolContext, ToolRun};
+pub use guard::{GuardResult, in_flight, loop_top_guard};
+pub use observe::{Element, Observation, observe};
+pub use origin::{origin_text, safe_parse_origin, same_origin};
+pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall};
+pub use restricted::is_restricted_url;
+pub use run::{Agent, RoundHook, Task};
+pub use settle::{SettleMachine, SettleOutcome, is_transient};
+pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
+pub use stop::StopReason;
+pub use tabs::{Pinned, TabRef, TaskTabs};
+pub use tools::{MAX_WAIT, TOOL_NAMES, Tool, parse_tool};
+pub use trace::{GuardDecision, Trace, TraceEntry, TraceEvent};

@@ -1,0 +1,160 @@
+//! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
+
+use super::config::AgentConfig;
+use super::execute::{ToolContext, ToolRun};
+use super::guard::loop_top_guard;
+use super::observe::{Observation, observe};
+use super::planner::{CallResult, PlanRequest, Planner, ToolCall};
+use super::stop::StopReason;
+use super::tabs::TaskTabs;
+use super::tools::{TOOL_NAMES, parse_tool};
+use super::trace::{Trace, TraceEvent};
+use crate::browser::BrowserPort;
+use async_trait::async_trait;
+use tokio_util::sync::CancellationToken;
+
+/// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
+#[derive(Debug, Default)]
+pub struct Task {
+    /// Pinned tabs, focus, primary.
+    pub tabs: TaskTabs,
+    /// Every decision.
+    pub trace: Trace,
+}
+
+/// Called before each round: the embedding application (or the harness) may act here.
+#[async_trait]
+pub trait RoundHook: Send + Sync {
+    /// Round `round` is about to begin.
+    async fn before_round(&self, round: u32, tabs: &TaskTabs);
+}
+
+/// The agent: a browser, a model, settings, and optionally a hook.
+pub struct Agent<'a> {
+    /// The browser.
+    pub port: &'a dyn BrowserPort,
+    /// The model.
+    pub planner: &'a dyn Planner,
+    /// The settings.
+    pub config: AgentConfig,
+    /// Called before each round.
+    pub hook: Option<&'a dyn RoundHook>,
+    /// The tools the model is offered.
+    pub tools: &'a [&'static str],
+}
+
+enum RoundEnd {
+    Next(Vec<CallResult>),
+    Stop(StopReason),
+}
+
+impl<'a> Agent<'a> {
+    /// An agent with every tool offered and no hook.
+    pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
+        Self { port, planner, config, hook: None, tools: &TOOL_NAMES }
+    }
+
+    /// Runs the task until it stops; returns why.
+    pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {
+        let mut previous = Vec::new();
+        for round in 1..=self.config.round_limit {
+            match self.round(task, round, &previous, cancel).await {
+                RoundEnd::Next(results) => previous = results,
+                RoundEnd::Stop(reason) => return stop(task, round, reason),
+            }
+        }
+        stop(task, self.config.round_limit, StopReason::RoundLimit)
+    }
+
+    async fn round(&self, task: &mut Task, round: u32, previous: &[CallResult], cancel: &CancellationToken) -> RoundEnd {
+        task.trace.record(round, TraceEvent::RoundStarted);
+        if let Some(hook) = self.hook {
+            hook.before_round(round, &task.tabs).await;
+        }
+        if cancel.is_cancelled() {
+            return RoundEnd::Stop(StopReason::User);
+        }
+        let observation = match self.guard_and_observe(task, round, cancel).await {
+            Ok(observation) => observation,
+            Err(reason) => return RoundEnd::Stop(reason),
+        };
+        let request = PlanRequest { round, observation: observation.as_ref(), tools: self.tools, previous };
+        let turn = tokio::select! {
+            () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
+            turn = self.planner.next_turn(request) => turn,
+        };
+        let calls = match turn {
+            Ok(turn) => turn.calls,
+            Err(e) => return RoundEnd::Stop(StopReason::PlannerFailed { detail: e.to_string() }),
+        };
+        task.trace.record(round, TraceEvent::ModelTurn { calls: calls.len() });
+        if calls.is_empty() {
+            return RoundEnd::Stop(StopReason::NoAction);
+        }
+        self.run_calls(task, round, calls, cancel).await
+    }
+
+    async fn guard_and_observe(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> Result<Option<Observation>, StopReason> {
+        let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel).await;
+        let waited_ms = guard.waited.as_millis() as u64;
+        task.trace.record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
+        guard.verdict?;
+        let Some(tab) = task.tabs.focused().cloned() else { return Ok(None) };
+        let observed = tokio::select! {
+            () = cancel.cancelled() => return Err(StopReason::User),
+            observed = observe(self.port, &tab) => observed,
+        };
+        match observed {
+            Ok(o) => {
+                task.trace.record(round, TraceEvent::Observed { url: o.url.clone(), title: o.title.clone() });
+                Ok(Some(o))
+            }
+            Err(e) if e.is_tab_gone() => Err(StopReason::TabClosed),
+            Err(e) if e.is_disconnected() => Err(StopReason::Browser { detail: e.to_string() }),
+            Err(e) => Err(StopReason::ObservationFailed { detail: e.to_string() }),
+        }
+    }
+
+    async fn run_calls(&self, task: &mut Task, round: u32, calls: Vec<ToolCall>, cancel: &CancellationToken) -> RoundEnd {
+        let context = ToolContext { port: self.port, config: &self.config, cancel };
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            if cancel.is_cancelled() {
+                return RoundEnd::Stop(StopReason::User);
+            }
+            let run = match parse_tool(&call.name, &call.args) {
+                Ok(tool) => context.run(&mut task.tabs, tool).await,
+                Err(e) => ToolRun { result: Err(e), guard: None, done: None, notes: Vec::new() },
+            };
+            let end = record_call(task, round, &call, run, &mut results);
+            if let Some(reason) = end {
+                return RoundEnd::Stop(reason);
+            }
+        }
+        if cancel.is_cancelled() {
+            return RoundEnd::Stop(StopReason::User);
+        }
+        RoundEnd::Next(results)
+    }
+}
+
+/// Records a call; returns a stop if the call ends the task.
+fn record_call(task: &mut Task, round: u32, call: &ToolCall, run: ToolRun, results: &mut Vec<CallResult>) -> Option<StopReason> {
+    for text in run.notes {
+        task.trace.record(round, TraceEvent::Note { text });
+    }
+    let disconnected = run.result.as_ref().err().filter(|e| e.is_disconnected()).map(ToString::to_string);
+    let result = run.result.map_err(|e| e.to_string());
+    let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
+    task.trace.record(round, TraceEvent::ToolCall { tool: call.name.clone(), args: call.args.clone(), result: result.clone(), guard });
+    results.push(CallResult { tool: call.name.clone(), result });
+    if let Some(summary) = run.done {
+        return Some(StopReason::Done { summary });
+    }
+    disconnected.map(|detail| StopReason::Browser { detail })
+}
+
+fn stop(task: &mut Task, round: u32, reason: StopReason) -> StopReason {
+    task.trace.record(round, TraceEvent::Stopped { reason: reason.clone() });
+    reason
+}

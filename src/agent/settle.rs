@@ -1,0 +1,337 @@
+//! The navigation settle waiter as a state machine: fed the tab's read-out, its events and the
+//! time, it decides one of five outcomes. No I/O and no clock of its own, so every ordering of
+//! "tab read" and "commit event" is a unit test.
+
+use super::origin::same_origin;
+use crate::browser::{NavEvent, NavEventKind, NavigationId, TabId, TabInfo};
+use std::time::{Duration, Instant};
+use url::Origin;
+
+/// How a settle wait ended.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum SettleOutcome {
+    /// The navigation committed on the expected origin.
+    Committed {
+        /// The committed URL.
+        url: String,
+    },
+    /// Nothing committed in time.
+    Timeout,
+    /// It committed on another origin.
+    OriginMismatch {
+        /// The URL it committed to.
+        observed_url: String,
+    },
+    /// The tab was closed.
+    TabGone,
+    /// The user stopped the task.
+    Aborted,
+}
+
+impl SettleOutcome {
+    /// The outcome's name in the step language: `committed`, `timeout`, `origin-mismatch`,
+    /// `tab-gone`, `aborted`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Committed { .. } => "committed",
+            Self::Timeout => "timeout",
+            Self::OriginMismatch { .. } => "origin-mismatch",
+            Self::TabGone => "tab-gone",
+            Self::Aborted => "aborted",
+        }
+    }
+}
+
+/// Whether a tab's URL is the seed's transient sentinel: empty or `about:blank`.
+pub fn is_transient(url: &str) -> bool {
+    let url = url.trim();
+    url.is_empty() || url.eq_ignore_ascii_case("about:blank")
+}
+
+/// The navigation being waited for.
+#[derive(Clone, Debug, Default)]
+struct Awaited {
+    navigation: Option<NavigationId>,
+    url: Option<String>,
+}
+
+/// The settle state machine for one tab.
+#[derive(Debug)]
+pub struct SettleMachine {
+    tab: TabId,
+    /// `None`: any origin will do (a tab that is not pinned).
+    expected: Option<Origin>,
+    deadline: Instant,
+    /// `None` until a start is known: then any commit counts.
+    awaited: Option<Awaited>,
+    /// The tab's last committed URL (from the read, then from commits).
+    committed_url: Option<String>,
+    outcome: Option<SettleOutcome>,
+}
+
+impl SettleMachine {
+    /// A wait for `tab` to commit on `expected` (any origin if `None`), starting at `now`, for
+    /// at most `timeout`.
+    pub fn new(tab: TabId, expected: Option<Origin>, now: Instant, timeout: Duration) -> Self {
+        Self { tab, expected, deadline: now + timeout, awaited: None, committed_url: None, outcome: None }
+    }
+
+    /// When the wait times out.
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// The outcome, once decided.
+    pub fn outcome(&self) -> Option<&SettleOutcome> {
+        self.outcome.as_ref()
+    }
+
+    fn decide(&mut self, outcome: SettleOutcome) -> Option<SettleOutcome> {
+        if self.outcome.is_none() {
+            self.outcome = Some(outcome);
+        }
+        self.outcome.clone()
+    }
+
+    fn commit(&mut self, url: &str) -> Option<SettleOutcome> {
+        self.committed_url = Some(url.to_owned());
+        let outcome = if self.expected.as_ref().is_none_or(|o| same_origin(url, o)) {
+            SettleOutcome::Committed { url: url.to_owned() }
+        } else {
+            SettleOutcome::OriginMismatch { observed_url: url.to_owned() }
+        };
+        self.decide(outcome)
+    }
+
+    /// The tab as read after subscribing: settled already, or what to wait for.
+    pub fn on_tab_read(&mut self, info: &TabInfo) -> Option<SettleOutcome> {
+        if self.outcome.is_some() {
+            return self.outcome.clone();
+        }
+        self.committed_url = Some(info.url.clone());
+        match &info.pending_url {
+            Some(url) => {
+                self.awaited = Some(Awaited { navigation: info.pending_navigation.clone(), url: Some(url.clone()) });
+                None
+            }
+            None if is_transient(&info.url) => None,
+            None => self.commit(&info.url),
+        }
+    }
+
+    /// The tab could not be read: it is gone.
+    pub fn on_tab_gone(&mut self) -> Option<SettleOutcome> {
+        self.decide(SettleOutcome::TabGone)
+    }
+
+    /// One event (of any tab: others are ignored).
+    pub fn on_event(&mut self, event: &NavEvent) -> Option<SettleOutcome> {
+        if self.outcome.is_some() || event.tab != self.tab {
+            return self.outcome.clone();
+        }
+        let url = event.url.clone().unwrap_or_default();
+        match event.kind {
+            NavEventKind::Started => {
+                self.awaited = Some(Awaited { navigation: event.navigation.clone(), url: event.url.clone() });
+                None
+            }
+            NavEventKind::Committed if self.commit_matches(event, true) => self.commit(&url),
+            NavEventKind::DomLoaded | NavEventKind::Load if self.commit_matches(event, false) => self.commit(&url),
+            NavEventKind::Failed | NavEventKind::Aborted if self.commit_matches(event, false) => self.on_failed(),
+            NavEventKind::TabClosed => self.decide(SettleOutcome::TabGone),
+            _ => None,
+        }
+    }
+
+    /// A commit is matched by tab, and to the awaited navigation by id or (for Chromium's
+    /// history traversals, which commit under an older id) by URL.
+    fn commit_matches(&self, event: &NavEvent, by_url_too: bool) -> bool {
+        let Some(awaited) = &self.awaited else { return true };
+        let same_id = match (&awaited.navigation, &event.navigation) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        };
+        same_id || (by_url_too && event.url.is_some() && event.url == awaited.url)
+    }
+
+    /// The awaited navigation failed: a tab still on a real page settles there; a tab with
+    /// nothing committed waits on (for another navigation, or the timeout).
+    fn on_failed(&mut self) -> Option<SettleOutcome> {
+        self.awaited = None;
+        match self.committed_url.clone() {
+            Some(url) if !is_transient(&url) => self.commit(&url),
+            _ => None,
+        }
+    }
+
+    /// The time is `now`.
+    pub fn on_time(&mut self, now: Instant) -> Option<SettleOutcome> {
+        if now >= self.deadline {
+            return self.decide(SettleOutcome::Timeout);
+        }
+        self.outcome.clone()
+    }
+
+    /// The user stopped the task.
+    pub fn on_cancel(&mut self) -> Option<SettleOutcome> {
+        self.decide(SettleOutcome::Aborted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::NavEventKind as K;
+
+    const T: Duration = Duration::from_millis(5000);
+
+    fn origin() -> Origin {
+        url::Url::parse("https://docs.example.com").unwrap().origin()
+    }
+
+    fn machine(now: Instant) -> SettleMachine {
+        SettleMachine::new(TabId::from("42"), Some(origin()), now, T)
+    }
+
+    fn info(url: &str, pending: Option<(&str, &str)>) -> TabInfo {
+        TabInfo {
+            id: TabId::from("42"),
+            url: url.into(),
+            pending_url: pending.map(|p| p.1.to_owned()),
+            pending_navigation: pending.map(|p| NavigationId(p.0.to_owned())),
+            loading: pending.is_some(),
+            opener: None,
+        }
+    }
+
+    fn ev(kind: K, nav: &str, url: &str) -> NavEvent {
+        NavEvent::new(TabId::from("42"), kind).with_url(url).with_navigation(Some(NavigationId(nav.into())))
+    }
+
+    fn committed(url: &str) -> Option<SettleOutcome> {
+        Some(SettleOutcome::Committed { url: url.into() })
+    }
+
+    const TARGET: &str = "https://docs.example.com/start";
+
+    #[test]
+    fn a_commit_on_the_expected_origin_settles() {
+        let mut m = machine(Instant::now());
+        assert_eq!(m.on_tab_read(&info("about:blank", Some(("n1", TARGET)))), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_commit_that_arrived_before_the_read_is_not_lost() {
+        // Subscribed, then the commit event, then the read (which already shows the new URL).
+        let mut m = machine(Instant::now());
+        let first = ev(K::Committed, "n1", TARGET);
+        assert_eq!(m.on_tab_read(&info(TARGET, None)), committed(TARGET));
+        assert_eq!(m.on_event(&first), committed(TARGET));
+    }
+
+    #[test]
+    fn a_commit_between_subscribe_and_read_replayed_after_a_stale_read_settles() {
+        // The read raced ahead of the browser's state: still about:blank, no pending URL yet.
+        let mut m = machine(Instant::now());
+        assert_eq!(m.on_tab_read(&info("about:blank", None)), None);
+        assert_eq!(m.on_event(&ev(K::Started, "n1", TARGET)), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_commit_on_another_origin_is_a_mismatch() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        let other = "https://evil.example.net/";
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", other)), Some(SettleOutcome::OriginMismatch { observed_url: other.into() }));
+    }
+
+    #[test]
+    fn nothing_before_the_deadline_is_a_timeout() {
+        let now = Instant::now();
+        let mut m = machine(now);
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        assert_eq!(m.on_time(now + T - Duration::from_millis(1)), None);
+        assert_eq!(m.on_time(now + T), Some(SettleOutcome::Timeout));
+    }
+
+    #[test]
+    fn a_closed_tab_is_gone() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        assert_eq!(m.on_event(&NavEvent::new(TabId::from("42"), K::TabClosed)), Some(SettleOutcome::TabGone));
+        let mut unread = machine(Instant::now());
+        assert_eq!(unread.on_tab_gone(), Some(SettleOutcome::TabGone));
+    }
+
+    #[test]
+    fn a_stop_from_the_user_aborts() {
+        let mut m = machine(Instant::now());
+        assert_eq!(m.on_cancel(), Some(SettleOutcome::Aborted));
+    }
+
+    #[test]
+    fn the_first_outcome_stands() {
+        let now = Instant::now();
+        let mut m = machine(now);
+        m.on_cancel();
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), Some(SettleOutcome::Aborted));
+        assert_eq!(m.on_time(now + T), Some(SettleOutcome::Aborted));
+    }
+
+    #[test]
+    fn another_tabs_events_are_ignored() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        let other = NavEvent::new(TabId::from("7"), K::Committed).with_url(TARGET);
+        assert_eq!(m.on_event(&other), None);
+    }
+
+    #[test]
+    fn a_load_without_a_commit_event_proves_the_commit() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        assert_eq!(m.on_event(&ev(K::DomLoaded, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_late_load_of_the_leaving_page_does_not_count() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("https://docs.example.com/old", Some(("n2", TARGET))));
+        assert_eq!(m.on_event(&ev(K::Load, "n1", "https://docs.example.com/old")), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n2", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_history_traversal_committing_under_an_older_id_settles() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("https://docs.example.com/later", Some(("n9", TARGET))));
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_redirect_chain_waits_for_the_newest_navigation() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("https://docs.example.com/a", Some(("n1", "https://docs.example.com/b"))));
+        assert_eq!(m.on_event(&ev(K::Started, "n2", TARGET)), None);
+        assert_eq!(m.on_event(&ev(K::Load, "n1", "https://docs.example.com/a")), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n2", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_failed_navigation_settles_back_on_the_page_the_tab_still_shows() {
+        let old = "https://docs.example.com/old";
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info(old, Some(("n2", TARGET))));
+        assert_eq!(m.on_event(&ev(K::Failed, "n2", TARGET)), committed(old));
+    }
+
+    #[test]
+    fn a_failed_first_navigation_keeps_waiting() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        assert_eq!(m.on_event(&ev(K::Failed, "n1", TARGET)), None);
+    }
+}

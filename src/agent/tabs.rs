@@ -1,0 +1,186 @@
+//! The task's tabs: pinned tabs with their origins, the focus pointer, the primary tab, the
+//! tabs open_url created, and the references the model uses for them.
+
+use super::origin::origin_text;
+use crate::browser::TabId;
+use url::Origin;
+
+/// A tab reference as the model writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TabRef {
+    /// `@primary`: the task's first tab.
+    Primary,
+    /// `@opened`: the tab the latest open_url call created; `@opened#n`: the n-th one.
+    Opened(Option<usize>),
+    /// `@active`: the browser's active tab at the time of the call.
+    Active,
+    /// A tab id.
+    Id(TabId),
+}
+
+impl TabRef {
+    /// Parses a reference; `None` for an empty or malformed one.
+    pub fn parse(text: &str) -> Option<Self> {
+        let text = text.trim();
+        match text {
+            "" => None,
+            "@primary" => Some(Self::Primary),
+            "@opened" => Some(Self::Opened(None)),
+            "@active" => Some(Self::Active),
+            _ => match text.strip_prefix("@opened#") {
+                Some(n) => n.parse::<usize>().ok().filter(|n| *n >= 1).map(|n| Self::Opened(Some(n))),
+                None if text.starts_with('@') => None,
+                None => Some(Self::Id(TabId(text.to_owned()))),
+            },
+        }
+    }
+}
+
+/// A pinned tab: the agent may operate it while it stays on its origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pinned {
+    /// The tab.
+    pub tab: TabId,
+    /// Its origin.
+    pub origin: Origin,
+}
+
+/// The tabs a task owns.
+#[derive(Clone, Debug, Default)]
+pub struct TaskTabs {
+    pinned: Vec<Pinned>,
+    focused: Option<TabId>,
+    primary: Option<TabId>,
+    opened: Vec<TabId>,
+}
+
+impl TaskTabs {
+    /// Pins `tab` to `origin` (re-pinning replaces the origin).
+    pub fn pin(&mut self, tab: TabId, origin: Origin) {
+        self.pinned.retain(|p| p.tab != tab);
+        self.pinned.push(Pinned { tab, origin });
+    }
+
+    /// Forgets a tab everywhere but in the open_url list (so `@opened#n` keeps its meaning).
+    pub fn forget(&mut self, tab: &TabId) {
+        self.pinned.retain(|p| p.tab != *tab);
+        if self.focused.as_ref() == Some(tab) {
+            self.focused = None;
+        }
+        if self.primary.as_ref() == Some(tab) {
+            self.primary = None;
+        }
+    }
+
+    /// Makes `tab` the primary and focused tab, pinned to `origin`.
+    pub fn adopt_primary(&mut self, tab: TabId, origin: Origin) {
+        self.pin(tab.clone(), origin);
+        self.primary = Some(tab.clone());
+        self.focused = Some(tab);
+    }
+
+    /// Records a tab open_url created.
+    pub fn record_opened(&mut self, tab: TabId) {
+        self.opened.push(tab);
+    }
+
+    /// Moves the focus pointer.
+    pub fn focus(&mut self, tab: TabId) {
+        self.focused = Some(tab);
+    }
+
+    /// The focused tab.
+    pub fn focused(&self) -> Option<&TabId> {
+        self.focused.as_ref()
+    }
+
+    /// The primary tab.
+    pub fn primary(&self) -> Option<&TabId> {
+        self.primary.as_ref()
+    }
+
+    /// The tabs open_url created, in order.
+    pub fn opened(&self) -> &[TabId] {
+        &self.opened
+    }
+
+    /// The pinned tabs.
+    pub fn pinned(&self) -> &[Pinned] {
+        &self.pinned
+    }
+
+    /// The origin `tab` is pinned to.
+    pub fn origin_of(&self, tab: &TabId) -> Option<&Origin> {
+        self.pinned.iter().find(|p| p.tab == *tab).map(|p| &p.origin)
+    }
+
+    /// Whether the task knows `tab` (pinned, primary or opened).
+    pub fn knows(&self, tab: &TabId) -> bool {
+        self.pinned.iter().any(|p| p.tab == *tab) || self.opened.contains(tab) || self.primary.as_ref() == Some(tab)
+    }
+
+    /// Resolves a reference (but `@active`, which needs the browser).
+    pub fn resolve(&self, reference: &TabRef) -> Option<TabId> {
+        match reference {
+            TabRef::Primary => self.primary.clone(),
+            TabRef::Opened(None) => self.opened.last().cloned(),
+            TabRef::Opened(Some(n)) => self.opened.get(n - 1).cloned(),
+            TabRef::Id(id) => self.knows(id).then(|| id.clone()),
+            TabRef::Active => None,
+        }
+    }
+
+    /// A one-line description for traces.
+    pub fn describe(&self) -> String {
+        let pins: Vec<String> = self.pinned.iter().map(|p| format!("{}={}", p.tab, origin_text(&p.origin))).collect();
+        format!("focused={:?} primary={:?} pinned=[{}]", self.focused, self.primary, pins.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn origin(s: &str) -> Origin {
+        url::Url::parse(s).unwrap().origin()
+    }
+
+    #[test]
+    fn parses_every_reference_form() {
+        assert_eq!(TabRef::parse("@primary"), Some(TabRef::Primary));
+        assert_eq!(TabRef::parse("@opened"), Some(TabRef::Opened(None)));
+        assert_eq!(TabRef::parse("@opened#2"), Some(TabRef::Opened(Some(2))));
+        assert_eq!(TabRef::parse("@active"), Some(TabRef::Active));
+        assert_eq!(TabRef::parse("ABC"), Some(TabRef::Id(TabId::from("ABC"))));
+        for bad in ["", "@opened#0", "@opened#x", "@secondary"] {
+            assert_eq!(TabRef::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn resolves_opened_tabs_by_order() {
+        let mut tabs = TaskTabs::default();
+        tabs.record_opened(TabId::from("a"));
+        tabs.record_opened(TabId::from("b"));
+        assert_eq!(tabs.resolve(&TabRef::Opened(None)), Some(TabId::from("b")));
+        assert_eq!(tabs.resolve(&TabRef::Opened(Some(1))), Some(TabId::from("a")));
+        assert_eq!(tabs.resolve(&TabRef::Opened(Some(3))), None);
+    }
+
+    #[test]
+    fn an_unknown_id_does_not_resolve() {
+        let mut tabs = TaskTabs::default();
+        tabs.adopt_primary(TabId::from("p"), origin("http://a.test"));
+        assert_eq!(tabs.resolve(&TabRef::Id(TabId::from("zzz"))), None);
+        assert_eq!(tabs.resolve(&TabRef::Id(TabId::from("p"))), Some(TabId::from("p")));
+    }
+
+    #[test]
+    fn repinning_replaces_the_origin() {
+        let mut tabs = TaskTabs::default();
+        tabs.pin(TabId::from("t"), origin("http://a.test"));
+        tabs.pin(TabId::from("t"), origin("http://b.test"));
+        assert_eq!(tabs.pinned().len(), 1);
+        assert_eq!(tabs.origin_of(&TabId::from("t")), Some(&origin("http://b.test")));
+    }
+}

@@ -1,0 +1,163 @@
+//! The trace of every decision a task made: what assertions, reports and the terminal
+//! timeline read.
+
+use super::settle::SettleOutcome;
+use super::stop::StopReason;
+use serde::Serialize;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// What the loop-top guard decided in a round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum GuardDecision {
+    /// The guard is switched off: only the restricted-URL and origin checks ran.
+    Off,
+    /// No tab is focused yet.
+    NoTab,
+    /// The tab was not navigating: no wait.
+    NotInFlight,
+    /// A pending URL on another origin: stopped without waiting.
+    FastFail {
+        /// The pending URL.
+        pending_url: String,
+    },
+    /// Waited for the navigation to settle.
+    Settled {
+        /// The wait's outcome.
+        outcome: SettleOutcome,
+    },
+}
+
+impl GuardDecision {
+    /// The outcome name in the step language (`committed`, …, `fast-fail`), if it waited or
+    /// fast-failed.
+    pub fn outcome_name(&self) -> Option<&'static str> {
+        match self {
+            Self::FastFail { .. } => Some("fast-fail"),
+            Self::Settled { outcome } => Some(outcome.name()),
+            _ => None,
+        }
+    }
+}
+
+/// One recorded decision.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum TraceEvent {
+    /// A round began.
+    RoundStarted,
+    /// The loop-top guard ran.
+    Guard {
+        /// The focused tab's URL when the guard read it.
+        read_url: String,
+        /// What it decided.
+        decision: GuardDecision,
+        /// How long it waited, ms.
+        waited_ms: u64,
+    },
+    /// The round's observation.
+    Observed {
+        /// The page URL.
+        url: String,
+        /// The page title.
+        title: String,
+    },
+    /// The model answered.
+    ModelTurn {
+        /// Its tool calls.
+        calls: usize,
+    },
+    /// A tool call and its result.
+    ToolCall {
+        /// The tool.
+        tool: String,
+        /// Its arguments.
+        args: Value,
+        /// `Ok` text or the error message.
+        result: Result<String, String>,
+        /// For open_url: its guard's outcome and wait, if it waited.
+        guard: Option<(SettleOutcome, u64)>,
+    },
+    /// A note (a focus fallback, a stale tab cleared, …).
+    Note {
+        /// What happened.
+        text: String,
+    },
+    /// The task stopped.
+    Stopped {
+        /// Why.
+        reason: StopReason,
+    },
+}
+
+/// One entry: when, in which round, what.
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceEntry {
+    /// Milliseconds since the trace began.
+    pub at_ms: f64,
+    /// The round (0 before the first).
+    pub round: u32,
+    /// The decision.
+    #[serde(flatten)]
+    pub event: TraceEvent,
+}
+
+/// The trace of a task.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trace {
+    #[serde(skip)]
+    started: Instant,
+    /// The entries, in order.
+    pub entries: Vec<TraceEntry>,
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Self { started: Instant::now(), entries: Vec::new() }
+    }
+}
+
+impl Trace {
+    /// Records `event` in `round`.
+    pub fn record(&mut self, round: u32, event: TraceEvent) {
+        let at_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        self.entries.push(TraceEntry { at_ms, round, event });
+    }
+
+    /// When the trace began.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// How many rounds began.
+    pub fn rounds(&self) -> u32 {
+        self.entries.iter().filter(|e| matches!(e.event, TraceEvent::RoundStarted)).count() as u32
+    }
+
+    /// The guard decisions, with their rounds.
+    pub fn guards(&self) -> impl Iterator<Item = (u32, &GuardDecision, u64)> {
+        self.entries.iter().filter_map(|e| match &e.event {
+            TraceEvent::Guard { decision, waited_ms, .. } => Some((e.round, decision, *waited_ms)),
+            _ => None,
+        })
+    }
+
+    /// The tool calls, with their rounds.
+    pub fn tool_calls(&self) -> impl Iterator<Item = (u32, &TraceEvent)> {
+        self.entries.iter().filter(|e| matches!(e.event, TraceEvent::ToolCall { .. })).map(|e| (e.round, &e.event))
+    }
+
+    /// How the task stopped, if it did.
+    pub fn stop(&self) -> Option<&StopReason> {
+        self.entries.iter().rev().find_map(|e| match &e.event {
+            TraceEvent::Stopped { reason } => Some(reason),
+            _ => None,
+        })
+    }
+
+    /// Time since the trace began.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+}
