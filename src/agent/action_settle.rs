@@ -3,7 +3,8 @@
 //! driver.
 
 use crate::browser::{BrowserError, EventStream, TabId};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// How an action settle ended.
@@ -69,7 +70,7 @@ pub async fn settle_action(
     loop {
         tokio::select! {
             () = cancel.cancelled() => return Ok(ActionSettleEnd::Aborted),
-            () = tokio::time::sleep_until(window.deadline().into()) => {
+            () = tokio::time::sleep_until(window.deadline()) => {
                 if let Some(end) = window.on_time(Instant::now()) {
                     return Ok(end);
                 }

@@ -41,3 +41,6 @@ pub use stop::StopReason;
 pub use tabs::{Pinned, TabRef, TaskTabs};
 pub use tools::{MAX_WAIT, TOOL_NAMES, Tool, parse_tool};
 pub use trace::{GuardDecision, Trace, TraceEntry, TraceEvent};
+
+#[cfg(test)]
+mod loop_tests;

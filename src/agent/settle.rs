@@ -4,7 +4,8 @@
 
 use super::origin::same_origin;
 use crate::browser::{NavEvent, NavEventKind, NavigationId, TabId, TabInfo};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 use url::Origin;
 
 /// How a settle wait ended.

@@ -4,7 +4,8 @@
 
 use super::settle::{SettleMachine, SettleOutcome};
 use crate::browser::{BrowserError, BrowserPort, EventStream, TabId, TabInfo};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use url::Origin;
 
@@ -72,7 +73,7 @@ impl UrlSettle {
         while decided.is_none() {
             decided = tokio::select! {
                 () = cancel.cancelled() => machine.on_cancel(),
-                () = tokio::time::sleep_until(machine.deadline().into()) => machine.on_time(Instant::now()),
+                () = tokio::time::sleep_until(machine.deadline()) => machine.on_time(Instant::now()),
                 event = events.next() => match event {
                     Ok(event) => machine.on_event(&event),
                     Err(_) => return Err(BrowserError::Disconnected),
