@@ -5,6 +5,8 @@
 //! site), `user_steps` (what a person does to the browser). The language is documented in
 //! `docs/gherkin-language.md`.
 
+pub mod agent_state;
+pub mod agent_steps;
 pub mod artifacts;
 pub mod browser_steps;
 pub mod error;
@@ -12,6 +14,7 @@ pub mod run_context;
 pub mod runner;
 pub mod site_steps;
 pub mod summary;
+pub mod round_hook;
 pub mod user_action;
 pub mod user_steps;
 pub mod world;

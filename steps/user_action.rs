@@ -18,11 +18,13 @@ pub enum UserAction {
     Close,
     /// Opens a URL in a new tab.
     OpenTab(String),
+    /// Closes the browser's newest tab (the one created last, by anyone).
+    CloseNewest,
 }
 
 /// The text did not name an action.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, opens \"<url>\" in a new tab")]
+#[error("unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab")]
 pub struct UnknownAction(pub String);
 
 fn quoted(text: &str, prefix: &str, suffix: &str) -> Option<String> {
@@ -38,6 +40,7 @@ impl UserAction {
             "reloads the tab" => Self::Reload,
             "goes back" => Self::Back,
             "closes the tab" => Self::Close,
+            "closes the newest tab" => Self::CloseNewest,
             _ => quoted(text, "navigates the tab to ", "")
                 .map(Self::Navigate)
                 .or_else(|| quoted(text, "opens ", " in a new tab").map(Self::OpenTab))
@@ -60,8 +63,27 @@ impl UserAction {
             Self::Navigate(url) => port.navigate(tab, &expand(url)).await.map(|()| None),
             Self::Close => port.close(tab).await.map(|()| None),
             Self::OpenTab(url) => port.create_tab(&expand(url), true).await.map(Some),
+            Self::CloseNewest => {
+                let newest = port.tabs().await?.into_iter().map(|t| t.id).max_by_key(|id| newest_rank(port, id));
+                match newest {
+                    Some(tab) => port.close(&tab).await.map(|()| None),
+                    None => Ok(None),
+                }
+            }
         }
     }
+}
+
+/// Tabs are ranked by when the port first saw them (their creation event's position).
+fn newest_rank(port: &dyn BrowserPort, tab: &TabId) -> u64 {
+    let mut events = port.subscribe_from_start();
+    let mut rank = 0;
+    while let Some(e) = events.try_next() {
+        if e.tab == *tab && e.kind == navguard::browser::NavEventKind::TabCreated {
+            rank = e.seq;
+        }
+    }
+    rank
 }
 
 #[cfg(test)]

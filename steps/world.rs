@@ -36,6 +36,8 @@ pub struct NavWorld {
     current: Option<usize>,
     /// The event-log position before the latest action: waits look from here on.
     mark: u64,
+    /// The agent: its settings, its scripted model, its task and what came of it.
+    pub agent: crate::steps::agent_state::AgentState,
     /// A question put to the page that has not been answered yet.
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
 }

@@ -113,24 +113,29 @@ impl BidiPort {
         }
     }
 
-    /// The tab's page realm. Scripts go to the realm, not the context: Chromium 156 never
-    /// answers context-targeted `script.evaluate` or `locateNodes` in a `window.open` popup of a
-    /// created user context, while realm-targeted calls work everywhere.
-    async fn page_realm(&self, tab: &TabId) -> Result<String, BrowserError> {
+    /// The tab's page realm, if it has one yet. Scripts go to the realm, not the context:
+    /// Chromium 156 never answers context-targeted `script.evaluate` or `locateNodes` in a
+    /// `window.open` popup, while realm-targeted calls work everywhere. Just after a commit
+    /// the new document may have no realm yet: then `None`, and the caller targets the
+    /// context (which Chromium holds until the realm exists).
+    async fn page_realm(&self, tab: &TabId) -> Result<Option<String>, BrowserError> {
         let realms = self.send(tab, &GetRealms { context: ctx(tab), kind: "window" }).await?;
-        realms
-            .realms
-            .into_iter()
-            .find(|r| r.sandbox.is_none())
-            .map(|r| r.realm)
-            .ok_or_else(|| BrowserError::Browser { op: GetRealms::METHOD.into(), message: format!("tab {tab} has no page realm") })
+        Ok(realms.realms.into_iter().find(|r| r.sandbox.is_none()).map(|r| r.realm))
+    }
+
+    /// `script.evaluate`, in the page realm when there is one.
+    async fn evaluate_raw(&self, tab: &TabId, command: Evaluate) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
+        let command = match self.page_realm(tab).await? {
+            Some(realm) => command.in_realm(&realm),
+            None => command,
+        };
+        self.send(tab, &command).await
     }
 
     /// The element's `sharedId` (what `browsingContext.locateNodes` gives, found through the
     /// page realm for the reason above).
     async fn shared_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
-        let realm = self.page_realm(tab).await?;
-        let found = self.send(tab, &Evaluate::query_selector(&ctx(tab), selector).in_realm(&realm)).await?;
+        let found = self.evaluate_raw(tab, Evaluate::query_selector(&ctx(tab), selector)).await?;
         if found.kind != "success" {
             let detail = found.into_json().err().unwrap_or_default();
             return Err(BrowserError::InvalidArgument(format!("selector {selector:?}: {detail}")));
@@ -254,8 +259,7 @@ impl BrowserPort for BidiPort {
     }
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
-        let realm = self.page_realm(tab).await?;
-        let result = self.send(tab, &Evaluate::json(&ctx(tab), expression).in_realm(&realm)).await?;
+        let result = self.evaluate_raw(tab, Evaluate::json(&ctx(tab), expression)).await?;
         result.into_json().map_err(BrowserError::Script)
     }
 
@@ -268,6 +272,10 @@ impl BrowserPort for BidiPort {
 
     fn subscribe(&self) -> EventStream {
         self.scope.log.subscribe()
+    }
+
+    fn subscribe_from_start(&self) -> EventStream {
+        self.scope.log.subscribe_from(0)
     }
 
     fn listener_count(&self) -> usize {

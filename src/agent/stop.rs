@@ -51,9 +51,17 @@ impl StopReason {
             Self::User => "Task stopped by the user".into(),
             Self::RoundLimit => "Round limit reached, agent stopped".into(),
             Self::NoAction => "The model gave no action, agent stopped".into(),
-            Self::Browser { detail } => format!("The browser failed ({detail}), agent stopped"),
-            Self::ObservationFailed { detail } => format!("The page could not be observed ({detail}), agent stopped"),
-            Self::PlannerFailed { detail } => format!("The model could not be asked ({detail}), agent stopped"),
+            Self::Browser { .. } => "The browser failed, agent stopped".into(),
+            Self::ObservationFailed { .. } => "The page could not be observed, agent stopped".into(),
+            Self::PlannerFailed { .. } => "The model could not be asked, agent stopped".into(),
+        }
+    }
+
+    /// What went wrong underneath, for the trace and reports (not part of the message).
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Self::Browser { detail } | Self::ObservationFailed { detail } | Self::PlannerFailed { detail } => Some(detail),
+            _ => None,
         }
     }
 

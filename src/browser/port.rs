@@ -100,6 +100,9 @@ pub trait BrowserPort: Send + Sync {
     /// A stream of every navigation event of this port's tabs from now on. Subscribe before
     /// reading a tab, so that an event between the two is never missed.
     fn subscribe(&self) -> EventStream;
+    /// A stream of every event this port has seen, from its first (for history: which tab
+    /// appeared when, which page opened which).
+    fn subscribe_from_start(&self) -> EventStream;
     /// How many subscriptions are alive (a waiter must leave none behind).
     fn listener_count(&self) -> usize;
 }

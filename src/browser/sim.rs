@@ -262,6 +262,10 @@ impl BrowserPort for SimPort {
         self.log.subscribe()
     }
 
+    fn subscribe_from_start(&self) -> EventStream {
+        self.log.subscribe_from(0)
+    }
+
     fn listener_count(&self) -> usize {
         self.log.listener_count()
     }

@@ -1,0 +1,379 @@
+//! The agent's steps: set it up, run it, and read its trace.
+
+use crate::steps::browser_steps::{open_loaded_tab, same_url};
+use crate::steps::error::{StepError, StepResult, expect_eq};
+use crate::steps::round_hook::UserScript;
+use crate::steps::user_action::UserAction;
+use crate::steps::world::NavWorld;
+use cucumber::gherkin::Step;
+use cucumber::{given, then, when};
+use navguard::agent::{Agent, GuardDecision, InFlightTrigger, TraceEvent, UrlSettle, safe_parse_origin};
+use navguard::browser::{BrowserPort, TabId};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+fn setup(e: impl std::fmt::Display) -> StepError {
+    StepError::Setup(e.to_string())
+}
+
+#[given(expr = "the agent starts on {string}")]
+async fn the_agent_starts_on(world: &mut NavWorld, url: String) -> StepResult {
+    let tab = open_loaded_tab(world, &url).await?;
+    let committed = world.port()?.tab(&tab).await?.url;
+    let origin = safe_parse_origin(&committed).ok_or_else(|| setup(format!("the start page {committed} has no origin")))?;
+    world.agent.task.tabs.adopt_primary(tab, origin);
+    Ok(())
+}
+
+#[given(expr = "the settle timeout is {int} ms")]
+async fn settle_timeout(world: &mut NavWorld, ms: u64) {
+    world.agent.config.settle_timeout = Duration::from_millis(ms);
+}
+
+#[given(expr = "the action quiet window is {int} ms")]
+async fn quiet_window(world: &mut NavWorld, ms: u64) {
+    world.agent.config.action_quiet = Duration::from_millis(ms);
+}
+
+#[given(expr = "the action settle cap is {int} ms")]
+async fn settle_cap(world: &mut NavWorld, ms: u64) {
+    world.agent.config.action_cap = Duration::from_millis(ms);
+}
+
+#[given(regex = r"^the (open_url|loop-top) guard is (on|off)$")]
+async fn guard_switch(world: &mut NavWorld, guard: String, state: String) {
+    let on = state == "on";
+    match guard.as_str() {
+        "open_url" => world.agent.config.open_url_guard = on,
+        _ => world.agent.config.loop_top_guard = on,
+    }
+}
+
+#[given(regex = r"^the loop-top guard uses the (seed's|extended) in-flight trigger$")]
+async fn in_flight_trigger(world: &mut NavWorld, trigger: String) {
+    world.agent.config.in_flight_trigger = if trigger == "seed's" { InFlightTrigger::Seed } else { InFlightTrigger::Extended };
+}
+
+#[given(expr = "the round limit is {int}")]
+async fn round_limit(world: &mut NavWorld, n: u32) {
+    world.agent.config.round_limit = n;
+}
+
+#[given("the model plans:")]
+async fn the_model_plans(world: &mut NavWorld, step: &Step) -> StepResult {
+    let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | round | tool | args |"))?;
+    for (i, row) in table.rows.iter().enumerate().skip(1) {
+        let cell = |n: usize| row.get(n).map(String::as_str).unwrap_or_default();
+        let round: u32 = cell(0).trim().parse().map_err(|_| setup(format!("row {i}: round {:?} is not a number", cell(0))))?;
+        let (tool, args) = (cell(1).trim(), world.expand(cell(2)));
+        if tool.is_empty() {
+            world.agent.plan.add_empty_round(round);
+            continue;
+        }
+        let args = if args.trim().is_empty() { serde_json::json!({}) } else {
+            serde_json::from_str(&args).map_err(|e| setup(format!("row {i}: args are not JSON ({e}): {args}")))?
+        };
+        world.agent.plan.add(round, tool, args);
+    }
+    Ok(())
+}
+
+#[given(expr = "the model takes {int} ms to answer")]
+async fn think_time(world: &mut NavWorld, ms: u64) {
+    world.agent.plan.think(Duration::from_millis(ms));
+}
+
+#[given(expr = "the model takes {int} ms to answer in round {int}")]
+async fn think_time_in_round(world: &mut NavWorld, ms: u64, round: u32) {
+    world.agent.plan.think_in_round(round, Duration::from_millis(ms));
+}
+
+#[given(regex = r"^before round (\d+) the user (.+)$")]
+async fn before_round_the_user(world: &mut NavWorld, round: u32, words: String) -> StepResult {
+    let action = UserAction::parse(&words).map_err(setup)?;
+    world.agent.user_actions.entry(round).or_default().push(action);
+    Ok(())
+}
+
+/// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
+async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> StepResult {
+    let port = world.port()?.clone();
+    let (site, other) = (world.site()?.site.clone(), world.site()?.other.clone());
+    let script = UserScript {
+        port: port.clone(),
+        actions: std::mem::take(&mut world.agent.user_actions),
+        expand: Box::new(move |t: &str| t.replace("{site}", &site).replace("{other}", &other)),
+        failures: Mutex::new(Vec::new()),
+    };
+    let mut task = std::mem::take(&mut world.agent.task);
+    let cancel = CancellationToken::new();
+    let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, task.tabs.focused().cloned(), world));
+    let plan = world.agent.plan.clone();
+    let agent = Agent { hook: Some(&script), ..Agent::new(&port, &plan, world.agent.config.clone()) };
+    let started = Instant::now();
+    let stop = agent.run(&mut task, &cancel).await;
+    world.agent.took = Some(started.elapsed());
+    world.agent.stop = Some(stop);
+    world.agent.task = task;
+    if let Some(side) = side {
+        side.abort();
+    }
+    match script.failures().as_slice() {
+        [] => Ok(()),
+        failures => Err(StepError::Setup(failures.join("\n"))),
+    }
+}
+
+/// What happens beside the run.
+enum During {
+    Stop,
+    User(UserAction),
+}
+
+fn spawn_during(after: Duration, what: During, cancel: &CancellationToken, port: &navguard::adapter::BidiPort, tab: Option<TabId>, world: &NavWorld) -> tokio::task::JoinHandle<()> {
+    let (cancel, port) = (cancel.clone(), port.clone());
+    let (site, other) = world.site().map(|s| (s.site.clone(), s.other.clone())).unwrap_or_default();
+    tokio::spawn(async move {
+        // The user's pause is the scenario, not a synchronization.
+        tokio::time::sleep(after).await;
+        match what {
+            During::Stop => cancel.cancel(),
+            During::User(action) => {
+                let tab = tab.unwrap_or(TabId(String::new()));
+                let expand = |t: &str| t.replace("{site}", &site).replace("{other}", &other);
+                if let Err(e) = action.perform(&port, &tab, expand).await {
+                    tracing::warn!("the user's action failed: {e}");
+                }
+            }
+        }
+    })
+}
+
+#[when("the agent runs the task")]
+async fn the_agent_runs(world: &mut NavWorld) -> StepResult {
+    run_task(world, None).await
+}
+
+#[when(expr = "the agent runs the task and the user presses Stop after {int} ms")]
+async fn the_agent_runs_then_stop(world: &mut NavWorld, ms: u64) -> StepResult {
+    run_task(world, Some((Duration::from_millis(ms), During::Stop))).await
+}
+
+#[when(regex = r"^the agent runs the task and after (\d+) ms the user (.+)$")]
+async fn the_agent_runs_then_the_user(world: &mut NavWorld, ms: u64, words: String) -> StepResult {
+    let action = UserAction::parse(&words).map_err(setup)?;
+    run_task(world, Some((Duration::from_millis(ms), During::User(action)))).await
+}
+
+fn origin_arg(world: &NavWorld, origin: &str) -> StepResult<url::Origin> {
+    let origin = world.expand(origin);
+    safe_parse_origin(&origin).ok_or_else(|| setup(format!("{origin:?} is not an origin")))
+}
+
+#[when(expr = "a new tab is opened on {string} and settled for {string}")]
+async fn open_and_settle(world: &mut NavWorld, url: String, origin: String) -> StepResult {
+    let origin = origin_arg(world, &origin)?;
+    world.mark()?;
+    let port = world.port()?.clone();
+    let tab = port.create_tab(&world.expand(&url), true).await?;
+    world.adopt(tab.clone());
+    let timeout = world.agent.config.settle_timeout;
+    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await?;
+    world.agent.settles.push(report);
+    Ok(())
+}
+
+#[when(expr = "the tab is settled for {string}")]
+async fn settle_focused(world: &mut NavWorld, origin: String) -> StepResult {
+    let origin = origin_arg(world, &origin)?;
+    let tab = match world.agent.task.tabs.focused() {
+        Some(tab) => tab.clone(),
+        None => world.current_tab()?,
+    };
+    let port = world.port()?.clone();
+    let timeout = world.agent.config.settle_timeout;
+    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await?;
+    world.agent.settles.push(report);
+    Ok(())
+}
+
+#[when("these tabs are opened and settled at once:")]
+async fn open_and_settle_at_once(world: &mut NavWorld, step: &Step) -> StepResult {
+    let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | url | origin |"))?;
+    let port = world.port()?.clone();
+    let timeout = world.agent.config.settle_timeout;
+    let mut waits = Vec::new();
+    for row in table.rows.iter().skip(1) {
+        let (url, origin) = (world.expand(&row[0]), origin_arg(world, &row[1])?);
+        let port = port.clone();
+        waits.push(async move {
+            let tab = port.create_tab(&url, true).await?;
+            UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await
+        });
+    }
+    for report in futures::future::join_all(waits).await {
+        world.agent.settles.push(report?);
+    }
+    Ok(())
+}
+
+fn stop_of(world: &NavWorld) -> StepResult<&navguard::agent::StopReason> {
+    world.agent.stop.as_ref().ok_or_else(|| setup("the agent has not run"))
+}
+
+#[then("the task succeeds")]
+async fn the_task_succeeds(world: &mut NavWorld) -> StepResult {
+    let stop = stop_of(world)?;
+    if stop.is_success() {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("the task stopped with {:?} ({})", stop.message(), stop.detail().unwrap_or("no detail"))))
+}
+
+#[then(expr = "the task stops with {string}")]
+async fn the_task_stops_with(world: &mut NavWorld, message: String) -> StepResult {
+    let stop = stop_of(world)?;
+    if stop.message() == message {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("the task stopped with {:?} ({}), not {message:?}", stop.message(), stop.detail().unwrap_or("no detail"))))
+}
+
+#[then("the task is aborted")]
+async fn the_task_is_aborted(world: &mut NavWorld) -> StepResult {
+    expect_eq("the task was stopped by the user", true, stop_of(world)?.is_aborted())
+}
+
+#[then(expr = "the task ran {int} rounds")]
+#[then(expr = "the task ran {int} round")]
+async fn rounds(world: &mut NavWorld, n: u32) -> StepResult {
+    expect_eq("rounds", n, world.agent.task.trace.rounds())
+}
+
+#[then(expr = "the task took less than {int} ms")]
+async fn took_less_than(world: &mut NavWorld, ms: u64) -> StepResult {
+    let took = world.agent.took.ok_or_else(|| setup("the agent has not run"))?;
+    if took < Duration::from_millis(ms) {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("the task took {} ms", took.as_millis())))
+}
+
+#[then(expr = "the loop-top guard resolved {string} in round {int}")]
+async fn guard_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
+    let decisions: Vec<&GuardDecision> = world.agent.task.trace.guards().filter(|(r, ..)| *r == round).map(|(_, d, _)| d).collect();
+    match decisions.first() {
+        Some(d) if d.outcome_name() == Some(outcome.as_str()) => Ok(()),
+        Some(d) => Err(StepError::Expectation(format!("round {round}'s guard decided {d:?}"))),
+        None => Err(StepError::Expectation(format!("no guard ran in round {round}"))),
+    }
+}
+
+#[then("the loop-top guard never waited")]
+async fn guard_never_waited(world: &mut NavWorld) -> StepResult {
+    let waits: Vec<String> = world.agent.task.trace.guards()
+        .filter(|(_, d, _)| matches!(d, GuardDecision::Settled { .. }))
+        .map(|(r, d, ms)| format!("round {r}: {d:?} after {ms} ms"))
+        .collect();
+    if waits.is_empty() { Ok(()) } else { Err(StepError::Expectation(format!("the guard waited: {}", waits.join("; ")))) }
+}
+
+#[then(expr = "the open_url guard resolved {string}")]
+async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepResult {
+    let guards: Vec<&str> = world.agent.task.trace.tool_calls()
+        .filter_map(|(_, c)| match c {
+            TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if tool == "open_url" => Some(o.name()),
+            _ => None,
+        })
+        .collect();
+    match guards.last() {
+        Some(name) => expect_eq("the open_url guard's outcome", outcome.as_str(), name),
+        None => Err(StepError::Expectation("no open_url call waited on its guard".into())),
+    }
+}
+
+fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<Result<String, String>> {
+    world.agent.task.trace.tool_calls()
+        .find_map(|(r, c)| match c {
+            TraceEvent::ToolCall { tool: t, result, .. } if r == round && t == tool => Some(result.clone()),
+            _ => None,
+        })
+        .ok_or_else(|| StepError::Expectation(format!("no {tool:?} call in round {round}")))
+}
+
+#[then(expr = "tool call {string} in round {int} succeeded")]
+async fn call_succeeded(world: &mut NavWorld, tool: String, round: u32) -> StepResult {
+    match call_result(world, &tool, round)? {
+        Ok(_) => Ok(()),
+        Err(e) => Err(StepError::Expectation(format!("{tool} in round {round} failed: {e}"))),
+    }
+}
+
+#[then(expr = "tool call {string} in round {int} failed with {string}")]
+async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
+    let text = world.expand(&text);
+    match call_result(world, &tool, round)? {
+        Err(e) if e.contains(&text) => Ok(()),
+        Err(e) => Err(StepError::Expectation(format!("{tool} in round {round} failed with {e:?}, which lacks {text:?}"))),
+        Ok(r) => Err(StepError::Expectation(format!("{tool} in round {round} succeeded: {r}"))),
+    }
+}
+
+#[then(expr = "round {int} observed the page titled {string}")]
+async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> StepResult {
+    let seen: Vec<String> = world.agent.task.trace.entries.iter()
+        .filter(|e| e.round == round)
+        .filter_map(|e| match &e.event { TraceEvent::Observed { title, .. } => Some(title.clone()), _ => None })
+        .collect();
+    expect_eq(&format!("round {round}'s observation"), vec![title], seen)
+}
+
+#[then(expr = "round {int} observed the page at {string}")]
+async fn round_observed_url(world: &mut NavWorld, round: u32, url: String) -> StepResult {
+    let url = world.expand(&url);
+    let seen = world.agent.task.trace.entries.iter().filter(|e| e.round == round).find_map(|e| match &e.event {
+        TraceEvent::Observed { url, .. } => Some(url.clone()),
+        _ => None,
+    });
+    match seen {
+        Some(seen) if same_url(&seen, &url) => Ok(()),
+        other => expect_eq(&format!("round {round}'s observed URL"), Some(url), other),
+    }
+}
+
+#[then(expr = "the browser has {int} tabs open for the task")]
+#[then(expr = "the browser has {int} tab open for the task")]
+async fn tabs_for_the_task(world: &mut NavWorld, n: usize) -> StepResult {
+    let open = world.port()?.tabs().await?;
+    let tabs = &world.agent.task.tabs;
+    let mine = open.iter().filter(|t| tabs.knows(&t.id)).count();
+    expect_eq("the task's open tabs", n, mine)
+}
+
+#[then(expr = "the settle outcome is {string}")]
+async fn the_settle_outcome_is(world: &mut NavWorld, outcome: String) -> StepResult {
+    let last = world.agent.settles.last().ok_or_else(|| setup("nothing was settled"))?;
+    expect_eq("the settle outcome", outcome.as_str(), last.outcome.name())
+}
+
+#[then(expr = "the settle outcomes are {string}")]
+async fn the_settle_outcomes_are(world: &mut NavWorld, outcomes: String) -> StepResult {
+    let expected: Vec<&str> = outcomes.split(',').map(str::trim).collect();
+    let actual: Vec<&str> = world.agent.settles.iter().map(|r| r.outcome.name()).collect();
+    expect_eq("the settle outcomes", expected, actual)
+}
+
+#[then("no navigation listener is left registered")]
+async fn no_listener_left(world: &mut NavWorld) -> StepResult {
+    expect_eq("live navigation listeners", 0, world.port()?.listener_count())
+}
+
+#[then(expr = "the trace of round {int} shows the guard {string}")]
+async fn guard_kind(world: &mut NavWorld, round: u32, kind: String) -> StepResult {
+    let decisions: BTreeMap<u32, String> = world.agent.task.trace.guards()
+        .map(|(r, d, _)| (r, serde_json::to_value(d).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)).unwrap_or_default()))
+        .collect();
+    expect_eq(&format!("round {round}'s guard"), Some(&kind), decisions.get(&round))
+}

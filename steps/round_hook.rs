@@ -1,0 +1,46 @@
+//! The user's planned actions, performed just before the agent's rounds.
+
+use crate::steps::user_action::UserAction;
+use async_trait::async_trait;
+use navguard::adapter::BidiPort;
+use navguard::agent::{RoundHook, TaskTabs};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// Performs `Given before round <n> the user <action>` on the task's focused tab.
+pub struct UserScript {
+    /// The scenario's tabs.
+    pub port: BidiPort,
+    /// The actions, by round.
+    pub actions: BTreeMap<u32, Vec<UserAction>>,
+    /// Expands `{site}` / `{other}`.
+    pub expand: Box<dyn Fn(&str) -> String + Send + Sync>,
+    /// Actions that failed (the scenario fails on them after the run).
+    pub failures: Mutex<Vec<String>>,
+}
+
+#[async_trait]
+impl RoundHook for UserScript {
+    async fn before_round(&self, round: u32, tabs: &TaskTabs) {
+        for action in self.actions.get(&round).into_iter().flatten() {
+            let Some(tab) = tabs.focused().cloned() else {
+                self.fail(format!("before round {round}: the task has no focused tab for {action:?}"));
+                continue;
+            };
+            if let Err(e) = action.perform(&self.port, &tab, |u| (self.expand)(u)).await {
+                self.fail(format!("before round {round}: {action:?} failed: {e}"));
+            }
+        }
+    }
+}
+
+impl UserScript {
+    fn fail(&self, text: String) {
+        self.failures.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+    }
+
+    /// The failures so far.
+    pub fn failures(&self) -> Vec<String> {
+        self.failures.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
