@@ -33,9 +33,12 @@ struct TimedEvent<'a> {
     event: &'a navguard::browser::NavEvent,
 }
 
-/// Writes the artifacts into `dir`; returns `dir`.
-pub async fn write(env: &ScenarioEnv, tab: Option<TabId>, dir: PathBuf) -> std::io::Result<PathBuf> {
+/// Writes the artifacts into `dir` (with the agent's trace, if it ran); returns `dir`.
+pub async fn write(env: &ScenarioEnv, tab: Option<TabId>, trace: Option<&navguard::agent::Trace>, dir: PathBuf) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(&dir)?;
+    if let Some(trace) = trace.filter(|t| !t.entries.is_empty()) {
+        std::fs::write(dir.join("trace.json"), serde_json::to_string_pretty(trace).unwrap_or_default())?;
+    }
     let log = &env.port.scope().log;
     let events = log.snapshot_from(0);
     let timed = events.iter().map(|e| TimedEvent {

@@ -192,7 +192,7 @@ async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Durat
     let Some(env) = world.take_env() else { return (Duration::ZERO, None) };
     let duration = env.started.elapsed();
     let kept = match failed {
-        true => artifacts::write(&env, tab, folder).await.ok(),
+        true => artifacts::write(&env, tab, Some(&world.agent.task.trace), folder).await.ok(),
         false => None,
     };
     let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.port)).await;

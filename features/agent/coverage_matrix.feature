@@ -54,7 +54,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
     Then the task stops with "Page navigated to a restricted URL, agent stopped"
 
   Scenario: A click starts a cross-document navigation slower than the quiet window: the loop top catches it
-    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=1500%26title=Next"
+    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=3000%26title=Next"
     And the model plans:
       | round | tool  | args                          |
       | 1     | click | {"selector": "#go"}           |
@@ -65,7 +65,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
     And round 2 observed the page titled "Next"
 
   Scenario: A click starts a slow navigation, loop-top guard off: the next round looks at a page that is leaving
-    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=1500%26title=Next"
+    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=3000%26title=Next"
     And the loop-top guard is off
     And the model plans:
       | round | tool  | args                          |
@@ -75,7 +75,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
     Then the task stops with "The page could not be observed, agent stopped"
 
   Scenario: Typing and Enter submit a form to a slow answer: the loop top catches it
-    Given the agent starts on "{site}/form?title=Search&action=/submit?delay=1500%26title=Results"
+    Given the agent starts on "{site}/form?title=Search&action=/submit?delay=3000%26title=Results"
     And the model plans:
       | round | tool | args                                                 |
       | 1     | type | {"selector": "#q", "text": "navguard", "submit": true} |
@@ -86,7 +86,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
     And round 2 observed the page titled "Results"
 
   Scenario: Typing and Enter submit a form to a slow answer, loop-top guard off
-    Given the agent starts on "{site}/form?title=Search&action=/submit?delay=1500%26title=Results"
+    Given the agent starts on "{site}/form?title=Search&action=/submit?delay=3000%26title=Results"
     And the loop-top guard is off
     And the model plans:
       | round | tool | args                                                 |
@@ -169,7 +169,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
 
   Scenario: focus_tab moves to a tab that is still loading: the loop top settles it
     Given the agent starts on "{site}/page?title=Home"
-    And before round 2 the user opens "{site}/slow?delay=1500&title=Loading" in a new tab
+    And before round 2 the user opens "{site}/slow?delay=3000&title=Loading" in a new tab
     And the model plans:
       | round | tool      | args                     |
       | 1     | wait      | {"ms": 10}               |
@@ -184,7 +184,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
   Scenario: focus_tab moves to a tab that is still loading, loop-top guard off: the original race
     Given the agent starts on "{site}/page?title=Home"
     And the loop-top guard is off
-    And before round 2 the user opens "{site}/slow?delay=1500&title=Loading" in a new tab
+    And before round 2 the user opens "{site}/slow?delay=3000&title=Loading" in a new tab
     And the model plans:
       | round | tool      | args                     |
       | 1     | wait      | {"ms": 10}               |

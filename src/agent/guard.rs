@@ -93,7 +93,7 @@ pub async fn loop_top_guard(
         let decision = GuardDecision::FastFail { pending_url: pending };
         return GuardResult { read_url, decision, waited: Duration::ZERO, verdict: Err(StopReason::OriginChanged) };
     }
-    settle_then_check(tab, pinned, info, events, config, cancel).await
+    settle_then_check(port, tab, pinned, info, events, config, cancel).await
 }
 
 /// A pending URL on another origin than the pinned one: the seed's fast-fail.
@@ -104,6 +104,7 @@ fn fast_fail(info: &TabInfo, pinned: Option<&Origin>) -> Option<String> {
 }
 
 async fn settle_then_check(
+    port: &dyn BrowserPort,
     tab: TabId,
     pinned: Option<Origin>,
     info: TabInfo,
@@ -116,7 +117,7 @@ async fn settle_then_check(
         Some(origin) => UrlSettle::new(tab, origin.clone()),
         None => UrlSettle::any_origin(tab),
     };
-    match settle.timeout(config.settle_timeout).wait_after_read(events, Ok(info), cancel).await {
+    match settle.timeout(config.settle_timeout).wait_after_read(port, events, Ok(info), cancel).await {
         Err(e) => GuardResult { read_url, decision: GuardDecision::NotInFlight, waited: Duration::ZERO, verdict: Err(browser_stop(&e)) },
         Ok(report) => {
             let verdict = verdict_of(&report.outcome).and_then(|url| check_url(&url, pinned.as_ref()));

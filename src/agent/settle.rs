@@ -66,8 +66,9 @@ pub struct SettleMachine {
     deadline: Instant,
     /// `None` until a start is known: then any commit counts.
     awaited: Option<Awaited>,
-    /// The tab's last committed URL (from the read, then from commits).
-    committed_url: Option<String>,
+    /// The awaited navigation failed: the driver should read the tab again (closing a
+    /// navigating tab fails its navigation before the tab is reported gone).
+    wants_read: bool,
     outcome: Option<SettleOutcome>,
 }
 
@@ -75,7 +76,7 @@ impl SettleMachine {
     /// A wait for `tab` to commit on `expected` (any origin if `None`), starting at `now`, for
     /// at most `timeout`.
     pub fn new(tab: TabId, expected: Option<Origin>, now: Instant, timeout: Duration) -> Self {
-        Self { tab, expected, deadline: now + timeout, awaited: None, committed_url: None, outcome: None }
+        Self { tab, expected, deadline: now + timeout, awaited: None, wants_read: false, outcome: None }
     }
 
     /// When the wait times out.
@@ -95,8 +96,13 @@ impl SettleMachine {
         self.outcome.clone()
     }
 
+    /// Whether the driver should read the tab again and feed the read to
+    /// [`Self::on_tab_read`] (after feeding any events that arrived meanwhile).
+    pub fn wants_read(&self) -> bool {
+        self.wants_read && self.outcome.is_none()
+    }
+
     fn commit(&mut self, url: &str) -> Option<SettleOutcome> {
-        self.committed_url = Some(url.to_owned());
         let outcome = if self.expected.as_ref().is_none_or(|o| same_origin(url, o)) {
             SettleOutcome::Committed { url: url.to_owned() }
         } else {
@@ -110,7 +116,7 @@ impl SettleMachine {
         if self.outcome.is_some() {
             return self.outcome.clone();
         }
-        self.committed_url = Some(info.url.clone());
+        self.wants_read = false;
         match &info.pending_url {
             Some(url) => {
                 self.awaited = Some(Awaited { navigation: info.pending_navigation.clone(), url: Some(url.clone()) });
@@ -156,14 +162,12 @@ impl SettleMachine {
         same_id || (by_url_too && event.url.is_some() && event.url == awaited.url)
     }
 
-    /// The awaited navigation failed: a tab still on a real page settles there; a tab with
-    /// nothing committed waits on (for another navigation, or the timeout).
+    /// The awaited navigation failed. Whether the tab is gone, still shows its old page (then
+    /// it settled there) or shows nothing, a fresh read tells.
     fn on_failed(&mut self) -> Option<SettleOutcome> {
         self.awaited = None;
-        match self.committed_url.clone() {
-            Some(url) if !is_transient(&url) => self.commit(&url),
-            _ => None,
-        }
+        self.wants_read = true;
+        None
     }
 
     /// The time is `now`.
@@ -322,17 +326,31 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_navigation_settles_back_on_the_page_the_tab_still_shows() {
+    fn a_failed_navigation_asks_for_a_read_and_settles_on_the_page_the_tab_still_shows() {
         let old = "https://docs.example.com/old";
         let mut m = machine(Instant::now());
         m.on_tab_read(&info(old, Some(("n2", TARGET))));
-        assert_eq!(m.on_event(&ev(K::Failed, "n2", TARGET)), committed(old));
+        assert_eq!(m.on_event(&ev(K::Failed, "n2", TARGET)), None);
+        assert!(m.wants_read());
+        assert_eq!(m.on_tab_read(&info(old, None)), committed(old));
+    }
+
+    #[test]
+    fn a_navigation_failed_by_closing_its_tab_is_tab_gone() {
+        // Chromium: navigationFailed, then contextDestroyed.
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("https://docs.example.com/old", Some(("n2", TARGET))));
+        m.on_event(&ev(K::Failed, "n2", TARGET));
+        assert_eq!(m.on_event(&NavEvent::new(TabId::from("42"), K::TabClosed)), Some(SettleOutcome::TabGone));
+        assert!(!m.wants_read());
     }
 
     #[test]
     fn a_failed_first_navigation_keeps_waiting() {
         let mut m = machine(Instant::now());
         m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
-        assert_eq!(m.on_event(&ev(K::Failed, "n1", TARGET)), None);
+        m.on_event(&ev(K::Failed, "n1", TARGET));
+        assert_eq!(m.on_tab_read(&info("about:blank", None)), None);
+        assert!(!m.wants_read());
     }
 }

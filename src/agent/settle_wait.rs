@@ -53,24 +53,26 @@ impl UrlSettle {
     pub async fn wait(self, port: &dyn BrowserPort, cancel: &CancellationToken) -> Result<SettleReport, BrowserError> {
         let events = port.subscribe();
         let read = port.tab(&self.tab).await;
-        self.wait_after_read(events, read, cancel).await
+        self.wait_after_read(port, events, read, cancel).await
     }
 
     /// Waits with a subscription taken before `read` (the caller already read the tab).
     pub async fn wait_after_read(
         self,
+        port: &dyn BrowserPort,
         mut events: EventStream,
         read: Result<TabInfo, BrowserError>,
         cancel: &CancellationToken,
     ) -> Result<SettleReport, BrowserError> {
         let started = Instant::now();
+        let tab = self.tab.clone();
         let mut machine = SettleMachine::new(self.tab, self.expected, started, self.timeout);
-        let mut decided = match read {
-            Ok(info) => machine.on_tab_read(&info),
-            Err(e) if e.is_tab_gone() => machine.on_tab_gone(),
-            Err(e) => return Err(e),
-        };
+        let mut decided = apply_read(&mut machine, read)?;
         while decided.is_none() {
+            if machine.wants_read() {
+                decided = reread(port, &tab, &mut machine, &mut events).await?;
+                continue;
+            }
             decided = tokio::select! {
                 () = cancel.cancelled() => machine.on_cancel(),
                 () = tokio::time::sleep_until(machine.deadline()) => machine.on_time(Instant::now()),
@@ -83,6 +85,31 @@ impl UrlSettle {
         let outcome = decided.unwrap_or(SettleOutcome::Timeout);
         Ok(SettleReport { outcome, waited: started.elapsed() })
     }
+}
+
+fn apply_read(machine: &mut SettleMachine, read: Result<TabInfo, BrowserError>) -> Result<Option<SettleOutcome>, BrowserError> {
+    match read {
+        Ok(info) => Ok(machine.on_tab_read(&info)),
+        Err(e) if e.is_tab_gone() => Ok(machine.on_tab_gone()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads the tab again; events that arrived meanwhile (a close comes before the read's reply on
+/// the one socket) are fed first.
+async fn reread(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    machine: &mut SettleMachine,
+    events: &mut EventStream,
+) -> Result<Option<SettleOutcome>, BrowserError> {
+    let read = port.tab(tab).await;
+    while let Some(event) = events.try_next() {
+        if let Some(outcome) = machine.on_event(&event) {
+            return Ok(Some(outcome));
+        }
+    }
+    apply_read(machine, read)
 }
 
 /// The seed's helper under its own name.
