@@ -100,9 +100,18 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
         )
         .fail_on_skipped()
         .with_cli(opts)
-        .run(input)
-        .await;
-    finish(&run, &writer).await
+        .run(input);
+    tokio::select! {
+        writer = writer => finish(&run, &writer).await,
+        _ = tokio::signal::ctrl_c() => {
+            // Leave no browser behind.
+            eprintln!("navguard: interrupted; closing the browser");
+            if let Some(browser) = run.started_browser() {
+                browser.shutdown().await;
+            }
+            ExitCode::from(130)
+        }
+    }
 }
 
 fn open_report(dir: &Path) -> std::io::Result<std::fs::File> {

@@ -67,10 +67,12 @@ impl Driver {
     /// listening.
     pub async fn start(binary: &Path, deadline: Duration) -> Result<Self, LaunchError> {
         let port = free_port().map_err(|e| start_error(binary, e.to_string()))?;
+        // Its own process group, so the browser it starts can be killed with it.
         let mut child = Command::new(binary)
             .arg(format!("--port={port}"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| start_error(binary, e.to_string()))?;
@@ -92,9 +94,27 @@ impl Driver {
         &self.url
     }
 
-    /// Stops the server.
+    /// Stops the server and everything it started.
     pub async fn stop(mut self) {
+        self.kill_group();
         let _ = self.child.kill().await;
+    }
+
+    /// Kills the driver's process group: the driver and the browser it launched. Without it a
+    /// harness that dies (a panic, a signal) leaves the browser running, busy, forever.
+    fn kill_group(&self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{pid}")])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        self.kill_group();
     }
 }
 
