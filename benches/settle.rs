@@ -29,10 +29,11 @@ fn percentile(samples: &mut [f64], p: f64) -> f64 {
 /// The polling baseline: read the tab every 100 ms until it shows a committed page.
 async fn poll_until_committed(port: &dyn BrowserPort, tab: &TabId) -> Instant {
     loop {
-        if let Ok(info) = port.tab(tab).await {
-            if info.pending_url.is_none() && !is_transient(&info.url) {
-                return Instant::now();
-            }
+        if let Ok(info) = port.tab(tab).await
+            && info.pending_url.is_none()
+            && !is_transient(&info.url)
+        {
+            return Instant::now();
         }
         tokio::time::sleep(POLL).await;
     }
@@ -99,13 +100,27 @@ async fn main() {
         polls.push(one_navigation(&port, &site, 2 * i + 1, true).await);
     }
     let (mut guard, mut read) = guard_cost(&port, &site).await;
-    let (e50, e99, p50, p99) = (percentile(&mut events, 50.0), percentile(&mut events, 99.0), percentile(&mut polls, 50.0), percentile(&mut polls, 99.0));
-    let (g50, g99, r50, r99) = (percentile(&mut guard, 50.0), percentile(&mut guard, 99.0), percentile(&mut read, 50.0), percentile(&mut read, 99.0));
+    let (e50, e99, p50, p99) = (
+        percentile(&mut events, 50.0),
+        percentile(&mut events, 99.0),
+        percentile(&mut polls, 50.0),
+        percentile(&mut polls, 99.0),
+    );
+    let (g50, g99, r50, r99) = (
+        percentile(&mut guard, 50.0),
+        percentile(&mut guard, 99.0),
+        percentile(&mut read, 50.0),
+        percentile(&mut read, 99.0),
+    );
     println!("navguard settle benchmark: Chromium over BiDi, {ROUNDS} navigations per waiter, interleaved");
     println!("commit event arrival -> waiter resolved (ms)    p50       p99");
     println!("  event-driven waiter                       {e50:>8.3}  {e99:>8.3}");
     println!("  100 ms polling waiter                     {p50:>8.3}  {p99:>8.3}");
-    println!("  ratio polling / event-driven              {:>8.0}x {:>8.0}x", p50 / e50.max(0.001), p99 / e99.max(0.001));
+    println!(
+        "  ratio polling / event-driven              {:>8.0}x {:>8.0}x",
+        p50 / e50.max(0.001),
+        p99 / e99.max(0.001)
+    );
     println!("loop-top guard on a tab not in flight ({GUARD_RUNS} runs, ms)");
     println!("  guard                                     {g50:>8.3}  {g99:>8.3}");
     println!("  one bare tab read (getTree)               {r50:>8.3}  {r99:>8.3}");

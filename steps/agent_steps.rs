@@ -22,7 +22,8 @@ fn setup(e: impl std::fmt::Display) -> StepError {
 async fn the_agent_starts_on(world: &mut NavWorld, url: String) -> StepResult {
     let tab = open_loaded_tab(world, &url).await?;
     let committed = world.port()?.tab(&tab).await?.url;
-    let origin = safe_parse_origin(&committed).ok_or_else(|| setup(format!("the start page {committed} has no origin")))?;
+    let origin =
+        safe_parse_origin(&committed).ok_or_else(|| setup(format!("the start page {committed} has no origin")))?;
     world.agent.task.tabs.adopt_primary(tab, origin);
     Ok(())
 }
@@ -53,7 +54,8 @@ async fn guard_switch(world: &mut NavWorld, guard: String, state: String) {
 
 #[given(regex = r"^the loop-top guard uses the (seed's|extended) in-flight trigger$")]
 async fn in_flight_trigger(world: &mut NavWorld, trigger: String) {
-    world.agent.config.in_flight_trigger = if trigger == "seed's" { InFlightTrigger::Seed } else { InFlightTrigger::Extended };
+    world.agent.config.in_flight_trigger =
+        if trigger == "seed's" { InFlightTrigger::Seed } else { InFlightTrigger::Extended };
 }
 
 #[given(expr = "the round limit is {int}")]
@@ -66,13 +68,16 @@ async fn the_model_plans(world: &mut NavWorld, step: &Step) -> StepResult {
     let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | round | tool | args |"))?;
     for (i, row) in table.rows.iter().enumerate().skip(1) {
         let cell = |n: usize| row.get(n).map(String::as_str).unwrap_or_default();
-        let round: u32 = cell(0).trim().parse().map_err(|_| setup(format!("row {i}: round {:?} is not a number", cell(0))))?;
+        let round: u32 =
+            cell(0).trim().parse().map_err(|_| setup(format!("row {i}: round {:?} is not a number", cell(0))))?;
         let (tool, args) = (cell(1).trim(), world.expand(cell(2)));
         if tool.is_empty() {
             world.agent.plan.add_empty_round(round);
             continue;
         }
-        let args = if args.trim().is_empty() { serde_json::json!({}) } else {
+        let args = if args.trim().is_empty() {
+            serde_json::json!({})
+        } else {
             serde_json::from_str(&args).map_err(|e| setup(format!("row {i}: args are not JSON ({e}): {args}")))?
         };
         world.agent.plan.add(round, tool, args);
@@ -100,16 +105,17 @@ async fn before_round_the_user(world: &mut NavWorld, round: u32, words: String) 
 /// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
 async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> StepResult {
     let port = world.port()?.clone();
-    let (site, other) = (world.site()?.site.clone(), world.site()?.other.clone());
+    let placeholders = world.site()?.placeholders();
     let script = UserScript {
         port: port.clone(),
         actions: std::mem::take(&mut world.agent.user_actions),
-        expand: Box::new(move |t: &str| t.replace("{site}", &site).replace("{other}", &other)),
+        placeholders: placeholders.clone(),
         failures: Mutex::new(Vec::new()),
     };
     let mut task = std::mem::take(&mut world.agent.task);
     let cancel = CancellationToken::new();
-    let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, task.tabs.focused().cloned(), world));
+    let focused = task.tabs.focused().cloned();
+    let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, focused, placeholders));
     let plan = world.agent.plan.clone();
     let agent = Agent { hook: Some(&script), ..Agent::new(&port, &plan, world.agent.config.clone()) };
     let started = Instant::now();
@@ -132,9 +138,15 @@ enum During {
     User(UserAction),
 }
 
-fn spawn_during(after: Duration, what: During, cancel: &CancellationToken, port: &navguard::adapter::BidiPort, tab: Option<TabId>, world: &NavWorld) -> tokio::task::JoinHandle<()> {
+fn spawn_during(
+    after: Duration,
+    what: During,
+    cancel: &CancellationToken,
+    port: &navguard::adapter::BidiPort,
+    tab: Option<TabId>,
+    placeholders: navguard::fixtures::Placeholders,
+) -> tokio::task::JoinHandle<()> {
     let (cancel, port) = (cancel.clone(), port.clone());
-    let (site, other) = world.site().map(|s| (s.site.clone(), s.other.clone())).unwrap_or_default();
     tokio::spawn(async move {
         // The user's pause is the scenario, not a synchronization.
         tokio::time::sleep(after).await;
@@ -142,8 +154,7 @@ fn spawn_during(after: Duration, what: During, cancel: &CancellationToken, port:
             During::Stop => cancel.cancel(),
             During::User(action) => {
                 let tab = tab.unwrap_or(TabId(String::new()));
-                let expand = |t: &str| t.replace("{site}", &site).replace("{other}", &other);
-                if let Err(e) = action.perform(&port, &tab, expand).await {
+                if let Err(e) = action.perform(&port, &tab, |t| placeholders.expand(t)).await {
                     tracing::warn!("the user's action failed: {e}");
                 }
             }
@@ -229,7 +240,11 @@ async fn the_task_succeeds(world: &mut NavWorld) -> StepResult {
     if stop.is_success() {
         return Ok(());
     }
-    Err(StepError::Expectation(format!("the task stopped with {:?} ({})", stop.message(), stop.detail().unwrap_or("no detail"))))
+    Err(StepError::Expectation(format!(
+        "the task stopped with {:?} ({})",
+        stop.message(),
+        stop.detail().unwrap_or("no detail")
+    )))
 }
 
 #[then(expr = "the task stops with {string}")]
@@ -238,7 +253,11 @@ async fn the_task_stops_with(world: &mut NavWorld, message: String) -> StepResul
     if stop.message() == message {
         return Ok(());
     }
-    Err(StepError::Expectation(format!("the task stopped with {:?} ({}), not {message:?}", stop.message(), stop.detail().unwrap_or("no detail"))))
+    Err(StepError::Expectation(format!(
+        "the task stopped with {:?} ({}), not {message:?}",
+        stop.message(),
+        stop.detail().unwrap_or("no detail")
+    )))
 }
 
 #[then("the task is aborted")]
@@ -263,7 +282,8 @@ async fn took_less_than(world: &mut NavWorld, ms: u64) -> StepResult {
 
 #[then(expr = "the loop-top guard resolved {string} in round {int}")]
 async fn guard_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
-    let decisions: Vec<&GuardDecision> = world.agent.task.trace.guards().filter(|(r, ..)| *r == round).map(|(_, d, _)| d).collect();
+    let decisions: Vec<&GuardDecision> =
+        world.agent.task.trace.guards().filter(|(r, ..)| *r == round).map(|(_, d, _)| d).collect();
     match decisions.first() {
         Some(d) if d.outcome_name() == Some(outcome.as_str()) => Ok(()),
         Some(d) => Err(StepError::Expectation(format!("round {round}'s guard decided {d:?}"))),
@@ -273,16 +293,28 @@ async fn guard_resolved(world: &mut NavWorld, outcome: String, round: u32) -> St
 
 #[then("the loop-top guard never waited")]
 async fn guard_never_waited(world: &mut NavWorld) -> StepResult {
-    let waits: Vec<String> = world.agent.task.trace.guards()
+    let waits: Vec<String> = world
+        .agent
+        .task
+        .trace
+        .guards()
         .filter(|(_, d, _)| matches!(d, GuardDecision::Settled { .. }))
         .map(|(r, d, ms)| format!("round {r}: {d:?} after {ms} ms"))
         .collect();
-    if waits.is_empty() { Ok(()) } else { Err(StepError::Expectation(format!("the guard waited: {}", waits.join("; ")))) }
+    if waits.is_empty() {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("the guard waited: {}", waits.join("; "))))
+    }
 }
 
 #[then(expr = "the open_url guard resolved {string}")]
 async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepResult {
-    let guards: Vec<&str> = world.agent.task.trace.tool_calls()
+    let guards: Vec<&str> = world
+        .agent
+        .task
+        .trace
+        .tool_calls()
         .filter_map(|(_, c)| match c {
             TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if tool == "open_url" => Some(o.name()),
             _ => None,
@@ -295,7 +327,11 @@ async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepR
 }
 
 fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<Result<String, String>> {
-    world.agent.task.trace.tool_calls()
+    world
+        .agent
+        .task
+        .trace
+        .tool_calls()
         .find_map(|(r, c)| match c {
             TraceEvent::ToolCall { tool: t, result, .. } if r == round && t == tool => Some(result.clone()),
             _ => None,
@@ -316,16 +352,26 @@ async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: 
     let text = world.expand(&text);
     match call_result(world, &tool, round)? {
         Err(e) if e.contains(&text) => Ok(()),
-        Err(e) => Err(StepError::Expectation(format!("{tool} in round {round} failed with {e:?}, which lacks {text:?}"))),
+        Err(e) => {
+            Err(StepError::Expectation(format!("{tool} in round {round} failed with {e:?}, which lacks {text:?}")))
+        }
         Ok(r) => Err(StepError::Expectation(format!("{tool} in round {round} succeeded: {r}"))),
     }
 }
 
 #[then(expr = "round {int} observed the page titled {string}")]
 async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> StepResult {
-    let seen: Vec<String> = world.agent.task.trace.entries.iter()
+    let seen: Vec<String> = world
+        .agent
+        .task
+        .trace
+        .entries
+        .iter()
         .filter(|e| e.round == round)
-        .filter_map(|e| match &e.event { TraceEvent::Observed { title, .. } => Some(title.clone()), _ => None })
+        .filter_map(|e| match &e.event {
+            TraceEvent::Observed { title, .. } => Some(title.clone()),
+            _ => None,
+        })
         .collect();
     expect_eq(&format!("round {round}'s observation"), vec![title], seen)
 }
@@ -372,8 +418,14 @@ async fn no_listener_left(world: &mut NavWorld) -> StepResult {
 
 #[then(expr = "the trace of round {int} shows the guard {string}")]
 async fn guard_kind(world: &mut NavWorld, round: u32, kind: String) -> StepResult {
-    let decisions: BTreeMap<u32, String> = world.agent.task.trace.guards()
-        .map(|(r, d, _)| (r, serde_json::to_value(d).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)).unwrap_or_default()))
+    let decisions: BTreeMap<u32, String> = world
+        .agent
+        .task
+        .trace
+        .guards()
+        .map(|(r, d, _)| {
+            (r, serde_json::to_value(d).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)).unwrap_or_default())
+        })
         .collect();
     expect_eq(&format!("round {round}'s guard"), Some(&kind), decisions.get(&round))
 }

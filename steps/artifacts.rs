@@ -12,10 +12,8 @@ const SCREENSHOT_DEADLINE: Duration = Duration::from_secs(3);
 
 /// A folder name from a scenario's name and line.
 pub fn folder_name(scenario: &str, line: usize) -> String {
-    let slug: String = scenario
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
-        .collect();
+    let slug: String =
+        scenario.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
     let slug: Vec<&str> = slug.split('-').filter(|s| !s.is_empty()).collect();
     let slug = slug.join("-");
     format!("L{line}-{}", &slug[..slug.len().min(60)])
@@ -34,17 +32,20 @@ struct TimedEvent<'a> {
 }
 
 /// Writes the artifacts into `dir` (with the agent's trace, if it ran); returns `dir`.
-pub async fn write(env: &ScenarioEnv, tab: Option<TabId>, trace: Option<&navguard::agent::Trace>, dir: PathBuf) -> std::io::Result<PathBuf> {
+pub async fn write(
+    env: &ScenarioEnv,
+    tab: Option<TabId>,
+    trace: Option<&navguard::agent::Trace>,
+    dir: PathBuf,
+) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(&dir)?;
     if let Some(trace) = trace.filter(|t| !t.entries.is_empty()) {
         std::fs::write(dir.join("trace.json"), serde_json::to_string_pretty(trace).unwrap_or_default())?;
     }
     let log = &env.port.scope().log;
     let events = log.snapshot_from(0);
-    let timed = events.iter().map(|e| TimedEvent {
-        t_ms: e.at.duration_since(log.origin()).as_secs_f64() * 1000.0,
-        event: e,
-    });
+    let timed =
+        events.iter().map(|e| TimedEvent { t_ms: e.at.duration_since(log.origin()).as_secs_f64() * 1000.0, event: e });
     write_jsonl(&dir.join("events.jsonl"), timed)?;
     write_jsonl(&dir.join("bidi.jsonl"), env.port.scope().raw_events())?;
     write_jsonl(&dir.join("requests.jsonl"), env.site.state.log.all())?;

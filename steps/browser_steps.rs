@@ -65,7 +65,9 @@ async fn navigation_starts(world: &mut NavWorld, url: String) -> StepResult {
     let (tab, url) = (world.current_tab()?, world.expand(&url));
     let what = format!("tab {tab} to start navigating to {url}");
     world
-        .wait_for_event(&what, |e| e.tab == tab && e.kind == NavEventKind::Started && e.url.as_deref().is_some_and(|u| same_url(u, &url)))
+        .wait_for_event(&what, |e| {
+            e.tab == tab && e.kind == NavEventKind::Started && e.url.as_deref().is_some_and(|u| same_url(u, &url))
+        })
         .await
         .map(|_| ())
 }
@@ -132,7 +134,9 @@ async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
     let tab = world.current_tab()?;
     match world.port()?.tab(&tab).await {
         Err(e) if e.is_tab_gone() => Ok(()),
-        Err(e) => Err(StepError::Expectation(format!("expected tab {tab} to be gone, reading it failed otherwise: {e}"))),
+        Err(e) => {
+            Err(StepError::Expectation(format!("expected tab {tab} to be gone, reading it failed otherwise: {e}")))
+        }
         Ok(info) => Err(StepError::Expectation(format!("expected tab {tab} to be gone, it is open on {}", info.url))),
     }
 }
@@ -181,11 +185,13 @@ fn describe(events: &[NavEvent]) -> String {
 #[then("the tab's events include, in order:")]
 async fn events_include_in_order(world: &mut NavWorld, step: &Step) -> StepResult {
     let tab = world.current_tab()?;
-    let table = step.table.as_ref().ok_or_else(|| StepError::Setup("this step needs a table | event | url |".into()))?;
+    let table =
+        step.table.as_ref().ok_or_else(|| StepError::Setup("this step needs a table | event | url |".into()))?;
     let events = world.events_of(&tab)?;
     let mut rest = events.iter();
     for row in table.rows.iter().skip(1) {
-        let (name, url) = (row.first().map_or("", String::as_str), row.get(1).map_or(String::new(), |u| world.expand(u)));
+        let (name, url) =
+            (row.first().map_or("", String::as_str), row.get(1).map_or(String::new(), |u| world.expand(u)));
         let kind = kind(name)?;
         if !rest.any(|e| row_matches(e, kind, &url)) {
             return Err(StepError::Expectation(format!(
@@ -233,7 +239,9 @@ async fn the_page_is_asked(world: &mut NavWorld, expression: String) -> StepResu
     Ok(())
 }
 
-fn pending_answer(world: &mut NavWorld) -> StepResult<&mut tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>> {
+fn pending_answer(
+    world: &mut NavWorld,
+) -> StepResult<&mut tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>> {
     world.pending_answer.as_mut().ok_or_else(|| StepError::Setup("ask the page something first".into()))
 }
 
@@ -256,7 +264,10 @@ async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
         Ok(Ok(Err(_))) => Ok(()),
         Ok(Ok(Ok(value))) => Err(StepError::Expectation(format!("the page answered {value}"))),
         Ok(Err(e)) => Err(StepError::Setup(e.to_string())),
-        Err(_) => Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::steps::world::EVENT_DEADLINE.as_millis() }),
+        Err(_) => Err(StepError::Timeout {
+            what: "the page's answer".into(),
+            ms: crate::steps::world::EVENT_DEADLINE.as_millis(),
+        }),
     }
 }
 
@@ -266,7 +277,12 @@ async fn the_page_answers(world: &mut NavWorld, expected: String) -> StepResult 
     let answer = pending_answer(world)?;
     let result = tokio::time::timeout(crate::steps::world::EVENT_DEADLINE, answer).await;
     let value = match result {
-        Err(_) => return Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::steps::world::EVENT_DEADLINE.as_millis() }),
+        Err(_) => {
+            return Err(StepError::Timeout {
+                what: "the page's answer".into(),
+                ms: crate::steps::world::EVENT_DEADLINE.as_millis(),
+            });
+        }
         Ok(joined) => joined.map_err(|e| StepError::Setup(e.to_string()))??,
     };
     world.pending_answer = None;

@@ -4,6 +4,7 @@ use crate::steps::user_action::UserAction;
 use async_trait::async_trait;
 use navguard::adapter::BidiPort;
 use navguard::agent::{RoundHook, TaskTabs};
+use navguard::fixtures::Placeholders;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -14,7 +15,7 @@ pub struct UserScript {
     /// The actions, by round.
     pub actions: BTreeMap<u32, Vec<UserAction>>,
     /// Expands `{site}` / `{other}`.
-    pub expand: Box<dyn Fn(&str) -> String + Send + Sync>,
+    pub placeholders: Placeholders,
     /// Actions that failed (the scenario fails on them after the run).
     pub failures: Mutex<Vec<String>>,
 }
@@ -27,7 +28,7 @@ impl RoundHook for UserScript {
                 self.fail(format!("before round {round}: the task has no focused tab for {action:?}"));
                 continue;
             };
-            if let Err(e) = action.perform(&self.port, &tab, |u| (self.expand)(u)).await {
+            if let Err(e) = action.perform(&self.port, &tab, |u| self.placeholders.expand(u)).await {
                 self.fail(format!("before round {round}: {action:?} failed: {e}"));
             }
         }

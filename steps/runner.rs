@@ -37,12 +37,8 @@ pub struct HarnessCli {
 }
 
 /// Cucumber's options with the harness's.
-pub type Opts = cli::Opts<
-    parser::basic::Cli,
-    runner::basic::Cli,
-    cli::Compose<writer::basic::Cli, writer::junit::Cli>,
-    HarnessCli,
->;
+pub type Opts =
+    cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<writer::basic::Cli, writer::junit::Cli>, HarnessCli>;
 
 /// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
 /// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
@@ -74,11 +70,9 @@ fn browser_config(cli: &HarnessCli) -> BrowserConfig {
 /// summary. Exits 0 only if every scenario passed and every feature parsed.
 pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
     let harness = opts.custom.clone();
-    if harness.webdriver_url.is_none() {
-        if let Err(e) = check_local_binaries() {
-            eprintln!("navguard: {e}");
-            return ExitCode::from(2);
-        }
+    if let (None, Err(e)) = (&harness.webdriver_url, check_local_binaries()) {
+        eprintln!("navguard: {e}");
+        return ExitCode::from(2);
     }
     let junit = match open_report(&harness.report_dir) {
         Ok(file) => file,
@@ -145,7 +139,12 @@ type Hook<'a> = futures::future::LocalBoxFuture<'a, ()>;
 
 fn before_hook(
     run: Arc<RunContext>,
-) -> impl for<'a> Fn(&'a cucumber::gherkin::Feature, Option<&'a cucumber::gherkin::Rule>, &'a cucumber::gherkin::Scenario, &'a mut NavWorld) -> Hook<'a> {
+) -> impl for<'a> Fn(
+    &'a cucumber::gherkin::Feature,
+    Option<&'a cucumber::gherkin::Rule>,
+    &'a cucumber::gherkin::Scenario,
+    &'a mut NavWorld,
+) -> Hook<'a> {
     move |_, _, _, world| {
         let run = Arc::clone(&run);
         async move {
@@ -172,7 +171,11 @@ fn after_hook(
         async move {
             let failure = summary::failure_of(finished, scenario);
             let feature_path = feature.path.as_ref().map_or_else(|| feature.name.clone(), |p| p.display().to_string());
-            let folder = run.report_dir.join("artifacts").join(artifact_feature(&feature_path)).join(artifacts::folder_name(&scenario.name, scenario.position.line));
+            let folder = run
+                .report_dir
+                .join("artifacts")
+                .join(artifact_feature(&feature_path))
+                .join(artifacts::folder_name(&scenario.name, scenario.position.line));
             let (duration, artifacts) = match world {
                 Some(world) => teardown(world, failure.is_some(), folder).await,
                 None => (Duration::ZERO, None),

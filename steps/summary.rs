@@ -65,7 +65,11 @@ pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
     let mut by_feature: BTreeMap<&str, (usize, usize, Duration, &str)> = BTreeMap::new();
     for r in results {
         let entry = by_feature.entry(&r.feature_path).or_insert((0, 0, Duration::ZERO, &r.feature));
-        if r.failure.is_some() { entry.1 += 1 } else { entry.0 += 1 }
+        if r.failure.is_some() {
+            entry.1 += 1
+        } else {
+            entry.0 += 1
+        }
         entry.2 += r.duration;
     }
     println!("\nnavguard: per feature (passed, failed, scenario time)");

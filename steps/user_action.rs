@@ -24,7 +24,9 @@ pub enum UserAction {
 
 /// The text did not name an action.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab")]
+#[error(
+    "unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab"
+)]
 pub struct UnknownAction(pub String);
 
 fn quoted(text: &str, prefix: &str, suffix: &str) -> Option<String> {

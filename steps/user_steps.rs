@@ -32,7 +32,8 @@ async fn the_user_clicks(world: &mut NavWorld, selector: String) -> StepResult {
 async fn the_user_clicks_in_the_background(world: &mut NavWorld, selector: String) -> StepResult {
     world.mark()?;
     let (tab, port) = (world.current_tab()?, world.port()?.clone());
-    world.pending_answer = Some(tokio::spawn(async move { port.click(&tab, &selector).await.map(|()| serde_json::Value::Null) }));
+    world.pending_answer =
+        Some(tokio::spawn(async move { port.click(&tab, &selector).await.map(|()| serde_json::Value::Null) }));
     Ok(())
 }
 

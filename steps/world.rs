@@ -83,9 +83,7 @@ impl NavWorld {
 
     /// The tab the steps act on: the latest one the scenario opened or saw appear.
     pub fn current_tab(&self) -> StepResult<TabId> {
-        self.current
-            .map(|i| self.tabs[i].clone())
-            .ok_or_else(|| StepError::Setup("no tab yet: open one first".into()))
+        self.current.map(|i| self.tabs[i].clone()).ok_or_else(|| StepError::Setup("no tab yet: open one first".into()))
     }
 
     /// Tab `n` (1-based, in the order the scenario met them).

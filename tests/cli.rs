@@ -32,7 +32,10 @@ fn a_machine_without_chromedriver_gets_one_line_naming_it_and_the_install_comman
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("chromedriver not found") && stderr.contains("apt-get install chromium chromium-driver"), "{stderr}");
+    assert!(
+        stderr.contains("chromedriver not found") && stderr.contains("apt-get install chromium chromium-driver"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -45,7 +48,8 @@ fn a_path_that_does_not_exist_is_named() {
 #[test]
 fn an_undefined_step_fails_its_scenario_and_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let body = "Feature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n    Then the frobnicator spins\n";
+    let body =
+        "Feature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n    Then the frobnicator spins\n";
     let path = feature(dir.path(), "u.feature", body);
     let report = dir.path().join("report");
     let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);

@@ -140,10 +140,7 @@ impl BidiBrowser {
     /// Closes every tab of a port opened by [`Self::open_port`] and forgets it.
     pub async fn close_port(&self, port: &BidiPort) -> Result<(), BrowserError> {
         let Some(uc) = port.user_context().cloned() else { return Ok(()) };
-        let removed = self
-            .client
-            .send(&RemoveUserContext { user_context: uc.clone() }, self.config.call_timeout)
-            .await;
+        let removed = self.client.send(&RemoveUserContext { user_context: uc.clone() }, self.config.call_timeout).await;
         self.router.remove_scope(&uc);
         removed.map(|_| ()).map_err(|e| general("browser.removeUserContext", e))
     }

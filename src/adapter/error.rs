@@ -58,9 +58,7 @@ pub(crate) fn general(op: &str, err: BidiError) -> BrowserError {
     match err {
         BidiError::Disconnected => BrowserError::Disconnected,
         BidiError::Timeout { after, .. } => BrowserError::Timeout { op: op.to_owned(), after },
-        BidiError::Remote { code: ErrorCode::InvalidArgument, message, .. } => {
-            BrowserError::InvalidArgument(message)
-        }
+        BidiError::Remote { code: ErrorCode::InvalidArgument, message, .. } => BrowserError::InvalidArgument(message),
         BidiError::Remote { code, message, .. } => {
             BrowserError::Browser { op: op.to_owned(), message: format!("{code:?}: {message}") }
         }

@@ -4,8 +4,7 @@ use super::error::{general, on_tab};
 use super::router::Scope;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
-    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, Navigate,
-    Readiness, Reload, TraverseHistory,
+    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, Navigate, Readiness, Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms};
@@ -124,7 +123,11 @@ impl BidiPort {
     }
 
     /// `script.evaluate`, in the page realm when there is one.
-    async fn evaluate_raw(&self, tab: &TabId, command: Evaluate) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
+    async fn evaluate_raw(
+        &self,
+        tab: &TabId,
+        command: Evaluate,
+    ) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
         let command = match self.page_realm(tab).await? {
             Some(realm) => command.in_realm(&realm),
             None => command,
@@ -184,9 +187,7 @@ fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
 }
 
 fn check_url(url: &str) -> Result<(), BrowserError> {
-    url::Url::parse(url)
-        .map(|_| ())
-        .map_err(|e| BrowserError::InvalidArgument(format!("{url:?} is not a URL: {e}")))
+    url::Url::parse(url).map(|_| ()).map_err(|e| BrowserError::InvalidArgument(format!("{url:?} is not a URL: {e}")))
 }
 
 #[async_trait]
@@ -214,12 +215,7 @@ impl BrowserPort for BidiPort {
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {
         let tree = self.client.send(&GetTree { root: None, max_depth: Some(0) }, self.call_timeout).await;
         let tree = tree.map_err(|e| general(GetTree::METHOD, e))?;
-        Ok(tree
-            .contexts
-            .into_iter()
-            .filter(|i| self.owns(i))
-            .map(|i| self.info(TabId(i.context.0), i.url))
-            .collect())
+        Ok(tree.contexts.into_iter().filter(|i| self.owns(i)).map(|i| self.info(TabId(i.context.0), i.url)).collect())
     }
 
     async fn navigate(&self, tab: &TabId, url: &str) -> Result<(), BrowserError> {

@@ -12,11 +12,8 @@ use std::time::Duration;
 /// The capabilities of a Chromium session with BiDi, a temp profile and the flags that work
 /// on a machine with no display and no outside network.
 pub fn chromium_capabilities(binary: Option<&Path>, profile: &Path, headless: bool) -> Capabilities {
-    let mut args: Vec<String> = CHROMIUM_ARGS
-        .iter()
-        .filter(|a| headless || !a.starts_with("--headless"))
-        .map(|a| (*a).to_owned())
-        .collect();
+    let mut args: Vec<String> =
+        CHROMIUM_ARGS.iter().filter(|a| headless || !a.starts_with("--headless")).map(|a| (*a).to_owned()).collect();
     args.push(format!("--user-data-dir={}", profile.display()));
     let mut options = json!({ "args": args });
     if let Some(binary) = binary {
@@ -46,11 +43,7 @@ pub async fn open(
         .await
         .map_err(|_| session_error(format!("no answer within {} ms", deadline.as_millis())))?
         .map_err(|e| session_error(e.to_string()))?;
-    let ws = client
-        .capabilities()
-        .and_then(|c| c.get("webSocketUrl"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
+    let ws = client.capabilities().and_then(|c| c.get("webSocketUrl")).and_then(Value::as_str).map(str::to_owned);
     match ws {
         Some(ws) => Ok((client, ws)),
         None => Err(LaunchError::NoBidi(webdriver_url.to_owned())),

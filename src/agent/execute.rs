@@ -93,7 +93,8 @@ impl ToolContext<'_> {
             };
             if !matches!(report.outcome, SettleOutcome::Committed { .. }) {
                 let secs = format!("{}", self.config.settle_timeout.as_secs_f64());
-                let error = ToolError::NotCommitted { tab, origin: origin_text(&origin), secs, reason: report.outcome.name() };
+                let error =
+                    ToolError::NotCommitted { tab, origin: origin_text(&origin), secs, reason: report.outcome.name() };
                 return ToolRun { guard: Some(report), ..ToolRun::err(error) };
             }
             run.guard = Some(report);
@@ -166,7 +167,9 @@ impl ToolContext<'_> {
             };
             match tab {
                 Some(tab) => targets.push(tab),
-                None => return ToolRun::err(ToolError::UnknownTab { tool: "close_tabs", reference: describe(reference) }),
+                None => {
+                    return ToolRun::err(ToolError::UnknownTab { tool: "close_tabs", reference: describe(reference) });
+                }
             }
         }
         let mut run = ToolRun::ok(String::new());
@@ -244,7 +247,9 @@ impl Act<'_> {
     fn describe(&self) -> String {
         match self {
             Self::Click(selector) => format!("clicked {selector}"),
-            Self::Type(selector, text, submit) => format!("typed {text:?} into {selector}{}", if *submit { " and pressed Enter" } else { "" }),
+            Self::Type(selector, text, submit) => {
+                format!("typed {text:?} into {selector}{}", if *submit { " and pressed Enter" } else { "" })
+            }
             Self::Key(key) => format!("pressed {key:?}"),
         }
     }

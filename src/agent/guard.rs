@@ -71,7 +71,12 @@ pub async fn loop_top_guard(
     cancel: &CancellationToken,
 ) -> GuardResult {
     let Some(tab) = tabs.focused().cloned() else {
-        return GuardResult { read_url: String::new(), decision: GuardDecision::NoTab, waited: Duration::ZERO, verdict: Ok(String::new()) };
+        return GuardResult {
+            read_url: String::new(),
+            decision: GuardDecision::NoTab,
+            waited: Duration::ZERO,
+            verdict: Ok(String::new()),
+        };
     };
     let pinned = tabs.origin_of(&tab).cloned();
     // Subscribe before reading: a commit between the two is still seen.
@@ -80,7 +85,12 @@ pub async fn loop_top_guard(
         Ok(info) => info,
         Err(e) => {
             let decision = if config.loop_top_guard { GuardDecision::NotInFlight } else { GuardDecision::Off };
-            return GuardResult { read_url: String::new(), decision, waited: Duration::ZERO, verdict: Err(browser_stop(&e)) };
+            return GuardResult {
+                read_url: String::new(),
+                decision,
+                waited: Duration::ZERO,
+                verdict: Err(browser_stop(&e)),
+            };
         }
     };
     let read_url = info.url.clone();
@@ -118,10 +128,20 @@ async fn settle_then_check(
         None => UrlSettle::any_origin(tab),
     };
     match settle.timeout(config.settle_timeout).wait_after_read(port, events, Ok(info), cancel).await {
-        Err(e) => GuardResult { read_url, decision: GuardDecision::NotInFlight, waited: Duration::ZERO, verdict: Err(browser_stop(&e)) },
+        Err(e) => GuardResult {
+            read_url,
+            decision: GuardDecision::NotInFlight,
+            waited: Duration::ZERO,
+            verdict: Err(browser_stop(&e)),
+        },
         Ok(report) => {
             let verdict = verdict_of(&report.outcome).and_then(|url| check_url(&url, pinned.as_ref()));
-            GuardResult { read_url, decision: GuardDecision::Settled { outcome: report.outcome }, waited: report.waited, verdict }
+            GuardResult {
+                read_url,
+                decision: GuardDecision::Settled { outcome: report.outcome },
+                waited: report.waited,
+                verdict,
+            }
         }
     }
 }

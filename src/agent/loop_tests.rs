@@ -154,7 +154,10 @@ async fn a_commit_between_subscribe_and_read_is_not_lost() {
     let port = SimPort::new();
     let tab = port.create_tab(SITE, true).await.unwrap();
     port.commit_on_next_read(&tab);
-    let report = wait_for_url_settle(&port, &tab, &origin(SITE), AgentConfig::SETTLE_TIMEOUT, &CancellationToken::new()).await.unwrap();
+    let report =
+        wait_for_url_settle(&port, &tab, &origin(SITE), AgentConfig::SETTLE_TIMEOUT, &CancellationToken::new())
+            .await
+            .unwrap();
     assert_eq!(report.outcome, SettleOutcome::Committed { url: SITE.into() });
     assert_eq!(report.waited, Duration::ZERO);
     assert_eq!(port.listener_count(), 0);
@@ -193,10 +196,14 @@ async fn bad_tool_input_fails_the_call_and_the_loop_goes_on() {
     plan.add(2, "done", json!({ "summary": "ok" }));
     let stop = run(&port, &plan, AgentConfig::default(), &mut task).await;
     assert!(stop.is_success());
-    let errors: Vec<String> = task.trace.tool_calls().filter_map(|(_, c)| match c {
-        TraceEvent::ToolCall { result: Err(e), .. } => Some(e.clone()),
-        _ => None,
-    }).collect();
+    let errors: Vec<String> = task
+        .trace
+        .tool_calls()
+        .filter_map(|(_, c)| match c {
+            TraceEvent::ToolCall { result: Err(e), .. } => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
     assert_eq!(errors.len(), 4, "{errors:?}");
     assert!(errors[2].contains("unknown tab reference \"nope\""), "{errors:?}");
 }
@@ -209,7 +216,9 @@ async fn open_url_refuses_a_restricted_url_before_any_tab_exists() {
     let mut task = Task::default();
     run(&port, &plan, AgentConfig::default(), &mut task).await;
     let (_, call) = task.trace.tool_calls().next().unwrap();
-    assert!(matches!(call, TraceEvent::ToolCall { result: Err(e), .. } if e == "open_url: chrome://settings is a restricted URL"));
+    assert!(
+        matches!(call, TraceEvent::ToolCall { result: Err(e), .. } if e == "open_url: chrome://settings is a restricted URL")
+    );
     assert_eq!(port.tabs_created(), 0);
 }
 
@@ -222,7 +231,10 @@ async fn open_url_that_never_commits_fails_the_call_with_the_seed_message_and_ke
     run(&port, &plan, AgentConfig::default(), &mut task).await;
     let (_, call) = task.trace.tool_calls().next().unwrap();
     let TraceEvent::ToolCall { result: Err(e), .. } = call else { panic!("{call:?}") };
-    assert_eq!(e, "open_url: tab tab-1 created but navigation did not commit to https://docs.example.com within 5s (timeout).");
+    assert_eq!(
+        e,
+        "open_url: tab tab-1 created but navigation did not commit to https://docs.example.com within 5s (timeout)."
+    );
     assert_eq!(port.tabs().await.unwrap().len(), 1);
 }
 

@@ -66,7 +66,13 @@ impl<'a> Agent<'a> {
         stop(task, self.config.round_limit, StopReason::RoundLimit)
     }
 
-    async fn round(&self, task: &mut Task, round: u32, previous: &[CallResult], cancel: &CancellationToken) -> RoundEnd {
+    async fn round(
+        &self,
+        task: &mut Task,
+        round: u32,
+        previous: &[CallResult],
+        cancel: &CancellationToken,
+    ) -> RoundEnd {
         task.trace.record(round, TraceEvent::RoundStarted);
         if let Some(hook) = self.hook {
             hook.before_round(round, &task.tabs).await;
@@ -94,7 +100,12 @@ impl<'a> Agent<'a> {
         self.run_calls(task, round, calls, cancel).await
     }
 
-    async fn guard_and_observe(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> Result<Option<Observation>, StopReason> {
+    async fn guard_and_observe(
+        &self,
+        task: &mut Task,
+        round: u32,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Observation>, StopReason> {
         let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel).await;
         let waited_ms = guard.waited.as_millis() as u64;
         task.trace.record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
@@ -115,7 +126,13 @@ impl<'a> Agent<'a> {
         }
     }
 
-    async fn run_calls(&self, task: &mut Task, round: u32, calls: Vec<ToolCall>, cancel: &CancellationToken) -> RoundEnd {
+    async fn run_calls(
+        &self,
+        task: &mut Task,
+        round: u32,
+        calls: Vec<ToolCall>,
+        cancel: &CancellationToken,
+    ) -> RoundEnd {
         let context = ToolContext { port: self.port, config: &self.config, cancel };
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
@@ -139,14 +156,23 @@ impl<'a> Agent<'a> {
 }
 
 /// Records a call; returns a stop if the call ends the task.
-fn record_call(task: &mut Task, round: u32, call: &ToolCall, run: ToolRun, results: &mut Vec<CallResult>) -> Option<StopReason> {
+fn record_call(
+    task: &mut Task,
+    round: u32,
+    call: &ToolCall,
+    run: ToolRun,
+    results: &mut Vec<CallResult>,
+) -> Option<StopReason> {
     for text in run.notes {
         task.trace.record(round, TraceEvent::Note { text });
     }
     let disconnected = run.result.as_ref().err().filter(|e| e.is_disconnected()).map(ToString::to_string);
     let result = run.result.map_err(|e| e.to_string());
     let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
-    task.trace.record(round, TraceEvent::ToolCall { tool: call.name.clone(), args: call.args.clone(), result: result.clone(), guard });
+    task.trace.record(
+        round,
+        TraceEvent::ToolCall { tool: call.name.clone(), args: call.args.clone(), result: result.clone(), guard },
+    );
     results.push(CallResult { tool: call.name.clone(), result });
     if let Some(summary) = run.done {
         return Some(StopReason::Done { summary });

@@ -250,7 +250,10 @@ mod tests {
         let mut m = machine(Instant::now());
         m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
         let other = "https://evil.example.net/";
-        assert_eq!(m.on_event(&ev(K::Committed, "n1", other)), Some(SettleOutcome::OriginMismatch { observed_url: other.into() }));
+        assert_eq!(
+            m.on_event(&ev(K::Committed, "n1", other)),
+            Some(SettleOutcome::OriginMismatch { observed_url: other.into() })
+        );
     }
 
     #[test]

@@ -87,7 +87,10 @@ impl UrlSettle {
     }
 }
 
-fn apply_read(machine: &mut SettleMachine, read: Result<TabInfo, BrowserError>) -> Result<Option<SettleOutcome>, BrowserError> {
+fn apply_read(
+    machine: &mut SettleMachine,
+    read: Result<TabInfo, BrowserError>,
+) -> Result<Option<SettleOutcome>, BrowserError> {
     match read {
         Ok(info) => Ok(machine.on_tab_read(&info)),
         Err(e) if e.is_tab_gone() => Ok(machine.on_tab_gone()),

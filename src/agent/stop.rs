@@ -60,7 +60,9 @@ impl StopReason {
     /// What went wrong underneath, for the trace and reports (not part of the message).
     pub fn detail(&self) -> Option<&str> {
         match self {
-            Self::Browser { detail } | Self::ObservationFailed { detail } | Self::PlannerFailed { detail } => Some(detail),
+            Self::Browser { detail } | Self::ObservationFailed { detail } | Self::PlannerFailed { detail } => {
+                Some(detail)
+            }
             _ => None,
         }
     }

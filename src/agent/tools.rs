@@ -109,7 +109,8 @@ impl Args<'_> {
             Value::Number(n) => TabRef::parse(&n.to_string()),
             _ => None,
         };
-        parsed.ok_or_else(|| self.bad(arg, "a tab reference (@primary, @opened, @opened#N, @active or a tab id)", value))
+        parsed
+            .ok_or_else(|| self.bad(arg, "a tab reference (@primary, @opened, @opened#N, @active or a tab id)", value))
     }
 }
 
@@ -142,10 +143,14 @@ pub fn parse_tool(name: &str, args: &Value) -> Result<Tool, ToolError> {
         }
         "navigate" => Tool::Navigate { url: checked_url(tool, a.string("url")?)? },
         "click" => Tool::Click { selector: a.string("selector")? },
-        "type" => Tool::Type { selector: a.string("selector")?, text: a.text("text")?, submit: a.flag("submit", false)? },
+        "type" => {
+            Tool::Type { selector: a.string("selector")?, text: a.text("text")?, submit: a.flag("submit", false)? }
+        }
         "press_key" => {
             let key = a.string("key")?;
-            let parsed = Key::parse(&key).map_err(|_| a.bad("key", "a key name (Enter, Escape, Tab, Backspace, Arrow…, Space)", &Value::String(key)))?;
+            let parsed = Key::parse(&key).map_err(|_| {
+                a.bad("key", "a key name (Enter, Escape, Tab, Backspace, Arrow…, Space)", &Value::String(key))
+            })?;
             Tool::PressKey { key: parsed }
         }
         "close_tabs" => parse_close_tabs(&a)?,
@@ -183,11 +188,23 @@ mod tests {
 
     #[test]
     fn parses_each_tool() {
-        assert_eq!(parse_tool("open_url", &json!({"url": "http://a.test/x"})).unwrap(), Tool::OpenUrl { url: "http://a.test/x".into(), active: true });
-        assert_eq!(parse_tool("focus_tab", &json!({"tab": "@opened#2"})).unwrap(), Tool::FocusTab { tab: TabRef::Opened(Some(2)) });
-        assert_eq!(parse_tool("type", &json!({"selector": "#q", "text": "", "submit": true})).unwrap(), Tool::Type { selector: "#q".into(), text: String::new(), submit: true });
+        assert_eq!(
+            parse_tool("open_url", &json!({"url": "http://a.test/x"})).unwrap(),
+            Tool::OpenUrl { url: "http://a.test/x".into(), active: true }
+        );
+        assert_eq!(
+            parse_tool("focus_tab", &json!({"tab": "@opened#2"})).unwrap(),
+            Tool::FocusTab { tab: TabRef::Opened(Some(2)) }
+        );
+        assert_eq!(
+            parse_tool("type", &json!({"selector": "#q", "text": "", "submit": true})).unwrap(),
+            Tool::Type { selector: "#q".into(), text: String::new(), submit: true }
+        );
         assert_eq!(parse_tool("press_key", &json!({"key": "Enter"})).unwrap(), Tool::PressKey { key: Key::Enter });
-        assert_eq!(parse_tool("wait", &json!({"ms": 250})).unwrap(), Tool::Wait { duration: Duration::from_millis(250) });
+        assert_eq!(
+            parse_tool("wait", &json!({"ms": 250})).unwrap(),
+            Tool::Wait { duration: Duration::from_millis(250) }
+        );
         assert_eq!(parse_tool("done", &Value::Null).unwrap(), Tool::Done { summary: String::new() });
     }
 
@@ -203,8 +220,14 @@ mod tests {
 
     #[test]
     fn names_an_ill_typed_argument() {
-        assert_eq!(err("wait", json!({"ms": "soon"})), "wait: argument \"ms\" must be a whole number of milliseconds up to 60000, got \"soon\"");
-        assert_eq!(err("open_url", json!({"url": "http://a.test", "active": "yes"})), "open_url: argument \"active\" must be true or false, got \"yes\"");
+        assert_eq!(
+            err("wait", json!({"ms": "soon"})),
+            "wait: argument \"ms\" must be a whole number of milliseconds up to 60000, got \"soon\""
+        );
+        assert_eq!(
+            err("open_url", json!({"url": "http://a.test", "active": "yes"})),
+            "open_url: argument \"active\" must be true or false, got \"yes\""
+        );
         assert_eq!(err("click", json!([1])), "click: args must be a JSON object, got [1]");
     }
 
@@ -215,7 +238,13 @@ mod tests {
 
     #[test]
     fn refuses_a_malformed_tab_reference() {
-        assert!(err("focus_tab", json!({"tab": "@nowhere"})).starts_with("focus_tab: argument \"tab\" must be a tab reference"));
-        assert!(err("close_tabs", json!({"tabs": []})).starts_with("close_tabs: argument \"tabs\" must be a non-empty list"));
+        assert!(
+            err("focus_tab", json!({"tab": "@nowhere"}))
+                .starts_with("focus_tab: argument \"tab\" must be a tab reference")
+        );
+        assert!(
+            err("close_tabs", json!({"tabs": []}))
+                .starts_with("close_tabs: argument \"tabs\" must be a non-empty list")
+        );
     }
 }

@@ -50,11 +50,7 @@ impl std::fmt::Debug for BidiClient {
 
 impl BidiClient {
     /// Connects to a BiDi websocket URL (`ws://…/session/<id>`) within `deadline`.
-    pub async fn connect(
-        url: &str,
-        deadline: Duration,
-        sink: impl EventSink,
-    ) -> Result<Self, BidiError> {
+    pub async fn connect(url: &str, deadline: Duration, sink: impl EventSink) -> Result<Self, BidiError> {
         let connect_error = |detail: String| BidiError::Connect { url: url.to_owned(), detail };
         let (ws, _) = tokio::time::timeout(deadline, tokio_tungstenite::connect_async(url))
             .await
@@ -71,11 +67,7 @@ impl BidiClient {
     {
         let (write, read) = ws.split();
         let (outbox, inbox) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared {
-            next_id: AtomicU64::new(1),
-            pending: Mutex::new(Some(HashMap::new())),
-            outbox,
-        });
+        let shared = Arc::new(Shared { next_id: AtomicU64::new(1), pending: Mutex::new(Some(HashMap::new())), outbox });
         tokio::spawn(write_loop(write, inbox));
         tokio::spawn(read_loop(read, Arc::clone(&shared), sink));
         Self { shared }
@@ -83,24 +75,14 @@ impl BidiClient {
 
     /// Sends a typed command and decodes its result.
     pub async fn send<C: Command>(&self, cmd: &C, deadline: Duration) -> Result<C::Output, BidiError> {
-        let params = serde_json::to_value(cmd).map_err(|e| BidiError::Decode {
-            method: C::METHOD,
-            detail: format!("params do not serialize: {e}"),
-        })?;
+        let params = serde_json::to_value(cmd)
+            .map_err(|e| BidiError::Decode { method: C::METHOD, detail: format!("params do not serialize: {e}") })?;
         let result = self.call(C::METHOD, params, deadline).await?;
-        serde_json::from_value(result).map_err(|e| BidiError::Decode {
-            method: C::METHOD,
-            detail: e.to_string(),
-        })
+        serde_json::from_value(result).map_err(|e| BidiError::Decode { method: C::METHOD, detail: e.to_string() })
     }
 
     /// Sends a raw command and returns its `result`.
-    pub async fn call(
-        &self,
-        method: &'static str,
-        params: Value,
-        deadline: Duration,
-    ) -> Result<Value, BidiError> {
+    pub async fn call(&self, method: &'static str, params: Value, deadline: Duration) -> Result<Value, BidiError> {
         let (id, reply) = self.register()?;
         let text = json!({ "id": id, "method": method, "params": params }).to_string();
         if self.shared.outbox.send(text).is_err() {
@@ -198,10 +180,7 @@ fn dispatch(text: &str, shared: &Shared, sink: &mut impl EventSink) {
     };
     let reply = match kind.as_str() {
         "success" => Reply::Success(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
-        _ => Reply::Error {
-            code: field(&msg, "error"),
-            message: field(&msg, "message"),
-        },
+        _ => Reply::Error { code: field(&msg, "error"), message: field(&msg, "message") },
     };
     let waiter = lock(shared).as_mut().and_then(|map| map.remove(&id));
     if let Some(waiter) = waiter {

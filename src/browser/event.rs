@@ -98,16 +98,7 @@ pub struct NavEvent {
 impl NavEvent {
     /// A new event for `tab`, stamped now; the log sets `seq` when it is appended.
     pub fn new(tab: TabId, kind: NavEventKind) -> Self {
-        Self {
-            seq: 0,
-            at: Instant::now(),
-            browser_ts: None,
-            tab,
-            kind,
-            url: None,
-            navigation: None,
-            opener: None,
-        }
+        Self { seq: 0, at: Instant::now(), browser_ts: None, tab, kind, url: None, navigation: None, opener: None }
     }
 
     /// With a URL.

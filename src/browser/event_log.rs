@@ -109,11 +109,7 @@ impl EventLog {
     /// A subscription that starts at sequence number `from` (events already in the log included).
     pub fn subscribe_from(self: &Arc<Self>, from: u64) -> EventStream {
         self.listeners.fetch_add(1, Ordering::SeqCst);
-        EventStream {
-            log: Arc::clone(self),
-            next: from,
-            version: self.version.subscribe(),
-        }
+        EventStream { log: Arc::clone(self), next: from, version: self.version.subscribe() }
     }
 
     fn get(&self, seq: u64) -> Option<NavEvent> {

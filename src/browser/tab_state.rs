@@ -114,9 +114,7 @@ mod tests {
     use super::*;
 
     fn ev(kind: NavEventKind, nav: &str, url: &str) -> NavEvent {
-        NavEvent::new(TabId::from("t"), kind)
-            .with_url(url)
-            .with_navigation(Some(NavigationId(nav.into())))
+        NavEvent::new(TabId::from("t"), kind).with_url(url).with_navigation(Some(NavigationId(nav.into())))
     }
 
     fn tracker(events: &[NavEvent]) -> TabState {
@@ -174,19 +172,13 @@ mod tests {
 
     #[test]
     fn a_failure_of_an_older_navigation_leaves_the_current_one_alone() {
-        let s = tracker(&[
-            ev(NavEventKind::Started, "2", "http://a/y"),
-            ev(NavEventKind::Failed, "1", "http://a/x"),
-        ]);
+        let s = tracker(&[ev(NavEventKind::Started, "2", "http://a/y"), ev(NavEventKind::Failed, "1", "http://a/x")]);
         assert_eq!(s.pending_url.as_deref(), Some("http://a/y"));
     }
 
     #[test]
     fn a_failed_navigation_is_no_longer_pending() {
-        let s = tracker(&[
-            ev(NavEventKind::Started, "1", "http://a/x"),
-            ev(NavEventKind::Failed, "1", "http://a/x"),
-        ]);
+        let s = tracker(&[ev(NavEventKind::Started, "1", "http://a/x"), ev(NavEventKind::Failed, "1", "http://a/x")]);
         assert_eq!((s.pending_url, s.loading), (None, false));
     }
 }

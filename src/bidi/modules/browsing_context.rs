@@ -186,11 +186,7 @@ pub struct LocateNodes {
 impl LocateNodes {
     /// The first node matching a CSS selector.
     pub fn css(context: ContextId, selector: &str) -> Self {
-        Self {
-            context,
-            locator: serde_json::json!({ "type": "css", "value": selector }),
-            max_node_count: 1,
-        }
+        Self { context, locator: serde_json::json!({ "type": "css", "value": selector }), max_node_count: 1 }
     }
 }
 
