@@ -11,3 +11,4 @@ pub mod agent;
 pub mod bidi;
 pub mod browser;
 pub mod fixtures;
+pub mod store;

@@ -1,0 +1,42 @@
+//! The store's errors.
+
+use std::path::PathBuf;
+
+/// What can go wrong with the task store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No task has that id (nothing was created).
+    #[error("no such task: {0}")]
+    NoSuchTask(String),
+    /// A task with that id exists already.
+    #[error("task {0} exists already")]
+    TaskExists(String),
+    /// The file is not a task store (or is damaged); it was left as it is.
+    #[error("{path} is not a readable task store ({detail}); the file was left untouched")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// The file was written by a newer navguard; it was left as it is.
+    #[error("{path} has store schema version {found}, newer than this navguard's {supported}; the file was left untouched")]
+    NewerSchema {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: i64,
+        /// The newest this build reads.
+        supported: i64,
+    },
+    /// Any other SQLite failure.
+    #[error("task store: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
+impl StoreError {
+    /// The task does not exist.
+    pub fn is_no_such_task(&self) -> bool {
+        matches!(self, Self::NoSuchTask(_))
+    }
+}
