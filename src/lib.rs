@@ -10,5 +10,6 @@ pub mod adapter;
 pub mod agent;
 pub mod bidi;
 pub mod browser;
+pub mod conversation;
 pub mod fixtures;
 pub mod store;

@@ -12,6 +12,15 @@ pub enum ToolError {
         /// The name it used.
         name: String,
     },
+    /// The tool exists but is not offered in this turn (a task with a tab is not offered
+    /// open_url).
+    #[error("{tool}: not offered in this turn; the tools offered are {offered}")]
+    NotOffered {
+        /// The tool.
+        tool: String,
+        /// The offered tools.
+        offered: String,
+    },
     /// The args are not a JSON object.
     #[error("{tool}: args must be a JSON object, got {got}")]
     ArgsNotObject {

@@ -39,7 +39,7 @@ pub use settle::{SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::StopReason;
 pub use tabs::{Pinned, TabRef, TaskTabs};
-pub use tools::{MAX_WAIT, TOOL_NAMES, Tool, parse_tool};
+pub use tools::{CREATION_TOOLS, MAX_WAIT, TAB_TOOLS, TOOL_NAMES, Tool, parse_tool};
 pub use trace::{GuardDecision, Trace, TraceEntry, TraceEvent};
 
 #[cfg(test)]

@@ -44,6 +44,8 @@ pub struct PlanRequest<'a> {
     pub tools: &'a [&'static str],
     /// The results of the previous round's calls.
     pub previous: &'a [CallResult],
+    /// What the model should know that it did not do (a page opened a tab).
+    pub notices: &'a [String],
 }
 
 /// Why the model could not answer.

@@ -1,6 +1,7 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
 use super::config::AgentConfig;
+use super::error::ToolError;
 use super::execute::{ToolContext, ToolRun};
 use super::guard::loop_top_guard;
 use super::observe::{Observation, observe};
@@ -9,7 +10,7 @@ use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::tools::{TOOL_NAMES, parse_tool};
 use super::trace::{Trace, TraceEvent};
-use crate::browser::BrowserPort;
+use crate::browser::{BrowserPort, EventStream, NavEventKind};
 use async_trait::async_trait;
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +49,20 @@ enum RoundEnd {
     Stop(StopReason),
 }
 
+/// Adds the tabs that pages of the task opened since the last look to its ledger; returns what
+/// the model should be told.
+fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<String> {
+    let mut notices = Vec::new();
+    while let Some(event) = events.try_next() {
+        let Some(opener) = event.opener.as_ref().filter(|_| event.kind == NavEventKind::TabCreated) else { continue };
+        if task.tabs.adopt_child(event.tab.clone(), opener) {
+            task.trace.record(round, TraceEvent::ChildTab { tab: event.tab.to_string(), opener: opener.to_string() });
+            notices.push(format!("tab {} was opened by the page in tab {opener}", event.tab));
+        }
+    }
+    notices
+}
+
 impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
@@ -57,8 +72,12 @@ impl<'a> Agent<'a> {
     /// Runs the task until it stops; returns why.
     pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {
         let mut previous = Vec::new();
+        let mut events = self.port.subscribe();
+        let tools = self.tools.iter().map(|t| (*t).to_owned()).collect();
+        task.trace.record(0, TraceEvent::ToolsOffered { tools });
         for round in 1..=self.config.round_limit {
-            match self.round(task, round, &previous, cancel).await {
+            let notices = update_ledger(task, round, &mut events);
+            match self.round(task, round, &previous, &notices, cancel).await {
                 RoundEnd::Next(results) => previous = results,
                 RoundEnd::Stop(reason) => return stop(task, round, reason),
             }
@@ -71,6 +90,7 @@ impl<'a> Agent<'a> {
         task: &mut Task,
         round: u32,
         previous: &[CallResult],
+        notices: &[String],
         cancel: &CancellationToken,
     ) -> RoundEnd {
         task.trace.record(round, TraceEvent::RoundStarted);
@@ -84,7 +104,7 @@ impl<'a> Agent<'a> {
             Ok(observation) => observation,
             Err(reason) => return RoundEnd::Stop(reason),
         };
-        let request = PlanRequest { round, observation: observation.as_ref(), tools: self.tools, previous };
+        let request = PlanRequest { round, observation: observation.as_ref(), tools: self.tools, previous, notices };
         let turn = tokio::select! {
             () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
             turn = self.planner.next_turn(request) => turn,
@@ -139,7 +159,7 @@ impl<'a> Agent<'a> {
             if cancel.is_cancelled() {
                 return RoundEnd::Stop(StopReason::User);
             }
-            let run = match parse_tool(&call.name, &call.args) {
+            let run = match self.offered(&call.name).and_then(|()| parse_tool(&call.name, &call.args)) {
                 Ok(tool) => context.run(&mut task.tabs, tool).await,
                 Err(e) => ToolRun { result: Err(e), guard: None, done: None, notes: Vec::new() },
             };
@@ -152,6 +172,16 @@ impl<'a> Agent<'a> {
             return RoundEnd::Stop(StopReason::User);
         }
         RoundEnd::Next(results)
+    }
+}
+
+impl Agent<'_> {
+    /// A known tool that this run does not offer fails; an unknown one is left to the parser.
+    fn offered(&self, name: &str) -> Result<(), ToolError> {
+        if self.tools.contains(&name) || !TOOL_NAMES.contains(&name) {
+            return Ok(());
+        }
+        Err(ToolError::NotOffered { tool: name.to_owned(), offered: self.tools.join(", ") })
     }
 }
 

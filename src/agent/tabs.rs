@@ -52,6 +52,8 @@ pub struct TaskTabs {
     focused: Option<TabId>,
     primary: Option<TabId>,
     opened: Vec<TabId>,
+    /// Tabs a page of the task opened (popups, `target=_blank`), with their opener.
+    children: Vec<(TabId, TabId)>,
 }
 
 impl TaskTabs {
@@ -114,9 +116,32 @@ impl TaskTabs {
         self.pinned.iter().find(|p| p.tab == *tab).map(|p| &p.origin)
     }
 
-    /// Whether the task knows `tab` (pinned, primary or opened).
+    /// Whether the task knows `tab` (pinned, primary, opened or a child).
     pub fn knows(&self, tab: &TabId) -> bool {
-        self.pinned.iter().any(|p| p.tab == *tab) || self.opened.contains(tab) || self.primary.as_ref() == Some(tab)
+        self.pinned.iter().any(|p| p.tab == *tab)
+            || self.opened.contains(tab)
+            || self.primary.as_ref() == Some(tab)
+            || self.children.iter().any(|(c, _)| c == tab)
+    }
+
+    /// Records that a page in `opener` (a tab of the task) opened `tab`; `false` if `opener`
+    /// is not the task's (a tab the user opens by hand has no opener of the task).
+    pub fn adopt_child(&mut self, tab: TabId, opener: &TabId) -> bool {
+        if !self.knows(opener) || self.knows(&tab) {
+            return false;
+        }
+        self.children.push((tab, opener.clone()));
+        true
+    }
+
+    /// The tabs pages of the task opened, with their openers.
+    pub fn children(&self) -> &[(TabId, TabId)] {
+        &self.children
+    }
+
+    /// Forgets every tab (the task's browser client changed).
+    pub fn clear(&mut self) {
+        *self = Self::default();
     }
 
     /// Resolves a reference (but `@active`, which needs the browser).

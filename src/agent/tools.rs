@@ -10,6 +10,12 @@ use std::time::Duration;
 pub const TOOL_NAMES: [&str; 9] =
     ["open_url", "focus_tab", "navigate", "click", "type", "press_key", "close_tabs", "wait", "done"];
 
+/// The tools offered while a task has no tab yet (seed 004's task-creation set): all of them.
+pub const CREATION_TOOLS: [&str; 9] = TOOL_NAMES;
+
+/// The tools offered once a task has a tab (seed 004's tab-operation set): never open_url.
+pub const TAB_TOOLS: [&str; 8] = ["focus_tab", "navigate", "click", "type", "press_key", "close_tabs", "wait", "done"];
+
 /// The longest `wait` the model may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
 

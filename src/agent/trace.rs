@@ -45,6 +45,27 @@ impl GuardDecision {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum TraceEvent {
+    /// A run began with these tools offered to the model.
+    ToolsOffered {
+        /// The tools.
+        tools: Vec<String>,
+    },
+    /// A conversation turn prepared its page.
+    PagePrepared {
+        /// The tab.
+        tab: String,
+        /// The URL it was settled on.
+        url: String,
+        /// The task's tab was reused (navigated) rather than a new one opened.
+        reused: bool,
+    },
+    /// A page of the task opened a tab: it joins the task's ledger and the model is told.
+    ChildTab {
+        /// The new tab.
+        tab: String,
+        /// The tab whose page opened it.
+        opener: String,
+    },
     /// A round began.
     RoundStarted,
     /// The loop-top guard ran.

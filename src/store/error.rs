@@ -20,7 +20,9 @@ pub enum StoreError {
         detail: String,
     },
     /// The file was written by a newer navguard; it was left as it is.
-    #[error("{path} has store schema version {found}, newer than this navguard's {supported}; the file was left untouched")]
+    #[error(
+        "{path} has store schema version {found}, newer than this navguard's {supported}; the file was left untouched"
+    )]
     NewerSchema {
         /// The file.
         path: PathBuf,

@@ -19,7 +19,8 @@ const MIGRATE_V1_TO_V2: &str = "ALTER TABLE tasks ADD COLUMN client_id TEXT;
     ALTER TABLE tasks ADD COLUMN group_id TEXT;
     ALTER TABLE tasks ADD COLUMN window_id TEXT;";
 
-const COLUMNS: &str = "task_id, title, status, created_at, updated_at, client_id, current_url, tab_id, group_id, window_id";
+const COLUMNS: &str =
+    "task_id, title, status, created_at, updated_at, client_id, current_url, tab_id, group_id, window_id";
 
 /// How long a write waits for another process's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -65,19 +66,30 @@ impl TaskStore {
     /// Reads the version before writing anything, so a bad file is never changed.
     fn prepare_schema(&self) -> Result<(), StoreError> {
         let conn = self.lock();
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| corrupt(&self.path(), &e))?;
+        let version: i64 =
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| corrupt(&self.path(), &e))?;
         let has_table: bool = conn
-            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| r.get::<_, i64>(0))
+            .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| {
+                r.get::<_, i64>(0)
+            })
             .map_err(|e| corrupt(&self.path(), &e))?
             > 0;
         match (version, has_table) {
             (v, _) if v > SCHEMA_VERSION => {
                 Err(StoreError::NewerSchema { path: self.path(), found: v, supported: SCHEMA_VERSION })
             }
-            (0, false) => Ok(conn.execute_batch(&format!("BEGIN; {CREATE_V2}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))?),
-            (1, true) => Ok(conn.execute_batch(&format!("BEGIN; {MIGRATE_V1_TO_V2} PRAGMA user_version = 2; COMMIT;"))?),
+            (0, false) => {
+                Ok(conn
+                    .execute_batch(&format!("BEGIN; {CREATE_V2}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))?)
+            }
+            (1, true) => {
+                Ok(conn.execute_batch(&format!("BEGIN; {MIGRATE_V1_TO_V2} PRAGMA user_version = 2; COMMIT;"))?)
+            }
             (SCHEMA_VERSION, true) => Ok(()),
-            (v, _) => Err(StoreError::Corrupt { path: self.path(), detail: format!("schema version {v} without its tasks table") }),
+            (v, _) => Err(StoreError::Corrupt {
+                path: self.path(),
+                detail: format!("schema version {v} without its tasks table"),
+            }),
         }
     }
 
@@ -111,8 +123,13 @@ impl TaskStore {
             let (mode, value) = field.parts();
             (mode, value.cloned())
         };
-        let (client, url, tab, group, window) =
-            (f(&update.client_id), f(&update.current_url), f(&update.tab_id), f(&update.group_id), f(&update.window_id));
+        let (client, url, tab, group, window) = (
+            f(&update.client_id),
+            f(&update.current_url),
+            f(&update.tab_id),
+            f(&update.group_id),
+            f(&update.window_id),
+        );
         let changed = self.lock().execute(
             "UPDATE tasks SET
                title = COALESCE(?2, title), status = COALESCE(?3, status), updated_at = ?4,
@@ -127,7 +144,16 @@ impl TaskStore {
                 update.title,
                 update.status.as_ref().map(TaskStatus::as_str),
                 now_ms(),
-                client.0, client.1, url.0, url.1, tab.0, tab.1, group.0, group.1, window.0, window.1
+                client.0,
+                client.1,
+                url.0,
+                url.1,
+                tab.0,
+                tab.1,
+                group.0,
+                group.1,
+                window.0,
+                window.1
             ],
         )?;
         if changed == 0 {
@@ -169,9 +195,18 @@ mod tests {
     fn a_partial_update_keeps_every_field_it_leaves_out() {
         let store = TaskStore::in_memory().unwrap();
         store.create("t1", "Research").unwrap();
-        store.update("t1", &TaskUpdate { tab_id: set("42"), group_id: set("7"), window_id: set("1"), ..Default::default() }).unwrap();
-        let after = store.update("t1", &TaskUpdate { current_url: set("https://a.test/"), ..Default::default() }).unwrap();
-        assert_eq!((after.tab_id.as_deref(), after.group_id.as_deref(), after.window_id.as_deref()), (Some("42"), Some("7"), Some("1")));
+        store
+            .update(
+                "t1",
+                &TaskUpdate { tab_id: set("42"), group_id: set("7"), window_id: set("1"), ..Default::default() },
+            )
+            .unwrap();
+        let after =
+            store.update("t1", &TaskUpdate { current_url: set("https://a.test/"), ..Default::default() }).unwrap();
+        assert_eq!(
+            (after.tab_id.as_deref(), after.group_id.as_deref(), after.window_id.as_deref()),
+            (Some("42"), Some("7"), Some("1"))
+        );
         assert_eq!(after.title, "Research");
         assert_eq!(after.current_url.as_deref(), Some("https://a.test/"));
     }
