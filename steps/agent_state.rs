@@ -23,4 +23,27 @@ pub struct AgentState {
     pub took: Option<Duration>,
     /// What the settle helper steps decided, in order.
     pub settles: Vec<SettleReport>,
+    /// Conversation turns on a stored task.
+    pub conversation: ConversationState,
+}
+
+/// A stored task, its browser clients and its turns.
+#[derive(Debug, Default)]
+pub struct ConversationState {
+    /// The store's folder (removed with the scenario).
+    pub dir: Option<tempfile::TempDir>,
+    /// The store.
+    pub store: Option<navguard::store::TaskStore>,
+    /// The registered browser clients.
+    pub clients: navguard::conversation::Clients,
+    /// Ports of the clients beyond the scenario's own, to close afterwards.
+    pub extra_ports: Vec<navguard::adapter::BidiPort>,
+    /// The task's id.
+    pub task_id: String,
+    /// Each turn's outcome, in order.
+    pub turns: Vec<navguard::conversation::TurnOutcome>,
+    /// Where each turn's entries begin in the task's trace.
+    pub turn_starts: Vec<usize>,
+    /// The last turn's failure, if it failed before the loop ran.
+    pub turn_error: Option<String>,
 }

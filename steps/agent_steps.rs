@@ -66,6 +66,8 @@ async fn round_limit(world: &mut NavWorld, n: u32) {
 #[given("the model plans:")]
 async fn the_model_plans(world: &mut NavWorld, step: &Step) -> StepResult {
     let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | round | tool | args |"))?;
+    // A plan replaces the one before it (a Background's, say).
+    world.agent.plan.clear_calls();
     for (i, row) in table.rows.iter().enumerate().skip(1) {
         let cell = |n: usize| row.get(n).map(String::as_str).unwrap_or_default();
         let round: u32 =
@@ -102,16 +104,21 @@ async fn before_round_the_user(world: &mut NavWorld, round: u32, words: String) 
     Ok(())
 }
 
+/// The user's planned actions, taken from the world, as a round hook.
+pub fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
+    Ok(UserScript {
+        port: world.port()?.clone(),
+        actions: std::mem::take(&mut world.agent.user_actions),
+        placeholders: world.site()?.placeholders(),
+        failures: Mutex::new(Vec::new()),
+    })
+}
+
 /// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
 async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> StepResult {
     let port = world.port()?.clone();
     let placeholders = world.site()?.placeholders();
-    let script = UserScript {
-        port: port.clone(),
-        actions: std::mem::take(&mut world.agent.user_actions),
-        placeholders: placeholders.clone(),
-        failures: Mutex::new(Vec::new()),
-    };
+    let script = user_script(world)?;
     let mut task = std::mem::take(&mut world.agent.task);
     let cancel = CancellationToken::new();
     let focused = task.tabs.focused().cloned();

@@ -9,6 +9,7 @@ pub mod agent_state;
 pub mod agent_steps;
 pub mod artifacts;
 pub mod browser_steps;
+pub mod conversation_steps;
 pub mod error;
 pub mod round_hook;
 pub mod run_context;

@@ -207,6 +207,9 @@ async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Durat
         true => artifacts::write(&env, tab, Some(&world.agent.task.trace), folder).await.ok(),
         false => None,
     };
+    for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
+        let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
+    }
     let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.port)).await;
     env.site.shutdown().await;
     (duration, kept)

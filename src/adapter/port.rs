@@ -208,7 +208,9 @@ impl BrowserPort for BidiPort {
 
     async fn tab(&self, tab: &TabId) -> Result<TabInfo, BrowserError> {
         let tree = self.send(tab, &GetTree { root: Some(ctx(tab)), max_depth: Some(0) }).await?;
-        let info = tree.contexts.into_iter().next().ok_or_else(|| BrowserError::TabGone(tab.clone()))?;
+        // Another port's tab is not one of this port's: to it, that tab does not exist.
+        let info = tree.contexts.into_iter().next().filter(|i| self.owns(i));
+        let info = info.ok_or_else(|| BrowserError::TabGone(tab.clone()))?;
         Ok(self.info(tab.clone(), info.url))
     }
 

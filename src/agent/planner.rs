@@ -79,6 +79,11 @@ impl ScriptedPlanner {
         self.rounds.entry(round).or_default().push(ToolCall { name: name.to_owned(), args });
     }
 
+    /// Forgets every planned call (think times stay).
+    pub fn clear_calls(&mut self) {
+        self.rounds.clear();
+    }
+
     /// Makes a round answer with no call.
     pub fn add_empty_round(&mut self, round: u32) {
         self.rounds.entry(round).or_default();

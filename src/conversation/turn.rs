@@ -56,12 +56,14 @@ impl Conversation<'_> {
         cancel: &CancellationToken,
     ) -> Result<TurnOutcome, TurnError> {
         let record = self.store.get(task_id)?;
-        let (client, port) = self.client_for(task_id, task, record.client_id.as_deref())?;
+        let (client, port, moved) = self.client_for(task_id, task, record.client_id.as_deref())?;
+        // A tab of the old client means nothing to the new one.
+        let stored_tab = if moved { None } else { record.tab_id.as_deref() };
         let url = target_url(url, record.current_url.as_deref());
         if url != "about:blank" && is_restricted_url(&url) {
             return Err(TurnError::Restricted(url));
         }
-        let known_tab = self.live_task_tab(task_id, task, &*port, record.tab_id.as_deref()).await?;
+        let known_tab = self.live_task_tab(task_id, task, &*port, stored_tab).await?;
         let prepared = self.prepare_page(task, &*port, known_tab, &url).await?;
         self.store.update(
             task_id,
@@ -80,14 +82,16 @@ impl Conversation<'_> {
         Ok(TurnOutcome { stop, offered, tab: prepared.tab, reused: prepared.reused, client })
     }
 
-    /// The task's client, or another one if it went away (its tabs are then forgotten).
+    /// The task's client, or another one if it went away (its tabs are then forgotten, and the
+    /// flag says so).
     fn client_for(
         &self,
         task_id: &str,
         task: &mut Task,
         used: Option<&str>,
-    ) -> Result<(String, Arc<dyn BrowserPort>), TurnError> {
+    ) -> Result<(String, Arc<dyn BrowserPort>, bool), TurnError> {
         let (client, port) = self.clients.pick(used).ok_or(TurnError::NoClient)?;
+        let moved = used.is_some_and(|u| u != client);
         if let Some(gone) = used.filter(|u| *u != client) {
             task.tabs.clear();
             task.trace.record(0, TraceEvent::Note { text: format!("browser client {gone} is gone; using {client}") });
@@ -96,7 +100,7 @@ impl Conversation<'_> {
                 &TaskUpdate { tab_id: Field::Clear, client_id: Field::Set(client.clone()), ..TaskUpdate::default() },
             )?;
         }
-        Ok((client, port))
+        Ok((client, port, moved))
     }
 
     /// The task's tab if it is still open; a closed one is cleared from the record and noted.
