@@ -38,7 +38,10 @@ pub struct HarnessCli {
 
 /// Cucumber's options with the harness's.
 pub type Opts =
-    cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<writer::basic::Cli, writer::junit::Cli>, HarnessCli>;
+    cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<WriterCli, cli::Empty>, HarnessCli>;
+
+/// The terminal writer's and the JUnit writer's options.
+type WriterCli = cli::Compose<writer::basic::Cli, writer::junit::Cli>;
 
 /// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
 /// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
@@ -74,8 +77,8 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
         eprintln!("navguard: {e}");
         return ExitCode::from(2);
     }
-    let junit = match open_report(&harness.report_dir) {
-        Ok(file) => file,
+    let (junit, json) = match open_reports(&harness.report_dir) {
+        Ok(files) => files,
         Err(e) => {
             eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
             return ExitCode::from(2);
@@ -90,6 +93,7 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
             writer::Basic::raw(std::io::stdout(), writer::Coloring::Auto, 0)
                 .summarized()
                 .tee::<NavWorld, _>(writer::JUnit::for_tee(junit, 0))
+                .tee::<NavWorld, _>(writer::Json::for_tee(json))
                 .normalized(),
         )
         .fail_on_skipped()
@@ -108,9 +112,10 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
     }
 }
 
-fn open_report(dir: &Path) -> std::io::Result<std::fs::File> {
+/// The JUnit XML and Cucumber JSON reports (what CI systems and the Cucumber tooling read).
+fn open_reports(dir: &Path) -> std::io::Result<(std::fs::File, std::fs::File)> {
     std::fs::create_dir_all(dir)?;
-    std::fs::File::create(dir.join("junit.xml"))
+    Ok((std::fs::File::create(dir.join("junit.xml"))?, std::fs::File::create(dir.join("cucumber.json"))?))
 }
 
 async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld>) -> ExitCode {
@@ -121,7 +126,7 @@ async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld
         println!("browser start: {} ms", browser.start_time().as_millis());
         browser.shutdown().await;
     }
-    println!("JUnit report: {}", run.report_dir.join("junit.xml").display());
+    println!("reports: {} and {}", run.report_dir.join("junit.xml").display(), run.report_dir.join("cucumber.json").display());
     if parse_errors > 0 {
         println!("{parse_errors} feature file(s) did not parse");
     }
