@@ -29,6 +29,16 @@ enum Command {
     },
     /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
     ServeFixtures,
+    /// Check, without a browser, that every contract has a scenario, every scenario proves a
+    /// known contract, every step is defined once, and every feature parses.
+    Validate {
+        /// The features folder.
+        #[arg(long, default_value = "features")]
+        features: PathBuf,
+        /// The contracts file.
+        #[arg(long, default_value = "features/contracts.txt")]
+        contracts: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,7 +54,23 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { path, options } => runtime.block_on(run(path, options)),
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
+        Command::Validate { features, contracts } => validate(&features, &contracts),
     }
+}
+
+fn validate(features: &std::path::Path, contracts: &std::path::Path) -> ExitCode {
+    let findings = steps::validate::validate(features, contracts);
+    for problem in &findings.problems {
+        println!("{problem}");
+    }
+    let verdict = if findings.problems.is_empty() { "valid" } else { "INVALID" };
+    println!(
+        "navguard validate: {verdict}: {} contracts, {} scenarios, {} problems",
+        findings.contracts,
+        findings.scenarios,
+        findings.problems.len()
+    );
+    if findings.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 async fn run(path: PathBuf, options: Vec<String>) -> ExitCode {

@@ -18,6 +18,7 @@ pub mod site_steps;
 pub mod summary;
 pub mod user_action;
 pub mod user_steps;
+pub mod validate;
 pub mod world;
 
 pub use runner::run_features;

@@ -37,8 +37,7 @@ pub struct HarnessCli {
 }
 
 /// Cucumber's options with the harness's.
-pub type Opts =
-    cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<WriterCli, cli::Empty>, HarnessCli>;
+pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<WriterCli, cli::Empty>, HarnessCli>;
 
 /// The terminal writer's and the JUnit writer's options.
 type WriterCli = cli::Compose<writer::basic::Cli, writer::junit::Cli>;
@@ -126,7 +125,11 @@ async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld
         println!("browser start: {} ms", browser.start_time().as_millis());
         browser.shutdown().await;
     }
-    println!("reports: {} and {}", run.report_dir.join("junit.xml").display(), run.report_dir.join("cucumber.json").display());
+    println!(
+        "reports: {} and {}",
+        run.report_dir.join("junit.xml").display(),
+        run.report_dir.join("cucumber.json").display()
+    );
     if parse_errors > 0 {
         println!("{parse_errors} feature file(s) did not parse");
     }

@@ -94,3 +94,40 @@ fn a_feature_outside_the_repository_runs_with_the_same_steps_and_writes_junit() 
     let junit = std::fs::read_to_string(report.join("junit.xml")).unwrap();
     assert!(junit.contains("<testsuite") && junit.contains("testcase"), "{junit}");
 }
+
+#[test]
+fn validate_names_every_kind_of_problem_without_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let contracts = feature(
+        dir.path(),
+        "contracts.txt",
+        "# ids\nproven   A thing that is proven.\nlonely   A thing with no scenario.\n",
+    );
+    feature(
+        dir.path(),
+        "a.feature",
+        "Feature: f\n  @contract-proven\n  Scenario: fine\n    When a new tab is created on \"{site}/page\"\n\n  Scenario: untagged\n    When a new tab is created on \"{site}/page\"\n\n  @contract-nope\n  Scenario: unknown\n    Then the frobnicator spins\n",
+    );
+    feature(dir.path(), "broken.feature", "Feature: b\n  Scenarioo: nope\n   | x |\n");
+    let out = navguard(&["validate", "--features", dir.path().to_str().unwrap(), "--contracts", &contracts], Some(""));
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for expected in [
+        "a.feature:6: scenario \"untagged\" proves no contract",
+        "a.feature:10: scenario \"unknown\" names an unknown contract nope",
+        "undefined step at line 11: Then the frobnicator spins",
+        "broken.feature: the feature does not parse: Error at 3:",
+        "contract lonely has no scenario",
+        "INVALID: 2 contracts, 3 scenarios, 5 problems",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn the_repository_s_features_are_valid() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let (features, contracts) = (format!("{root}/features"), format!("{root}/features/contracts.txt"));
+    let out = navguard(&["validate", "--features", &features, "--contracts", &contracts], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}

@@ -4,6 +4,7 @@ Feature: Bad tool calls fail the call, never the task
   a URL that does not parse: that call fails with a message naming the problem, and the loop
   goes on. open_url refuses a restricted URL before any tab exists.
 
+  @contract-bad-tool-input
   Scenario: Each kind of bad call is named, and the task carries on
     Given the agent starts on "{site}/page?title=Home"
     And the model plans:
@@ -32,6 +33,7 @@ Feature: Bad tool calls fail the call, never the task
     And tool call "close_tabs" in round 9 failed with "must be a non-empty list of tab references"
     And round 10 observed the page titled "Home"
 
+  @contract-restricted-refused
   Scenario: open_url refuses a restricted URL before any tab exists
     Given the agent starts on "{site}/page?title=Home"
     And the model plans:
@@ -45,6 +47,7 @@ Feature: Bad tool calls fail the call, never the task
     And tool call "open_url" in round 1 failed with "open_url: javascript:alert(1) is a restricted URL"
     And 1 tab is open
 
+  @contract-loop-limits
   Scenario: A round whose model gives no action stops the task
     Given the agent starts on "{site}/page?title=Home"
     And the model plans:
@@ -54,6 +57,7 @@ Feature: Bad tool calls fail the call, never the task
     Then the task stops with "The model gave no action, agent stopped"
     And the task ran 2 rounds
 
+  @contract-loop-limits
   Scenario: The round limit stops a task that never finishes
     Given the agent starts on "{site}/page?title=Home"
     And the round limit is 3

@@ -1,4 +1,4 @@
-@agent
+@agent @contract-coverage-paths
 Feature: The seed's coverage matrix: every navigation path that leaves a transient
   Seed 000 §6: the seven ways a navigation can be in flight when the agent looks, which guard
   catches each, and (guards off) the failure it causes. On Chromium an observation of a tab

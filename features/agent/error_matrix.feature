@@ -7,6 +7,7 @@ Feature: The seed's error matrix, both columns
 
   Rule: At the top of a round
 
+    @contract-settle-committed
     Scenario: A commit on the pinned origin: the round observes the new page
       Given the agent starts on "{site}/page?title=Home&go=/slow?delay=3000%26title=Next"
       And the model plans:
@@ -18,6 +19,7 @@ Feature: The seed's error matrix, both columns
       And the loop-top guard resolved "committed" in round 2
       And no navigation listener is left registered
 
+    @contract-loop-top-fast-fail
     Scenario: A pending URL on another origin stops the task at once, without waiting
       Given the agent starts on "{site}/js-redirect?title=Here&after=1000&to={other}/slow?delay=5000%26title=Away"
       And the model plans:
@@ -31,6 +33,7 @@ Feature: The seed's error matrix, both columns
       And the task took less than 4500 ms
       And no navigation listener is left registered
 
+    @contract-settle-origin-mismatch
     Scenario: A navigation that commits on another origin stops the task at the commit
       Given the agent starts on "{site}/page?title=Here&go=/redirect?to={other}/page%26delay=3000"
       And the model plans:
@@ -42,6 +45,7 @@ Feature: The seed's error matrix, both columns
       And the loop-top guard resolved "origin-mismatch" in round 2
       And no navigation listener is left registered
 
+    @contract-settle-timeout
     Scenario: A navigation that never commits stops the task as a restricted URL after the settle timeout
       Given the agent starts on "{site}/page?title=Here&go=/never"
       And the settle timeout is 1000 ms
@@ -54,6 +58,7 @@ Feature: The seed's error matrix, both columns
       And the loop-top guard resolved "timeout" in round 2
       And no navigation listener is left registered
 
+    @contract-settle-tab-gone
     Scenario: The tab is closed while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
       And the model plans:
@@ -65,6 +70,7 @@ Feature: The seed's error matrix, both columns
       And the loop-top guard resolved "tab-gone" in round 2
       And no navigation listener is left registered
 
+    @contract-settle-tab-gone
     Scenario: The tab is closed between rounds
       Given the agent starts on "{site}/page?title=Here"
       And before round 2 the user closes the tab
@@ -76,6 +82,7 @@ Feature: The seed's error matrix, both columns
       Then the task stops with "Tab was closed, agent stopped"
       And the task ran 2 rounds
 
+    @contract-settle-aborted
     Scenario: The user presses Stop while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
       And the model plans:
@@ -90,6 +97,7 @@ Feature: The seed's error matrix, both columns
 
   Rule: In the open_url handler
 
+    @contract-settle-committed
     Scenario: A commit on the target origin: the tab is pinned and the call succeeds
       Given the model plans:
         | round | tool     | args                                         |
@@ -101,6 +109,7 @@ Feature: The seed's error matrix, both columns
       And the browser has 1 tab open for the task
       And no navigation listener is left registered
 
+    @contract-settle-origin-mismatch @contract-open-url-keeps-tab
     Scenario: A commit on another origin fails the call, and the task goes on
       Given the agent starts on "{site}/page?title=Home"
       And the model plans:
@@ -114,6 +123,7 @@ Feature: The seed's error matrix, both columns
       And the browser has 2 tabs open for the task
       And no navigation listener is left registered
 
+    @contract-settle-timeout @contract-open-url-keeps-tab
     Scenario: No commit within the settle timeout fails the call, and the tab stays open
       Given the agent starts on "{site}/page?title=Home"
       And the settle timeout is 1000 ms
@@ -130,6 +140,7 @@ Feature: The seed's error matrix, both columns
       And the browser has 1 tab open for the task
       And no navigation listener is left registered
 
+    @contract-settle-tab-gone @contract-open-url-keeps-tab
     Scenario: The new tab is closed while open_url waits
       Given the agent starts on "{site}/page?title=Home"
       And the model plans:
@@ -142,6 +153,7 @@ Feature: The seed's error matrix, both columns
       And tool call "open_url" in round 1 failed with "(tab-gone)."
       And no navigation listener is left registered
 
+    @contract-settle-aborted
     Scenario: The user presses Stop while open_url waits
       Given the agent starts on "{site}/page?title=Home"
       And the model plans:

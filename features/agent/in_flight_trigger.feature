@@ -1,4 +1,4 @@
-@agent
+@agent @contract-extended-trigger
 Feature: Any navigation in flight holds the round, not only about:blank
   The seed's loop-top trigger is "the tab's URL is empty or about:blank": a new tab's transient.
   An existing tab that navigates keeps reporting its old URL until the commit (see

@@ -4,6 +4,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
   navigation below is held at the fixture site's gate until the scenario releases it, so the
   window lasts as long as the scenario needs: no timing in the test.
 
+  @contract-browser-old-url-until-commit
   Scenario: A link click
     Given a tab is open on "{site}/page?title=Old&go=/gate?name=New"
     When the user clicks "#go"
@@ -16,6 +17,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     And the tab has no pending URL
     And the page's title is "New"
 
+  @contract-browser-old-url-until-commit
   Scenario: A form submitted with Enter
     Given a tab is open on "{site}/form?title=Old&action=/gate?name=New"
     When the user types "hello" into "#q" and presses Enter
@@ -27,6 +29,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Then the tab's URL is "{site}/gate?name=New"
     And the page's title is "New"
 
+  @contract-browser-old-url-until-commit
   Scenario: A meta refresh
     Given a tab is open on "{site}/meta-refresh?title=Old&to=/gate?name=New&after=0"
     When the tab's navigation to "{site}/gate?name=New" starts
@@ -36,6 +39,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     And the tab's "load" event arrives
     Then the tab's URL is "{site}/gate?name=New"
 
+  @contract-browser-old-url-until-commit
   Scenario: A script redirect to another origin, revealed by its start event long before it commits
     Given a tab is open on "{site}/js-redirect?title=Old&to={other}/gate?name=Away&after=0"
     When the tab's navigation to "{other}/gate?name=Away" starts
@@ -45,6 +49,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     And the tab's "load" event arrives
     Then the tab's URL is "{other}/gate?name=Away"
 
+  @contract-browser-old-url-until-commit
   Scenario: A reload
     Given the site releases "Page"
     And a tab is open on "{site}/gate?name=Page"
@@ -56,6 +61,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Then the page's title is "Page"
     And the fixture site served "/gate" 2 times
 
+  @contract-browser-old-url-until-commit
   Scenario: Going back to a page that the back/forward cache cannot keep
     Given the site releases "Earlier"
     And a tab is open on "{site}/gate?name=Earlier"
@@ -71,7 +77,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Then the tab's URL is "{site}/gate?name=Earlier"
     And the fixture site served "/gate" 2 times
 
-  @chromium-quirk
+  @chromium-quirk @contract-browser-chromium-quirks
   Scenario: A script sent to a tab whose navigation is in flight gets no answer until the commit, then fails
     Chromium 156 holds script.evaluate while the tab navigates and fails it once the new page
     commits (the old page's realm is gone). getTree answers at once, with the old URL.

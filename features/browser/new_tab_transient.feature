@@ -4,6 +4,7 @@ Feature: A new tab reports about:blank until its navigation commits
   plus a navigate) returns while the tab still reports about:blank; the start event already
   carries the URL it is heading to.
 
+  @contract-browser-new-tab-transient
   Scenario: A new tab reports about:blank while its navigation is in flight, its pending URL known from the start event
     When a new tab is created on "{site}/gate?name=first&title=Arrived"
     Then the tab's URL is "about:blank"
@@ -23,6 +24,7 @@ Feature: A new tab reports about:blank until its navigation commits
       | dom-loaded  | {site}/gate?name=first&title=Arrived  |
       | load        | {site}/gate?name=first&title=Arrived  |
 
+  @contract-browser-never-commits
   Scenario: A response that never comes leaves the new tab on about:blank
     When a new tab is created on "{site}/never"
     Then the tab has no "committed" event within 1500 ms
@@ -30,6 +32,7 @@ Feature: A new tab reports about:blank until its navigation commits
     And the tab's pending URL is "{site}/never"
     And the fixture site served "/never" 1 time
 
+  @contract-browser-cross-origin-redirect
   Scenario: A server redirect to another origin starts on the first origin and commits on the other
     When a new tab is created on "{site}/redirect?to={other}/page?title=Elsewhere"
     And the tab's "load" event arrives

@@ -2,6 +2,7 @@
 Feature: Tabs that close, and tabs that pages open
   The agent must tell a vanished tab from a slow one, and must know which tab opened which.
 
+  @contract-browser-tab-gone
   Scenario: Closing a tab while it navigates makes it gone
     When a new tab is created on "{site}/never"
     And the user closes the tab
@@ -14,6 +15,7 @@ Feature: Tabs that close, and tabs that pages open
       | failed     | {site}/never |
       | tab-closed |              |
 
+  @contract-browser-tab-gone @contract-browser-opener
   Scenario: A page opened by script closes itself
     Given a tab is open on "{site}/page?title=Opener&open=/close-self?after=100"
     When the user clicks "#open"
@@ -23,11 +25,13 @@ Feature: Tabs that close, and tabs that pages open
     Then the tab is gone
     And 1 tab is open
 
+  @contract-browser-chromium-quirks
   Scenario: A tab the browser made (not a script) ignores window.close()
     Given a tab is open on "{site}/close-self?after=0"
     Then the tab has no "tab-closed" event within 1000 ms
     And 1 tab is open
 
+  @contract-browser-opener
   Scenario: A page that opens a popup on load
     Given a tab is open on "{site}/popup?to=/page?title=Popped"
     When a new tab appears
@@ -36,7 +40,7 @@ Feature: Tabs that close, and tabs that pages open
     And the page's title is "Popped"
     And 2 tabs are open
 
-  @chromium-quirk
+  @chromium-quirk @contract-browser-chromium-quirks
   Scenario: A tab that a page opened with window.open can be read but takes no real input
     Chromium 156's BiDi never answers input.performActions for such a tab (nor a context-targeted
     script.evaluate or locateNodes; the port reads pages through their realm, which works).
@@ -49,7 +53,7 @@ Feature: Tabs that close, and tabs that pages open
     Then the browser gives no answer within 2000 ms
     And the tab has no "started" event within 100 ms
 
-  @chromium-quirk
+  @chromium-quirk @contract-browser-chromium-quirks @contract-browser-opener
   Scenario: A target=_blank link opens a tab whose navigation sends no navigationCommitted event
     Chromium 156 reports the new tab's navigation as started, DOM loaded and loaded, never as
     committed, and its input.performActions answers only once that slow page has arrived. A DOM

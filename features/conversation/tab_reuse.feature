@@ -10,6 +10,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
       | round | tool | args                  |
       | 1     | done | {"summary": "looked"} |
 
+  @contract-tab-reuse
   Scenario: Three turns on three URLs, two origins among them, reuse one tab
     When the user asks to open "{site}/slow?delay=800&title=One"
     And the user asks to open "{other}/page?title=Two"
@@ -26,6 +27,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task record has "status" = "done"
     And the task record's tab is the task's tab
 
+  @contract-tools-offered
   Scenario: The first turn is offered the creation tools, later turns only the tab tools
     When the user asks to open "{site}/page?title=One"
     Then the model was offered the tools "open_url, focus_tab, navigate, click, type, press_key, close_tabs, wait, done"
@@ -33,6 +35,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     Then the model was offered the tools "focus_tab, navigate, click, type, press_key, close_tabs, wait, done"
     And the model was offered the tools "open_url, focus_tab, navigate, click, type, press_key, close_tabs, wait, done" in turn 1
 
+  @contract-stale-tab
   Scenario: The user closes the task's tab between turns: a new tab, the record updated, the trace says why
     When the user asks to open "{site}/page?title=One"
     And the user closes the task's tab
@@ -44,6 +47,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the model was offered the tools "open_url, focus_tab, navigate, click, type, press_key, close_tabs, wait, done"
     And turn 2 observed the page titled "Two"
 
+  @contract-store-partial-update @contract-tab-reuse
   Scenario: Partial updates keep the other fields; the record survives a reopened store, and its open tab is reused
     When the user asks to open "{site}/page?title=One"
     And the task record is updated with:
@@ -66,6 +70,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And turn 2 observed the page titled "Two"
     And the task record has "group id" = "7"
 
+  @contract-store-partial-update
   Scenario: Only an explicit clear empties a field
     When the user asks to open "{site}/page?title=One"
     And the task record is updated with:
@@ -75,6 +80,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     Then the task record has no "group id"
     And the task record's tab is the task's tab
 
+  @contract-empty-url
   Scenario: An empty URL reopens the task's current URL in its tab
     When the user asks to open "{site}/page?title=One"
     And the user asks to open ""
@@ -82,6 +88,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task's tab is the same as after turn 1
     And turn 2 observed the page titled "One"
 
+  @contract-client-fallback
   Scenario: The task's browser client goes away: another registered one takes over
     Given a second browser client "B"
     When the user asks to open "{site}/page?title=One"
@@ -93,17 +100,20 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task's tab is not the same as after turn 1
     And turn 2 observed the page titled "Two"
 
+  @contract-client-fallback
   Scenario: No browser client left: the turn fails with a clear error
     When the browser client "A" goes away
     And the user asks to open "{site}/page?title=One"
     Then the turn failed with "no browser client available"
     And 0 tabs are open
 
+  @contract-no-such-task
   Scenario: A task id that does not exist: "no such task", and nothing is created
     When the user asks to open "{site}/page?title=One" in task "nope"
     Then the turn failed with "no such task: nope"
     And 0 tabs are open
 
+  @contract-sticky-primary
   Scenario: A popup that becomes the active tab moves nothing: the agent keeps to its tab
     Given the model plans:
       | round | tool  | args                  |
