@@ -25,6 +25,19 @@ pub struct AgentState {
     pub settles: Vec<SettleReport>,
     /// Conversation turns on a stored task.
     pub conversation: ConversationState,
+    /// `navguard repro --guards off`: both guards off, whatever the scenario says.
+    pub force_guards_off: bool,
+}
+
+impl AgentState {
+    /// The settings a run uses: the scenario's, with both guards off when forced.
+    pub fn effective_config(&self) -> navguard::agent::AgentConfig {
+        let mut config = self.config.clone();
+        if self.force_guards_off {
+            (config.open_url_guard, config.loop_top_guard) = (false, false);
+        }
+        config
+    }
 }
 
 /// A stored task, its browser clients and its turns.

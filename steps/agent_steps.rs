@@ -124,7 +124,7 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     let focused = task.tabs.focused().cloned();
     let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, focused, placeholders));
     let plan = world.agent.plan.clone();
-    let agent = Agent { hook: Some(&script), ..Agent::new(&port, &plan, world.agent.config.clone()) };
+    let agent = Agent { hook: Some(&script), ..Agent::new(&port, &plan, world.agent.effective_config()) };
     let started = Instant::now();
     let stop = agent.run(&mut task, &cancel).await;
     world.agent.took = Some(started.elapsed());

@@ -58,7 +58,7 @@ async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
     let conversation = Conversation {
         store: store(world)?,
         clients: &world.agent.conversation.clients,
-        config: world.agent.config.clone(),
+        config: world.agent.effective_config(),
     };
     let result = conversation.turn(&task_id, &mut task, &url, &plan, Some(&script), &CancellationToken::new()).await;
     world.agent.task = task;

@@ -16,6 +16,7 @@ pub mod run_context;
 pub mod runner;
 pub mod site_steps;
 pub mod summary;
+pub mod timeline;
 pub mod user_action;
 pub mod user_steps;
 pub mod validate;

@@ -7,9 +7,22 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
 
+/// How a run is narrowed, and what it shows beyond the report.
+#[derive(Clone, Debug, Default)]
+pub struct RunMode {
+    /// Only the scenario at this line of the feature file.
+    pub line: Option<usize>,
+    /// Both guards off whatever the scenario says, to see the original race.
+    pub guards_off: bool,
+    /// Print each scenario's timeline and race verdict.
+    pub timeline: bool,
+}
+
 /// Shared by every scenario of a run.
 #[derive(Debug)]
 pub struct RunContext {
+    /// How the run is narrowed and what it shows.
+    pub mode: RunMode,
     browser: OnceCell<Result<Arc<BidiBrowser>, String>>,
     config: BrowserConfig,
     /// Where reports and failure artifacts go.
@@ -20,8 +33,8 @@ pub struct RunContext {
 
 impl RunContext {
     /// A run that will start its browser with `config`.
-    pub fn new(config: BrowserConfig, report_dir: PathBuf) -> Arc<Self> {
-        Arc::new(Self { browser: OnceCell::new(), config, report_dir, results: Mutex::default() })
+    pub fn new(config: BrowserConfig, report_dir: PathBuf, mode: RunMode) -> Arc<Self> {
+        Arc::new(Self { mode, browser: OnceCell::new(), config, report_dir, results: Mutex::default() })
     }
 
     /// The run's browser, started on first use; a failed start fails every scenario alike.

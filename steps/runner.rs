@@ -3,7 +3,7 @@
 //! JUnit XML and failure artifacts under the report folder, and a non-zero exit on any failure.
 
 use crate::steps::artifacts;
-use crate::steps::run_context::RunContext;
+use crate::steps::run_context::{RunContext, RunMode};
 use crate::steps::summary::{self, ScenarioResult};
 use crate::steps::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
@@ -68,22 +68,37 @@ fn browser_config(cli: &HarnessCli) -> BrowserConfig {
     BrowserConfig { webdriver_url: cli.webdriver_url.clone(), headless: !cli.headful, ..BrowserConfig::default() }
 }
 
+/// What a run ended with.
+pub struct RunOutcome {
+    /// 0 only if every scenario passed and every feature parsed.
+    pub exit: ExitCode,
+    /// Each scenario's result.
+    pub results: Vec<ScenarioResult>,
+}
+
 /// Runs the features at `input` (a file or a folder; `--input` overrides) and prints the
 /// summary. Exits 0 only if every scenario passed and every feature parsed.
 pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
+    run_features_with(input, opts, RunMode::default()).await.exit
+}
+
+/// [`run_features`], narrowed and shown as `mode` says.
+pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> RunOutcome {
+    let fail = |code: u8| RunOutcome { exit: ExitCode::from(code), results: Vec::new() };
     let harness = opts.custom.clone();
     if let (None, Err(e)) = (&harness.webdriver_url, check_local_binaries()) {
         eprintln!("navguard: {e}");
-        return ExitCode::from(2);
+        return fail(2);
     }
     let (junit, json) = match open_reports(&harness.report_dir) {
         Ok(files) => files,
         Err(e) => {
             eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
-            return ExitCode::from(2);
+            return fail(2);
         }
     };
-    let run = RunContext::new(browser_config(&harness), harness.report_dir.clone());
+    let only_line = mode.line;
+    let run = RunContext::new(browser_config(&harness), harness.report_dir.clone(), mode);
     let writer = NavWorld::cucumber()
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
         .before(before_hook(Arc::clone(&run)))
@@ -97,16 +112,19 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
         )
         .fail_on_skipped()
         .with_cli(opts)
-        .run(input);
+        .filter_run(input, move |_, _, scenario| only_line.is_none_or(|line| scenario.position.line == line));
     tokio::select! {
-        writer = writer => finish(&run, &writer).await,
+        writer = writer => {
+            let exit = finish(&run, &writer).await;
+            RunOutcome { exit, results: run.results.lock().unwrap_or_else(|e| e.into_inner()).clone() }
+        }
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
             eprintln!("navguard: interrupted; closing the browser");
             if let Some(browser) = run.started_browser() {
                 browser.shutdown().await;
             }
-            ExitCode::from(130)
+            fail(130)
         }
     }
 }
@@ -184,9 +202,13 @@ fn after_hook(
                 .join("artifacts")
                 .join(artifact_feature(&feature_path))
                 .join(artifacts::folder_name(&scenario.name, scenario.position.line));
-            let (duration, artifacts) = match world {
-                Some(world) => teardown(world, failure.is_some(), folder).await,
-                None => (Duration::ZERO, None),
+            let (duration, artifacts, race) = match world {
+                Some(world) => {
+                    let race = run.mode.timeline.then(|| show_timeline(world, &feature_path, scenario));
+                    let (duration, artifacts) = teardown(world, failure.is_some(), folder).await;
+                    (duration, artifacts, race)
+                }
+                None => (Duration::ZERO, None, None),
             };
             run.record(ScenarioResult {
                 feature_path,
@@ -196,10 +218,27 @@ fn after_hook(
                 failure,
                 duration,
                 artifacts,
+                race,
             });
         }
         .boxed_local()
     }
+}
+
+/// Prints the scenario's timeline and its race verdict; returns the verdict.
+fn show_timeline(world: &NavWorld, feature_path: &str, scenario: &cucumber::gherkin::Scenario) -> String {
+    let events = world.port().map(|p| p.scope().log.snapshot_from(0)).unwrap_or_default();
+    println!("\n── {feature_path}:{}  {}", scenario.position.line, scenario.name);
+    println!("{}", crate::steps::timeline::render(&world.agent.task.trace, &events));
+    let verdict = match crate::steps::timeline::race_reproduced(&world.agent.task.trace) {
+        Some(how) => format!("race reproduced: {how}, with no guard waiting for the navigation"),
+        None => match &world.agent.stop {
+            Some(stop) => format!("race not reproduced: the task ended with {:?}", stop.message()),
+            None => "race not reproduced: the agent did not run".to_owned(),
+        },
+    };
+    println!("{verdict}");
+    verdict
 }
 
 fn artifact_feature(path: &str) -> String {

@@ -24,6 +24,8 @@ pub struct ScenarioResult {
     pub duration: Duration,
     /// Where its failure artifacts are.
     pub artifacts: Option<PathBuf>,
+    /// With a timeline: whether the race showed, and how.
+    pub race: Option<String>,
 }
 
 /// The steps of a scenario that no step definition matches, or that several match.

@@ -46,6 +46,7 @@ impl NavWorld {
     /// Gives the scenario its tabs and site (the before hook).
     pub async fn setup(&mut self, run: Arc<RunContext>) -> Result<(), String> {
         self.run = Some(Arc::clone(&run));
+        self.agent.force_guards_off = run.mode.guards_off;
         let browser = run.browser().await?;
         let port = browser.open_port().await.map_err(|e| format!("cannot open the scenario's tabs: {e}"))?;
         let site = FixtureSite::start().await.map_err(|e| format!("cannot start the fixture site: {e}"))?;

@@ -131,3 +131,39 @@ fn the_repository_s_features_are_valid() {
     let out = navguard(&["validate", "--features", &features, "--contracts", &contracts], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+/// The line of the scenario called `name` in a feature of the repository.
+fn scenario_line(feature_file: &str, name: &str) -> String {
+    let text = std::fs::read_to_string(feature_file).unwrap();
+    let line = text.lines().position(|l| l.trim() == format!("Scenario: {name}")).expect("the scenario exists");
+    format!("{feature_file}:{}", line + 1)
+}
+
+#[test]
+fn repro_shows_the_race_with_the_guards_off_and_not_with_them_on() {
+    let feature = format!("{}/features/agent/coverage_matrix.feature", env!("CARGO_MANIFEST_DIR"));
+    let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().to_str().unwrap();
+    let off = navguard(&["repro", &target, "--guards", "off", "--report-dir", report], None);
+    let off_text = text(&off);
+    assert!(off_text.contains("guard OFF: reads about:blank"), "{off_text}");
+    assert!(off_text.contains("(guards off): the race reproduced in 1 of 1 runs"), "{off_text}");
+    let on = navguard(&["repro", &target, "--report-dir", report], None);
+    let on_text = text(&on);
+    assert!(
+        on_text.contains("guard WAITED") && on_text.contains("(guards on): the race reproduced in 0 of 1 runs"),
+        "{on_text}"
+    );
+}
+
+#[test]
+fn repro_names_a_target_it_cannot_use() {
+    let out = navguard(&["repro", "features/agent/coverage_matrix.feature"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("is not <feature file>:<line>"));
+    let feature = format!("{}/features/agent/coverage_matrix.feature", env!("CARGO_MANIFEST_DIR"));
+    let out = navguard(&["repro", &format!("{feature}:2")], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no scenario at"), "{}", text(&out));
+}
