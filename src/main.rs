@@ -45,6 +45,32 @@ enum Command {
         #[arg(long, default_value = "target/navguard/repro")]
         report_dir: PathBuf,
     },
+    /// The release gate: run the suite (repeated, sharded, filtered by tags after the options),
+    /// measure pass, flake, false-stop and misjudgement rates and the p50/p95 of scenario time
+    /// and guard wait, and fail on a missed threshold or an unexpected result.
+    Gate {
+        /// A .feature file or a folder of them.
+        #[arg(default_value = "features")]
+        path: PathBuf,
+        /// Run the suite this many times (a flake is a scenario that both passed and failed).
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
+        /// Only shard `i/n` (1-based), by a stable hash of the scenario name.
+        #[arg(long, value_parser = parse_shard)]
+        shard: Option<(u64, u64)>,
+        /// The thresholds file.
+        #[arg(long, default_value = "gate/thresholds.txt")]
+        thresholds: PathBuf,
+        /// The browser's expectations file (known deviations).
+        #[arg(long, default_value = "gate/expectations/chromium.txt")]
+        expectations: PathBuf,
+        /// Where reports go (one folder per repeat).
+        #[arg(long, default_value = "target/navguard/gate")]
+        report_dir: PathBuf,
+        /// The runner's options (--tags, --concurrency, --webdriver-url, …).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        options: Vec<String>,
+    },
     /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
     ServeFixtures,
     /// Check, without a browser, that every contract has a scenario, every scenario proves a
@@ -73,6 +99,10 @@ fn main() -> ExitCode {
         Command::Run { path, options } => runtime.block_on(run(path, options)),
         Command::Repro { target, repeat, headful, guards, report_dir } => {
             runtime.block_on(repro(&target, repeat, headful, guards == "off", &report_dir))
+        }
+        Command::Gate { path, repeat, shard, thresholds, expectations, report_dir, options } => {
+            let files = GateFiles { thresholds, expectations, report_dir };
+            runtime.block_on(gate(path, repeat, shard, files, options))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
         Command::Validate { features, contracts } => validate(&features, &contracts),
@@ -137,7 +167,7 @@ async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, repor
                 return ExitCode::from(2);
             }
         };
-        let mode = steps::run_context::RunMode { line: Some(line), guards_off, timeline: true };
+        let mode = steps::run_context::RunMode { line: Some(line), guards_off, timeline: true, shard: None };
         let outcome = steps::runner::run_features_with(input, opts, mode).await;
         if outcome.results.is_empty() {
             eprintln!("navguard: no scenario at {target} (give the line of a Scenario or of an example row)");
@@ -149,6 +179,95 @@ async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, repor
     let guards = if guards_off { "guards off" } else { "guards on" };
     println!("\nnavguard repro {target} ({guards}): the race reproduced in {reproduced} of {} runs", verdicts.len());
     ExitCode::SUCCESS
+}
+
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let parsed = text.split_once('/').and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+    match parsed {
+        Some((i, n)) if n >= 1 && (1..=n).contains(&i) => Ok((i, n)),
+        _ => Err(format!("{text:?} is not a shard i/n with 1 <= i <= n")),
+    }
+}
+
+struct GateFiles {
+    thresholds: PathBuf,
+    expectations: PathBuf,
+    report_dir: PathBuf,
+}
+
+async fn gate(
+    path: PathBuf,
+    repeat: u32,
+    shard: Option<(u64, u64)>,
+    files: GateFiles,
+    options: Vec<String>,
+) -> ExitCode {
+    use steps::gate::{judge, measure, read_expectations, read_thresholds};
+    let loaded = read_thresholds(&files.thresholds).and_then(|t| Ok((t, read_expectations(&files.expectations)?)));
+    let (thresholds, expected) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            eprintln!("navguard gate: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut results = Vec::new();
+    for run in 1..=repeat.max(1) {
+        let report = files.report_dir.join(format!("run-{run}")).display().to_string();
+        let args = ["navguard gate".to_owned(), "--report-dir".into(), report]
+            .into_iter()
+            .chain(options.iter().cloned())
+            .collect();
+        let (input, opts) = match steps::runner::parse_args(args, path.clone()) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                let _ = e.print();
+                return ExitCode::from(2);
+            }
+        };
+        let mode = steps::run_context::RunMode { shard, ..Default::default() };
+        results.extend(steps::runner::run_features_with(input, opts, mode).await.results);
+    }
+    let metrics = measure(&results, &expected);
+    let verdicts = judge(&metrics, &thresholds);
+    print_gate(&metrics, &verdicts, repeat);
+    let missed: Vec<&str> = verdicts.iter().filter(|v| !v.3).map(|v| v.0.as_str()).collect();
+    if metrics.runs == 0 || !missed.is_empty() || !metrics.unexpected_failures.is_empty() {
+        println!(
+            "gate: FAILED ({} missed thresholds: {}; {} unexpected failures)",
+            missed.len(),
+            missed.join(", "),
+            metrics.unexpected_failures.len()
+        );
+        return ExitCode::FAILURE;
+    }
+    println!("gate: PASSED");
+    ExitCode::SUCCESS
+}
+
+fn print_gate(m: &steps::gate::Metrics, verdicts: &[(String, f64, f64, bool)], repeat: u32) {
+    println!("\nnavguard gate: chromium, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
+    println!(
+        "  pass {:.1}%  flake {:.1}%  false-stop {:.1}%  misjudgement {:.1}%",
+        m.pass_rate * 100.0,
+        m.flake_rate * 100.0,
+        m.false_stop_rate * 100.0,
+        m.misjudgement_rate * 100.0
+    );
+    println!(
+        "  scenario time p50 {:.0} ms, p95 {:.0} ms; guard wait p50 {:.0} ms, p95 {:.0} ms",
+        m.duration_ms.0, m.duration_ms.1, m.guard_wait_ms.0, m.guard_wait_ms.1
+    );
+    for (name, value, limit, held) in verdicts {
+        println!("  {:<24} {value:>10.3}  limit {limit:>10.3}  {}", name, if *held { "ok" } else { "MISSED" });
+    }
+    for (label, list) in [
+        ("flaky", &m.flaky),
+        ("unexpected failure", &m.unexpected_failures),
+        ("expected failure now passing", &m.now_passing),
+    ] {
+        list.iter().for_each(|k| println!("  {label}: {k}"));
+    }
 }
 
 async fn serve_fixtures() -> ExitCode {

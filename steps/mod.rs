@@ -11,6 +11,7 @@ pub mod artifacts;
 pub mod browser_steps;
 pub mod conversation_steps;
 pub mod error;
+pub mod gate;
 pub mod round_hook;
 pub mod run_context;
 pub mod runner;

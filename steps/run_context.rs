@@ -16,6 +16,8 @@ pub struct RunMode {
     pub guards_off: bool,
     /// Print each scenario's timeline and race verdict.
     pub timeline: bool,
+    /// Only shard `i` of `n` (1-based), by a stable hash of the scenario name.
+    pub shard: Option<(u64, u64)>,
 }
 
 /// Shared by every scenario of a run.

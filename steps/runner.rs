@@ -97,7 +97,7 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
             return fail(2);
         }
     };
-    let only_line = mode.line;
+    let (only_line, shard) = (mode.line, mode.shard);
     let run = RunContext::new(browser_config(&harness), harness.report_dir.clone(), mode);
     let writer = NavWorld::cucumber()
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
@@ -112,7 +112,10 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         )
         .fail_on_skipped()
         .with_cli(opts)
-        .filter_run(input, move |_, _, scenario| only_line.is_none_or(|line| scenario.position.line == line));
+        .filter_run(input, move |_, _, scenario| {
+            let in_shard = shard.is_none_or(|(i, n)| crate::steps::gate::in_shard(&scenario.name, i, n));
+            in_shard && only_line.is_none_or(|line| scenario.position.line == line)
+        });
     tokio::select! {
         writer = writer => {
             let exit = finish(&run, &writer).await;
@@ -202,13 +205,14 @@ fn after_hook(
                 .join("artifacts")
                 .join(artifact_feature(&feature_path))
                 .join(artifacts::folder_name(&scenario.name, scenario.position.line));
-            let (duration, artifacts, race) = match world {
+            let (duration, artifacts, race, task_end, guard_waits_ms) = match world {
                 Some(world) => {
                     let race = run.mode.timeline.then(|| show_timeline(world, &feature_path, scenario));
+                    let (task_end, waits) = task_facts(world);
                     let (duration, artifacts) = teardown(world, failure.is_some(), folder).await;
-                    (duration, artifacts, race)
+                    (duration, artifacts, race, task_end, waits)
                 }
-                None => (Duration::ZERO, None, None),
+                None => (Duration::ZERO, None, None, None, Vec::new()),
             };
             run.record(ScenarioResult {
                 feature_path,
@@ -219,10 +223,33 @@ fn after_hook(
                 duration,
                 artifacts,
                 race,
+                expects: summary::expects_of(&scenario.steps),
+                task_end,
+                guard_waits_ms,
             });
         }
         .boxed_local()
     }
+}
+
+/// How the agent's task ended (succeeded; stopped as restricted or different origin) and how
+/// long its guards waited.
+fn task_facts(world: &NavWorld) -> (Option<(bool, bool)>, Vec<u64>) {
+    use navguard::agent::{GuardDecision, StopReason};
+    let end = world
+        .agent
+        .stop
+        .as_ref()
+        .map(|stop| (stop.is_success(), matches!(stop, StopReason::Restricted | StopReason::OriginChanged)));
+    let waits = world
+        .agent
+        .task
+        .trace
+        .guards()
+        .filter(|(_, d, _)| matches!(d, GuardDecision::Settled { .. }))
+        .map(|(_, _, ms)| ms)
+        .collect();
+    (end, waits)
 }
 
 /// Prints the scenario's timeline and its race verdict; returns the verdict.

@@ -26,6 +26,39 @@ pub struct ScenarioResult {
     pub artifacts: Option<PathBuf>,
     /// With a timeline: whether the race showed, and how.
     pub race: Option<String>,
+    /// What the scenario says the task should do.
+    pub expects: Expects,
+    /// How the agent's task ended, if an agent ran: (succeeded, stopped as restricted or
+    /// different origin).
+    pub task_end: Option<(bool, bool)>,
+    /// How long each loop-top guard waited (ms), for those that waited.
+    pub guard_waits_ms: Vec<u64>,
+}
+
+/// What a scenario says of its task's end.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expects {
+    /// `Then the task succeeds` / `Then turn <n> succeeded`.
+    Success,
+    /// `Then the task stops with …` / `Then the task is aborted`.
+    Stop,
+    /// Neither (no agent, or no claim).
+    #[default]
+    Nothing,
+}
+
+/// Reads what a scenario's steps say of its task's end.
+pub fn expects_of(steps: &[cucumber::gherkin::Step]) -> Expects {
+    let says = |prefix: &str| steps.iter().any(|s| s.value.starts_with(prefix));
+    if says("the task succeeds")
+        || (says("turn ") && steps.iter().any(|s| s.value.ends_with("succeeded") && s.value.starts_with("turn ")))
+    {
+        Expects::Success
+    } else if says("the task stops with") || says("the task is aborted") {
+        Expects::Stop
+    } else {
+        Expects::Nothing
+    }
 }
 
 /// The steps of a scenario that no step definition matches, or that several match.

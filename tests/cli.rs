@@ -167,3 +167,31 @@ fn repro_names_a_target_it_cannot_use() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("no scenario at"), "{}", text(&out));
 }
+
+#[test]
+fn the_gate_fails_on_an_unexpected_failure_and_passes_when_it_is_an_expected_deviation() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "Feature: f\n  Scenario: deviates\n    When a new tab is created on \"{site}/page\"\n    Then the frobnicator spins\n";
+    let path = feature(dir.path(), "g.feature", body);
+    let thresholds = feature(dir.path(), "thresholds.txt", "min_pass_rate 1.0\nmax_flake_rate 0.0\n");
+    let none = feature(dir.path(), "none.txt", "# nothing expected\n");
+    let known = feature(dir.path(), "known.txt", "g.feature: deviates\n");
+    let report = dir.path().join("gate").display().to_string();
+    let gate = |expectations: &str| {
+        navguard(
+            &["gate", &path, "--thresholds", &thresholds, "--expectations", expectations, "--report-dir", &report],
+            None,
+        )
+    };
+    let failed = gate(&none);
+    assert_eq!(failed.status.code(), Some(1), "{}", text(&failed));
+    assert!(text(&failed).contains("unexpected failure: g.feature: deviates"), "{}", text(&failed));
+    assert!(
+        text(&failed).contains("gate: FAILED (1 missed thresholds: min_pass_rate; 1 unexpected failures)"),
+        "{}",
+        text(&failed)
+    );
+    let passed = gate(&known);
+    assert_eq!(passed.status.code(), Some(0), "{}", text(&passed));
+    assert!(text(&passed).contains("gate: PASSED"));
+}

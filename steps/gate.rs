@@ -1,0 +1,220 @@
+//! `navguard gate`: the suite, repeated, judged by metrics against checked-in thresholds, with
+//! a per-browser expectations file of known deviations.
+
+use crate::steps::summary::{Expects, ScenarioResult};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The thresholds, from `gate/thresholds.txt`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thresholds(pub BTreeMap<String, f64>);
+
+/// Reads `name value` lines; a malformed line is an error naming it.
+pub fn read_thresholds(path: &Path) -> Result<Thresholds, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut map = BTreeMap::new();
+    for (n, line) in
+        text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+    {
+        let (name, value) = line
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| format!("{}:{n}: expected `name value`", path.display()))?;
+        let value =
+            value.trim().parse::<f64>().map_err(|_| format!("{}:{n}: {value:?} is not a number", path.display()))?;
+        if !KNOWN.contains(&name) {
+            return Err(format!("{}:{n}: unknown threshold {name:?} (known: {})", path.display(), KNOWN.join(", ")));
+        }
+        map.insert(name.to_owned(), value);
+    }
+    Ok(Thresholds(map))
+}
+
+const KNOWN: [&str; 6] = [
+    "min_pass_rate",
+    "max_flake_rate",
+    "max_false_stop_rate",
+    "max_misjudgement_rate",
+    "max_p95_scenario_ms",
+    "max_p95_guard_wait_ms",
+];
+
+/// Reads the expected failures: `<feature file name>: <scenario name>` lines.
+pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect())
+}
+
+/// A scenario's key in the expectations file.
+pub fn key(result: &ScenarioResult) -> String {
+    let file = Path::new(&result.feature_path)
+        .file_name()
+        .map_or_else(|| result.feature_path.clone(), |f| f.to_string_lossy().into_owned());
+    format!("{file}: {}", result.scenario)
+}
+
+/// A stable 64-bit FNV-1a hash, for sharding by scenario name (the same on every machine).
+pub fn stable_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Whether the scenario `name` belongs to shard `index` of `count` (1-based).
+pub fn in_shard(name: &str, index: u64, count: u64) -> bool {
+    stable_hash(name) % count == index - 1
+}
+
+fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[((p / 100.0) * (values.len() - 1) as f64).round() as usize]
+}
+
+fn rate(part: usize, whole: usize) -> f64 {
+    if whole == 0 { 0.0 } else { part as f64 / whole as f64 }
+}
+
+/// The gate's measurements over every run of every scenario.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Scenarios (distinct), runs (all repeats).
+    pub scenarios: usize,
+    /// Runs.
+    pub runs: usize,
+    /// Passed runs of scenarios not expected to fail, over those runs.
+    pub pass_rate: f64,
+    /// Scenarios that both passed and failed, over scenarios.
+    pub flake_rate: f64,
+    /// Runs expecting success whose task stopped as restricted or different origin.
+    pub false_stop_rate: f64,
+    /// Runs whose task's success contradicts what the scenario says.
+    pub misjudgement_rate: f64,
+    /// Scenario duration p50 / p95, ms.
+    pub duration_ms: (f64, f64),
+    /// Guard wait p50 / p95, ms (waits that happened).
+    pub guard_wait_ms: (f64, f64),
+    /// Failed, not expected to fail.
+    pub unexpected_failures: Vec<String>,
+    /// Expected to fail, passed every time.
+    pub now_passing: Vec<String>,
+    /// Both passed and failed.
+    pub flaky: Vec<String>,
+}
+
+/// Computes the metrics of `results` (all repeats) given the expected failures.
+pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metrics {
+    let mut by_key: BTreeMap<String, Vec<&ScenarioResult>> = BTreeMap::new();
+    results.iter().for_each(|r| by_key.entry(key(r)).or_default().push(r));
+    let mut m = Metrics { scenarios: by_key.len(), runs: results.len(), ..Metrics::default() };
+    for (k, runs) in &by_key {
+        let passed = runs.iter().filter(|r| r.failure.is_none()).count();
+        if passed > 0 && passed < runs.len() {
+            m.flaky.push(k.clone());
+        }
+        match (expected.contains(k), passed) {
+            (false, p) if p < runs.len() => m.unexpected_failures.push(k.clone()),
+            (true, p) if p == runs.len() => m.now_passing.push(k.clone()),
+            _ => {}
+        }
+    }
+    let judged: Vec<&ScenarioResult> = results.iter().filter(|r| !expected.contains(&key(r))).collect();
+    // Nothing left to judge (every run an expected deviation) passes vacuously.
+    m.pass_rate =
+        if judged.is_empty() { 1.0 } else { rate(judged.iter().filter(|r| r.failure.is_none()).count(), judged.len()) };
+    m.flake_rate = rate(m.flaky.len(), m.scenarios);
+    let expecting_success: Vec<_> =
+        results.iter().filter(|r| r.expects == Expects::Success && r.task_end.is_some()).collect();
+    m.false_stop_rate =
+        rate(expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.1)).count(), expecting_success.len());
+    let claimed: Vec<_> = results.iter().filter(|r| r.expects != Expects::Nothing && r.task_end.is_some()).collect();
+    let wrong =
+        claimed.iter().filter(|r| r.task_end.is_some_and(|(ok, _)| ok != (r.expects == Expects::Success))).count();
+    m.misjudgement_rate = rate(wrong, claimed.len());
+    let durations: Vec<f64> = results.iter().map(|r| r.duration.as_secs_f64() * 1000.0).collect();
+    m.duration_ms = (percentile(durations.clone(), 50.0), percentile(durations, 95.0));
+    let waits: Vec<f64> = results.iter().flat_map(|r| r.guard_waits_ms.iter().map(|w| *w as f64)).collect();
+    m.guard_wait_ms = (percentile(waits.clone(), 50.0), percentile(waits, 95.0));
+    m
+}
+
+/// Each threshold with its measured value and whether it held.
+pub fn judge(m: &Metrics, t: &Thresholds) -> Vec<(String, f64, f64, bool)> {
+    t.0.iter()
+        .map(|(name, limit)| {
+            let value = match name.as_str() {
+                "min_pass_rate" => m.pass_rate,
+                "max_flake_rate" => m.flake_rate,
+                "max_false_stop_rate" => m.false_stop_rate,
+                "max_misjudgement_rate" => m.misjudgement_rate,
+                "max_p95_scenario_ms" => m.duration_ms.1,
+                _ => m.guard_wait_ms.1,
+            };
+            let held = if name.starts_with("min_") { value >= *limit } else { value <= *limit };
+            (name.clone(), value, *limit, held)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn result(name: &str, passed: bool, expects: Expects, task_end: Option<(bool, bool)>) -> ScenarioResult {
+        ScenarioResult {
+            feature_path: "features/x.feature".into(),
+            feature: "X".into(),
+            scenario: name.into(),
+            line: 1,
+            failure: (!passed).then(|| "failed".into()),
+            duration: Duration::from_millis(100),
+            artifacts: None,
+            race: None,
+            expects,
+            task_end,
+            guard_waits_ms: vec![],
+        }
+    }
+
+    #[test]
+    fn a_scenario_that_passed_and_failed_is_a_flake_and_an_unexpected_failure() {
+        let runs = [result("a", true, Expects::Nothing, None), result("a", false, Expects::Nothing, None)];
+        let m = measure(&runs, &BTreeSet::new());
+        assert_eq!((m.flaky.len(), m.unexpected_failures.len(), m.pass_rate), (1, 1, 0.5));
+    }
+
+    #[test]
+    fn an_expected_failure_that_passes_is_reported_and_not_counted() {
+        let expected = BTreeSet::from(["x.feature: a".to_owned()]);
+        let m = measure(&[result("a", true, Expects::Nothing, None)], &expected);
+        assert_eq!((m.now_passing.len(), m.unexpected_failures.len()), (1, 0));
+    }
+
+    #[test]
+    fn false_stops_and_misjudgements_are_counted_from_what_the_scenario_says() {
+        let runs = [
+            result("ok", true, Expects::Success, Some((true, false))),
+            result("false stop", false, Expects::Success, Some((false, true))),
+            result("done but should stop", false, Expects::Stop, Some((true, false))),
+            result("stopped as it should", true, Expects::Stop, Some((false, true))),
+        ];
+        let m = measure(&runs, &BTreeSet::new());
+        assert_eq!(m.false_stop_rate, 0.5);
+        assert_eq!(m.misjudgement_rate, 0.5);
+    }
+
+    #[test]
+    fn a_missed_threshold_is_named() {
+        let m = Metrics { pass_rate: 0.9, ..Metrics::default() };
+        let t = Thresholds(BTreeMap::from([("min_pass_rate".to_owned(), 1.0)]));
+        assert_eq!(judge(&m, &t), vec![("min_pass_rate".to_owned(), 0.9, 1.0, false)]);
+    }
+
+    #[test]
+    fn shards_split_every_name_exactly_once() {
+        let names: Vec<String> = (0..50).map(|i| format!("scenario {i}")).collect();
+        let counts: Vec<usize> = (1..=3).map(|i| names.iter().filter(|n| in_shard(n, i, 3)).count()).collect();
+        assert_eq!(counts.iter().sum::<usize>(), 50);
+        assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
+    }
+}
