@@ -77,7 +77,10 @@ impl BidiPort {
     }
 
     /// Sends a navigation command in the background and returns once the tab's navigation has
-    /// begun (an event says so, or the command answered), within the call deadline.
+    /// begun, within the call deadline. The command's answer alone is not enough: Chromium may
+    /// answer before it sends `navigationStarted`, and a caller that reads the tab then would
+    /// see the old page with nothing pending. So after a successful answer the port still waits
+    /// for the tab's start (or commit) event; only the deadline ends that wait, successfully.
     async fn start_navigation<C>(&self, tab: &TabId, cmd: C, mut events: EventStream) -> Result<(), BrowserError>
     where
         C: Command + Send + Sync + 'static,
@@ -93,20 +96,24 @@ impl BidiPort {
         });
         let deadline = tokio::time::sleep(self.call_timeout);
         tokio::pin!(deadline);
+        let mut answered = false;
         loop {
             tokio::select! {
                 event = events.next() => match event {
-                    Ok(e) if e.tab == *tab && shows_navigation_began(e.kind) => return Ok(()),
+                    Ok(e) if e.tab == *tab && (shows_navigation_began(e.kind) || e.kind.proves_commit()) => return Ok(()),
                     Ok(_) => {}
                     Err(_) => return Err(BrowserError::Disconnected),
                 },
-                answer = &mut reply => return match answer {
-                    Ok(Ok(())) => Ok(()),
-                    Ok(Err(e)) => Err(navigation_error(tab, C::METHOD, e)),
-                    Err(_) => Err(BrowserError::Disconnected),
+                answer = &mut reply, if !answered => match answer {
+                    Ok(Ok(())) => answered = true,
+                    Ok(Err(e)) => return Err(navigation_error(tab, C::METHOD, e)),
+                    Err(_) => return Err(BrowserError::Disconnected),
                 },
                 () = &mut deadline => {
-                    return Err(BrowserError::Timeout { op: C::METHOD.to_owned(), after: self.call_timeout })
+                    return match answered {
+                        true => Ok(()),
+                        false => Err(BrowserError::Timeout { op: C::METHOD.to_owned(), after: self.call_timeout }),
+                    };
                 }
             }
         }
@@ -146,12 +153,16 @@ impl BidiPort {
         found.shared_id().ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
     }
 
-    fn info(&self, tab: TabId, url: String) -> TabInfo {
+    /// The tab read-out. The committed URL comes from the events once the tab has committed
+    /// anything: `getTree` can still report the old URL after `navigationCommitted` was sent
+    /// (seen with a commit 70 ms after its start), while the events are ordered with the
+    /// pending state. Before any commit (a new tab's about:blank), `getTree` says.
+    fn info(&self, tab: TabId, tree_url: String) -> TabInfo {
         let tracker = self.scope.tracker();
         let state = tracker.get(&tab).cloned().unwrap_or_default();
         TabInfo {
             id: tab,
-            url,
+            url: state.committed_url.clone().unwrap_or(tree_url),
             pending_url: state.pending_url,
             pending_navigation: state.pending_nav,
             loading: state.loading,

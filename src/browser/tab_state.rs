@@ -15,6 +15,8 @@ pub struct TabState {
     pub pending_nav: Option<NavigationId>,
     /// Between a navigation's start and its load (or failure).
     pub loading: bool,
+    /// The URL of the tab's last commit (or same-document move), as the events said.
+    pub committed_url: Option<String>,
     /// The tab that opened this one.
     pub opener: Option<TabId>,
     /// The tab was closed.
@@ -77,6 +79,7 @@ impl TabTracker {
                 if same_url || same_id {
                     clear_pending(state);
                 }
+                state.committed_url = event.url.clone();
                 if !same_id {
                     // A page restored from the back/forward cache: no load event will follow.
                     state.loading = false;
@@ -87,6 +90,7 @@ impl TabTracker {
                 // proves its commit. A load of an older document proves nothing.
                 if same_nav(&state.pending_nav, &event.navigation) {
                     clear_pending(state);
+                    state.committed_url = event.url.clone();
                     if event.kind == NavEventKind::Load {
                         state.loading = false;
                     }
@@ -98,7 +102,7 @@ impl TabTracker {
                     state.loading = false;
                 }
             }
-            NavEventKind::SameDocument => {}
+            NavEventKind::SameDocument => state.committed_url = event.url.clone(),
             NavEventKind::TabClosed => state.closed = true,
         }
     }
@@ -137,6 +141,16 @@ mod tests {
             ev(NavEventKind::Committed, "1", "http://a/back"),
         ]);
         assert_eq!(s.pending_url, None);
+    }
+
+    #[test]
+    fn the_committed_url_follows_the_events() {
+        let s = tracker(&[
+            ev(NavEventKind::Started, "1", "http://a/x"),
+            ev(NavEventKind::Committed, "1", "http://a/x"),
+            ev(NavEventKind::Started, "2", "http://b/y"),
+        ]);
+        assert_eq!((s.committed_url.as_deref(), s.pending_url.as_deref()), (Some("http://a/x"), Some("http://b/y")));
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub enum TurnError {
     #[error("{0} is a restricted URL")]
     Restricted(String),
     /// The page did not settle on its origin.
-    #[error("the page for {url} did not settle ({})", outcome.name())]
+    #[error("the page for {url} did not settle ({}{})", outcome.name(), match outcome { SettleOutcome::OriginMismatch { observed_url } => format!(": committed on {observed_url}"), _ => String::new() })]
     PageNotReady {
         /// The URL.
         url: String,
