@@ -1,7 +1,7 @@
 //! The agent's steps: set it up, run it, and read its trace.
 
 use crate::steps::browser_steps::{open_loaded_tab, same_url};
-use crate::steps::error::{StepError, StepResult, expect_eq};
+use crate::steps::error::{StepError, StepResult, expect_eq, expect_success};
 use crate::steps::round_hook::UserScript;
 use crate::steps::user_action::UserAction;
 use crate::steps::world::NavWorld;
@@ -243,15 +243,7 @@ fn stop_of(world: &NavWorld) -> StepResult<&navguard::agent::StopReason> {
 
 #[then("the task succeeds")]
 async fn the_task_succeeds(world: &mut NavWorld) -> StepResult {
-    let stop = stop_of(world)?;
-    if stop.is_success() {
-        return Ok(());
-    }
-    Err(StepError::Expectation(format!(
-        "the task stopped with {:?} ({})",
-        stop.message(),
-        stop.detail().unwrap_or("no detail")
-    )))
+    expect_success("the task", stop_of(world)?)
 }
 
 #[then(expr = "the task stops with {string}")]

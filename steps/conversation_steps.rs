@@ -1,7 +1,7 @@
 //! Steps about conversation turns on a stored task: tab reuse, the tools offered, the record,
 //! the browser clients, the tab ledger.
 
-use crate::steps::error::{StepError, StepResult, expect_eq};
+use crate::steps::error::{StepError, StepResult, expect_eq, expect_success};
 use crate::steps::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
@@ -103,15 +103,7 @@ fn last_turn(world: &NavWorld) -> StepResult<&TurnOutcome> {
 
 #[then(expr = "turn {int} succeeded")]
 async fn turn_succeeded(world: &mut NavWorld, n: usize) -> StepResult {
-    let stop = &turn(world, n)?.stop;
-    if stop.is_success() {
-        return Ok(());
-    }
-    Err(StepError::Expectation(format!(
-        "turn {n} stopped with {:?} ({})",
-        stop.message(),
-        stop.detail().unwrap_or("-")
-    )))
+    expect_success(&format!("turn {n}"), &turn(world, n)?.stop)
 }
 
 #[then(expr = "the turn failed with {string}")]

@@ -35,3 +35,11 @@ pub fn expect_eq<T: PartialEq + std::fmt::Debug>(what: &str, expected: T, actual
         Err(StepError::Expectation(format!("{what}: expected {expected:?}, got {actual:?}")))
     }
 }
+
+/// Fails unless the task (or turn) named `what` succeeded, saying how it stopped instead.
+pub fn expect_success(what: &str, stop: &navguard::agent::StopReason) -> StepResult {
+    if stop.is_success() {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("{what} stopped with {:?} ({})", stop.message(), stop.detail().unwrap_or("no detail"))))
+}
