@@ -65,27 +65,25 @@ impl UserAction {
             Self::Navigate(url) => port.navigate(tab, &expand(url)).await.map(|()| None),
             Self::Close => port.close(tab).await.map(|()| None),
             Self::OpenTab(url) => port.create_tab(&expand(url), true).await.map(Some),
-            Self::CloseNewest => {
-                let newest = port.tabs().await?.into_iter().map(|t| t.id).max_by_key(|id| newest_rank(port, id));
-                match newest {
-                    Some(tab) => port.close(&tab).await.map(|()| None),
-                    None => Ok(None),
-                }
-            }
+            Self::CloseNewest => match newest_open_tab(port).await? {
+                Some(tab) => port.close(&tab).await.map(|()| None),
+                None => Ok(None),
+            },
         }
     }
 }
 
-/// Tabs are ranked by when the port first saw them (their creation event's position).
-fn newest_rank(port: &dyn BrowserPort, tab: &TabId) -> u64 {
+/// The open tab created last, in one pass over the port's events.
+async fn newest_open_tab(port: &dyn BrowserPort) -> Result<Option<TabId>, BrowserError> {
+    let open: Vec<TabId> = port.tabs().await?.into_iter().map(|t| t.id).collect();
     let mut events = port.subscribe_from_start();
-    let mut rank = 0;
+    let mut newest = None;
     while let Some(e) = events.try_next() {
-        if e.tab == *tab && e.kind == navguard::browser::NavEventKind::TabCreated {
-            rank = e.seq;
+        if e.kind == navguard::browser::NavEventKind::TabCreated && open.contains(&e.tab) {
+            newest = Some(e.tab);
         }
     }
-    rank
+    Ok(newest)
 }
 
 #[cfg(test)]
