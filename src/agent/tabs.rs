@@ -1,7 +1,6 @@
 //! The task's tabs: pinned tabs with their origins, the focus pointer, the primary tab, the
 //! tabs open_url created, and the references the model uses for them.
 
-use super::origin::origin_text;
 use crate::browser::TabId;
 use url::Origin;
 
@@ -153,12 +152,6 @@ impl TaskTabs {
             TabRef::Id(id) => self.knows(id).then(|| id.clone()),
             TabRef::Active => None,
         }
-    }
-
-    /// A one-line description for traces.
-    pub fn describe(&self) -> String {
-        let pins: Vec<String> = self.pinned.iter().map(|p| format!("{}={}", p.tab, origin_text(&p.origin))).collect();
-        format!("focused={:?} primary={:?} pinned=[{}]", self.focused, self.primary, pins.join(", "))
     }
 }
 
