@@ -156,7 +156,9 @@ async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, repor
     }
     let mut verdicts = Vec::new();
     for run in 1..=repeat.max(1) {
-        let mut args = vec!["navguard repro".to_owned(), "--report-dir".into(), report_dir.display().to_string()];
+        // Each run keeps its own reports: the run that reproduced stays readable.
+        let report = report_dir.join(format!("run-{run}")).display().to_string();
+        let mut args = vec!["navguard repro".to_owned(), "--report-dir".into(), report];
         if headful {
             args.push("--headful".into());
         }
@@ -177,7 +179,8 @@ async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, repor
     }
     let reproduced = verdicts.iter().filter(|(_, v)| v.starts_with("race reproduced")).count();
     let guards = if guards_off { "guards off" } else { "guards on" };
-    println!("\nnavguard repro {target} ({guards}): the race reproduced in {reproduced} of {} runs", verdicts.len());
+    println!("\nhtml reports: {}", report_dir.join("run-<n>/report.html").display());
+    println!("navguard repro {target} ({guards}): the race reproduced in {reproduced} of {} runs", verdicts.len());
     ExitCode::SUCCESS
 }
 
@@ -211,7 +214,7 @@ async fn gate(
             return ExitCode::from(2);
         }
     };
-    let mut results = Vec::new();
+    let mut runs = Vec::new();
     for run in 1..=repeat.max(1) {
         let report = files.report_dir.join(format!("run-{run}")).display().to_string();
         let args = ["navguard gate".to_owned(), "--report-dir".into(), report]
@@ -226,11 +229,17 @@ async fn gate(
             }
         };
         let mode = steps::run_context::RunMode { shard, ..Default::default() };
-        results.extend(steps::runner::run_features_with(input, opts, mode).await.results);
+        runs.push((run, steps::runner::run_features_with(input, opts, mode).await.results));
     }
+    let results: Vec<_> = runs.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
     let metrics = measure(&results, &expected);
     let verdicts = judge(&metrics, &thresholds);
     print_gate(&metrics, &verdicts, repeat);
+    let index = files.report_dir.join("index.html");
+    match std::fs::write(&index, steps::report::render_gate(BROWSER, &metrics, &verdicts, &runs)) {
+        Ok(()) => println!("gate report: {}", index.display()),
+        Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
+    }
     let missed: Vec<&str> = verdicts.iter().filter(|v| !v.3).map(|v| v.0.as_str()).collect();
     let failed = metrics.runs == 0 || !missed.is_empty() || !metrics.unexpected_failures.is_empty();
     if failed {
@@ -249,8 +258,11 @@ async fn gate(
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
-fn print_gate(m: &steps::gate::Metrics, verdicts: &[(String, f64, f64, bool)], repeat: u32) {
-    println!("\nnavguard gate: chromium, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
+/// The browser the gate measures (the adapter drives Chromium only, so far).
+const BROWSER: &str = "chromium";
+
+fn print_gate(m: &steps::gate::Metrics, verdicts: &[steps::report::Verdict], repeat: u32) {
+    println!("\nnavguard gate: {BROWSER}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
     println!(
         "  pass {:.1}%  flake {:.1}%  false-stop {:.1}%  misjudgement {:.1}%",
         m.pass_rate * 100.0,

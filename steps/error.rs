@@ -41,5 +41,9 @@ pub fn expect_success(what: &str, stop: &navguard::agent::StopReason) -> StepRes
     if stop.is_success() {
         return Ok(());
     }
-    Err(StepError::Expectation(format!("{what} stopped with {:?} ({})", stop.message(), stop.detail().unwrap_or("no detail"))))
+    Err(StepError::Expectation(format!(
+        "{what} stopped with {:?} ({})",
+        stop.message(),
+        stop.detail().unwrap_or("no detail")
+    )))
 }

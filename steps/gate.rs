@@ -173,6 +173,8 @@ mod tests {
             expects,
             task_end,
             guard_waits_ms: vec![],
+            timeline: Default::default(),
+            steps: vec![],
         }
     }
 

@@ -12,6 +12,7 @@ pub mod browser_steps;
 pub mod conversation_steps;
 pub mod error;
 pub mod gate;
+pub mod report;
 pub mod round_hook;
 pub mod run_context;
 pub mod runner;

@@ -1,6 +1,7 @@
 //! What all scenarios of one run share: the browser (started once, by the first scenario's
 //! hook), the browser settings, and the results the summary prints.
 
+use crate::steps::report::StepLog;
 use crate::steps::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig};
 use std::path::PathBuf;
@@ -31,12 +32,21 @@ pub struct RunContext {
     pub report_dir: PathBuf,
     /// One entry per finished scenario.
     pub results: Mutex<Vec<ScenarioResult>>,
+    /// Each scenario's steps, as cucumber ran them.
+    pub steps: StepLog,
 }
 
 impl RunContext {
     /// A run that will start its browser with `config`.
     pub fn new(config: BrowserConfig, report_dir: PathBuf, mode: RunMode) -> Arc<Self> {
-        Arc::new(Self { mode, browser: OnceCell::new(), config, report_dir, results: Mutex::default() })
+        Arc::new(Self {
+            mode,
+            browser: OnceCell::new(),
+            config,
+            report_dir,
+            results: Mutex::default(),
+            steps: StepLog::default(),
+        })
     }
 
     /// The run's browser, started on first use; a failed start fails every scenario alike.
@@ -53,6 +63,15 @@ impl RunContext {
     /// The browser, if it was started.
     pub fn started_browser(&self) -> Option<Arc<BidiBrowser>> {
         self.browser.get().and_then(|b| b.as_ref().ok()).cloned()
+    }
+
+    /// Every finished scenario, with its steps.
+    pub fn finished(&self) -> Vec<ScenarioResult> {
+        let mut results = self.results.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for r in &mut results {
+            r.steps = self.steps.steps(&(r.feature_path.clone(), r.line));
+        }
+        results
     }
 
     /// Records a finished scenario.

@@ -3,8 +3,10 @@
 //! JUnit XML and failure artifacts under the report folder, and a non-zero exit on any failure.
 
 use crate::steps::artifacts;
+use crate::steps::report::{self, StepLogWriter};
 use crate::steps::run_context::{RunContext, RunMode};
 use crate::steps::summary::{self, ScenarioResult};
+use crate::steps::timeline::{self, Timeline};
 use crate::steps::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
@@ -37,10 +39,11 @@ pub struct HarnessCli {
 }
 
 /// Cucumber's options with the harness's.
-pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, cli::Compose<WriterCli, cli::Empty>, HarnessCli>;
+pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, HarnessCli>;
 
-/// The terminal writer's and the JUnit writer's options.
-type WriterCli = cli::Compose<writer::basic::Cli, writer::junit::Cli>;
+/// The writers' options: the terminal's and JUnit's; the JSON and step-log writers have none.
+type WriterCli =
+    cli::Compose<cli::Compose<cli::Compose<writer::basic::Cli, writer::junit::Cli>, cli::Empty>, cli::Empty>;
 
 /// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
 /// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
@@ -108,6 +111,9 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
                 .summarized()
                 .tee::<NavWorld, _>(writer::JUnit::for_tee(junit, 0))
                 .tee::<NavWorld, _>(writer::Json::for_tee(json))
+                .tee::<NavWorld, _>(
+                    StepLogWriter::new(run.steps.clone()).discard_stats_writes().discard_arbitrary_writes(),
+                )
                 .normalized(),
         )
         .fail_on_skipped()
@@ -119,7 +125,7 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
     tokio::select! {
         writer = writer => {
             let exit = finish(&run, &writer).await;
-            RunOutcome { exit, results: run.results.lock().unwrap_or_else(|e| e.into_inner()).clone() }
+            RunOutcome { exit, results: run.finished() }
         }
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
@@ -139,15 +145,20 @@ fn open_reports(dir: &Path) -> std::io::Result<(std::fs::File, std::fs::File)> {
 }
 
 async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld>) -> ExitCode {
-    let results = run.results.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let results = run.finished();
     let (passed, failed) = summary::print(&results);
     let parse_errors = writer.parsing_errors();
     if let Some(browser) = run.started_browser() {
         println!("browser start: {} ms", browser.start_time().as_millis());
         browser.shutdown().await;
     }
+    let html = run.report_dir.join("report.html");
+    if let Err(e) = std::fs::write(&html, report::render(&results, &run.report_dir, "navguard report")) {
+        eprintln!("navguard: cannot write {}: {e}", html.display());
+    }
     println!(
-        "reports: {} and {}",
+        "reports: {}, {} and {}",
+        html.display(),
         run.report_dir.join("junit.xml").display(),
         run.report_dir.join("cucumber.json").display()
     );
@@ -199,20 +210,21 @@ fn after_hook(
         let run = Arc::clone(&run);
         async move {
             let failure = summary::failure_of(finished, scenario);
-            let feature_path = feature.path.as_ref().map_or_else(|| feature.name.clone(), |p| p.display().to_string());
+            let feature_path = report::feature_key(feature);
             let folder = run
                 .report_dir
                 .join("artifacts")
                 .join(artifact_feature(&feature_path))
                 .join(artifacts::folder_name(&scenario.name, scenario.position.line));
-            let (duration, artifacts, race, task_end, guard_waits_ms) = match world {
+            let (duration, artifacts, race, task_end, guard_waits_ms, timeline) = match world {
                 Some(world) => {
-                    let race = run.mode.timeline.then(|| show_timeline(world, &feature_path, scenario));
+                    let timeline = timeline_of(world);
+                    let race = run.mode.timeline.then(|| show_timeline(world, &timeline, &feature_path, scenario));
                     let (task_end, waits) = task_facts(world);
                     let (duration, artifacts) = teardown(world, failure.is_some(), folder).await;
-                    (duration, artifacts, race, task_end, waits)
+                    (duration, artifacts, race, task_end, waits, timeline)
                 }
-                None => (Duration::ZERO, None, None, None, Vec::new()),
+                None => (Duration::ZERO, None, None, None, Vec::new(), Timeline::default()),
             };
             run.record(ScenarioResult {
                 feature_path,
@@ -226,6 +238,8 @@ fn after_hook(
                 expects: summary::expects_of(&scenario.steps),
                 task_end,
                 guard_waits_ms,
+                timeline,
+                steps: Vec::new(),
             });
         }
         .boxed_local()
@@ -252,12 +266,22 @@ fn task_facts(world: &NavWorld) -> (Option<(bool, bool)>, Vec<u64>) {
     (end, waits)
 }
 
-/// Prints the scenario's timeline and its race verdict; returns the verdict.
-fn show_timeline(world: &NavWorld, feature_path: &str, scenario: &cucumber::gherkin::Scenario) -> String {
+/// The scenario's timeline: its agent's trace and its browser events.
+fn timeline_of(world: &NavWorld) -> Timeline {
     let events = world.port().map(|p| p.scope().log.snapshot_from(0)).unwrap_or_default();
+    timeline::build(&world.agent.task.trace, &events)
+}
+
+/// Prints the scenario's timeline and its race verdict; returns the verdict.
+fn show_timeline(
+    world: &NavWorld,
+    timeline: &Timeline,
+    feature_path: &str,
+    scenario: &cucumber::gherkin::Scenario,
+) -> String {
     println!("\n── {feature_path}:{}  {}", scenario.position.line, scenario.name);
-    println!("{}", crate::steps::timeline::render(&world.agent.task.trace, &events));
-    let verdict = match crate::steps::timeline::race_reproduced(&world.agent.task.trace) {
+    println!("{}", timeline::render(timeline));
+    let verdict = match timeline::race_reproduced(&world.agent.task.trace) {
         Some(how) => format!("race reproduced: {how}, with no guard waiting for the navigation"),
         None => match &world.agent.stop {
             Some(stop) => format!("race not reproduced: the task ended with {:?}", stop.message()),

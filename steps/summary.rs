@@ -1,6 +1,8 @@
 //! The result of each scenario, and the terminal summary: per feature, then the failures, then
 //! the closing line `features: N passed, N failed`.
 
+use crate::steps::report::{StepRecord, StepStatus};
+use crate::steps::timeline::Timeline;
 use crate::steps::world::NavWorld;
 use cucumber::event::ScenarioFinished;
 use std::collections::BTreeMap;
@@ -33,6 +35,17 @@ pub struct ScenarioResult {
     pub task_end: Option<(bool, bool)>,
     /// How long each loop-top guard waited (ms), for those that waited.
     pub guard_waits_ms: Vec<u64>,
+    /// What the model, the agent and the browser did.
+    pub timeline: Timeline,
+    /// Its steps and how each ended (filled in when the run ends).
+    pub steps: Vec<StepRecord>,
+}
+
+impl ScenarioResult {
+    /// The first step that failed or was skipped, if any.
+    pub fn first_failing_step(&self) -> Option<&StepRecord> {
+        self.steps.iter().find(|s| matches!(s.status, StepStatus::Failed | StepStatus::Skipped))
+    }
 }
 
 /// What a scenario says of its task's end.
@@ -84,7 +97,7 @@ pub fn failure_of(finished: &ScenarioFinished, scenario: &cucumber::gherkin::Sce
             Some(if unmatched.is_empty() { "a step was skipped".into() } else { unmatched.join("\n") })
         }
         ScenarioFinished::BeforeHookFailed(info) => Some(format!("set-up failed: {}", panic_text(info))),
-        ScenarioFinished::StepFailed(_, _, err) => Some(err.to_string()),
+        ScenarioFinished::StepFailed(_, _, err) => Some(crate::steps::report::error_text(err)),
     }
 }
 
@@ -113,6 +126,9 @@ pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
     }
     for r in results.iter().filter(|r| r.failure.is_some()) {
         println!("\nFAILED {}:{}  {}", r.feature_path, r.line, r.scenario);
+        if let Some(step) = r.first_failing_step() {
+            println!("  at line {}: {} {} ({})", step.line, step.keyword, step.text, step.status.name());
+        }
         println!("  {}", r.failure.as_deref().unwrap_or_default().replace('\n', "\n  "));
         if let Some(dir) = &r.artifacts {
             println!("  artifacts: {}", dir.display());

@@ -65,6 +65,31 @@ fn an_undefined_step_fails_its_scenario_and_is_named() {
 }
 
 #[test]
+fn a_failing_step_is_named_in_the_summary_and_the_html_report_shows_every_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "Feature: f\n  Scenario: wrong title\n    When a new tab is created on \"{site}/page?title=Home\"\n    \
+                Then the page's title is \"<Away>\"\n    And the tab is not loading\n";
+    let path = feature(dir.path(), "t.feature", body);
+    let report = dir.path().join("report");
+    let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("at line 4: Then the page's title is \"<Away>\" (failed)"), "{}", text(&out));
+    let html = std::fs::read_to_string(report.join("report.html")).unwrap();
+    for (status, step) in [
+        ("passed", "a new tab is created on"),
+        ("failed", "title is &quot;&lt;Away&gt;&quot;"),
+        ("not-run", "the tab is not loading"),
+    ] {
+        let at = html.find(step).unwrap_or_else(|| panic!("{step} missing: {html}"));
+        let item = &html[html[..at].rfind("<li").unwrap()..at];
+        assert!(item.contains(&format!("class=\"{status}\"")), "{step} is not {status}: {item}");
+    }
+    assert!(html.contains("href=\"artifacts/t/L2-wrong-title/events.jsonl\""), "{html}");
+    assert!(html.contains("<img class=\"shot\" src=\"artifacts/t/L2-wrong-title/screenshot.png\""), "{html}");
+    assert!(html.contains("<svg"), "no timeline picture: {html}");
+}
+
+#[test]
 fn a_feature_that_does_not_parse_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let path = feature(dir.path(), "broken.feature", "Feature: f\n  Scenarioo: nope\n   | x |\n");
@@ -151,10 +176,15 @@ fn repro_shows_the_race_with_the_guards_off_and_not_with_them_on() {
     assert!(off_text.contains("(guards off): the race reproduced in 1 of 1 runs"), "{off_text}");
     let on = navguard(&["repro", &target, "--report-dir", report], None);
     let on_text = text(&on);
-    assert!(
-        on_text.contains("guard WAITED") && on_text.contains("(guards on): the race reproduced in 0 of 1 runs"),
-        "{on_text}"
-    );
+    assert!(on_text.contains("WAIT  guard waits"), "{on_text}");
+    assert!(on_text.contains("<- ends the wait (committed)"), "{on_text}");
+    assert!(on_text.contains("(guards on): the race reproduced in 0 of 1 runs"), "{on_text}");
+    // The repro's HTML report draws the same wait: its span, the event that ended it, the resumption.
+    let html = std::fs::read_to_string(dir.path().join("run-1/report.html")).unwrap();
+    assert!(html.contains("The loop-top guard waited from"), "{html}");
+    assert!(html.contains("(committed)") || html.contains(": committed; ended by"), "{html}");
+    assert!(html.contains("; the round resumed at"), "{html}");
+    assert!(html.contains("marker-end=\"url(#arrow)\""), "{html}");
 }
 
 #[test]
@@ -191,6 +221,8 @@ fn the_gate_fails_on_an_unexpected_failure_and_passes_when_it_is_an_expected_dev
         "{}",
         text(&failed)
     );
+    let index = std::fs::read_to_string(dir.path().join("gate/index.html")).unwrap();
+    assert!(index.contains("MISSED") && index.contains("href=\"run-1/report.html#g-L2\""), "{index}");
     let passed = gate(&known);
     assert_eq!(passed.status.code(), Some(0), "{}", text(&passed));
     assert!(text(&passed).contains("gate: PASSED"));
