@@ -16,7 +16,7 @@ pub fn folder_name(scenario: &str, line: usize) -> String {
         scenario.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
     let slug: Vec<&str> = slug.split('-').filter(|s| !s.is_empty()).collect();
     let slug = slug.join("-");
-    format!("L{line}-{}", &slug[..slug.len().min(60)])
+    format!("L{line}-{}", slug[..slug.len().min(60)].trim_end_matches('-'))
 }
 
 fn write_jsonl<T: Serialize>(path: &Path, items: impl IntoIterator<Item = T>) -> std::io::Result<()> {
