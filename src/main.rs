@@ -263,17 +263,7 @@ const BROWSER: &str = "chromium";
 
 fn print_gate(m: &steps::gate::Metrics, verdicts: &[steps::report::Verdict], repeat: u32) {
     println!("\nnavguard gate: {BROWSER}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
-    println!(
-        "  pass {:.1}%  flake {:.1}%  false-stop {:.1}%  misjudgement {:.1}%",
-        m.pass_rate * 100.0,
-        m.flake_rate * 100.0,
-        m.false_stop_rate * 100.0,
-        m.misjudgement_rate * 100.0
-    );
-    println!(
-        "  scenario time p50 {:.0} ms, p95 {:.0} ms; guard wait p50 {:.0} ms, p95 {:.0} ms",
-        m.duration_ms.0, m.duration_ms.1, m.guard_wait_ms.0, m.guard_wait_ms.1
-    );
+    println!("{}", m.lines());
     for (name, value, limit, held) in verdicts {
         println!("  {:<24} {value:>10.3}  limit {limit:>10.3}  {}", name, if *held { "ok" } else { "MISSED" });
     }

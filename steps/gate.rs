@@ -101,6 +101,24 @@ pub struct Metrics {
     pub flaky: Vec<String>,
 }
 
+impl Metrics {
+    /// The rates and percentiles in two lines, as the terminal shows them.
+    pub fn lines(&self) -> String {
+        format!(
+            "  pass {:.1}%  flake {:.1}%  false-stop {:.1}%  misjudgement {:.1}%\n  \
+             scenario time p50 {:.0} ms, p95 {:.0} ms; guard wait p50 {:.0} ms, p95 {:.0} ms",
+            self.pass_rate * 100.0,
+            self.flake_rate * 100.0,
+            self.false_stop_rate * 100.0,
+            self.misjudgement_rate * 100.0,
+            self.duration_ms.0,
+            self.duration_ms.1,
+            self.guard_wait_ms.0,
+            self.guard_wait_ms.1
+        )
+    }
+}
+
 /// Computes the metrics of `results` (all repeats) given the expected failures.
 pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metrics {
     let mut by_key: BTreeMap<String, Vec<&ScenarioResult>> = BTreeMap::new();

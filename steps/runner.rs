@@ -147,6 +147,10 @@ fn open_reports(dir: &Path) -> std::io::Result<(std::fs::File, std::fs::File)> {
 async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld>) -> ExitCode {
     let results = run.finished();
     let (passed, failed) = summary::print(&results);
+    if !results.is_empty() {
+        let metrics = crate::steps::gate::measure(&results, &Default::default());
+        println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
+    }
     let parse_errors = writer.parsing_errors();
     if let Some(browser) = run.started_browser() {
         println!("browser start: {} ms", browser.start_time().as_millis());

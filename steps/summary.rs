@@ -96,16 +96,11 @@ pub fn failure_of(finished: &ScenarioFinished, scenario: &cucumber::gherkin::Sce
             let unmatched = unmatched_steps(&scenario.steps);
             Some(if unmatched.is_empty() { "a step was skipped".into() } else { unmatched.join("\n") })
         }
-        ScenarioFinished::BeforeHookFailed(info) => Some(format!("set-up failed: {}", panic_text(info))),
+        ScenarioFinished::BeforeHookFailed(info) => {
+            Some(format!("set-up failed: {}", crate::steps::report::panic_text(info)))
+        }
         ScenarioFinished::StepFailed(_, _, err) => Some(crate::steps::report::error_text(err)),
     }
-}
-
-fn panic_text(info: &cucumber::event::Info) -> String {
-    info.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| info.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-        .unwrap_or_else(|| "a panic".into())
 }
 
 /// Prints the per-feature table and the failures; returns (passed, failed).

@@ -61,6 +61,7 @@ pub fn render(results: &[ScenarioResult], report_dir: &Path, title: &str) -> Str
                     span.failed { (failed.len()) " failed" }
                     span { (by_feature.len()) " feature file(s)" }
                 }
+                @if !results.is_empty() { pre { (crate::steps::gate::measure(results, &Default::default()).lines()) } }
                 @if !failed.is_empty() {
                     h2 { "Failures" }
                     ul {

@@ -7,4 +7,4 @@ mod step_log;
 
 pub use gate_html::{Verdict, render_gate};
 pub use html::render;
-pub use step_log::{StepLog, StepLogWriter, StepRecord, StepStatus, error_text, feature_key};
+pub use step_log::{StepLog, StepLogWriter, StepRecord, StepStatus, error_text, feature_key, panic_text};

@@ -170,13 +170,17 @@ impl StepLogWriter {
 /// A step's error without cucumber's wrapping ("Step panicked. Captured output: …").
 pub fn error_text(error: &event::StepError) -> String {
     match error {
-        event::StepError::Panic(info) => info
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| info.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-            .unwrap_or_else(|| error.to_string()),
+        event::StepError::Panic(info) => panic_text(info),
         other => other.to_string(),
     }
+}
+
+/// What a panic said (steps and hooks fail by panicking with their error's text).
+pub fn panic_text(info: &event::Info) -> String {
+    info.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| info.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "a panic".into())
 }
 
 impl<W: cucumber::World> cucumber::Writer<W> for StepLogWriter {
