@@ -4,6 +4,7 @@
 mod steps;
 
 use clap::{Parser, Subcommand};
+use navguard::adapter::BrowserKind;
 use navguard::fixtures::FixtureSite;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +39,9 @@ enum Command {
         /// Show the browser window (needs a display).
         #[arg(long)]
         headful: bool,
+        /// The browser: chromium or firefox.
+        #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
+        browser: BrowserKind,
         /// `off` switches both guards off, whatever the scenario says, to see the original race.
         #[arg(long, default_value = "on", value_parser = ["on", "off"])]
         guards: String,
@@ -61,9 +65,13 @@ enum Command {
         /// The thresholds file.
         #[arg(long, default_value = "gate/thresholds.txt")]
         thresholds: PathBuf,
-        /// The browser's expectations file (known deviations).
-        #[arg(long, default_value = "gate/expectations/chromium.txt")]
-        expectations: PathBuf,
+        /// The browser: chromium or firefox.
+        #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
+        browser: BrowserKind,
+        /// The browser's expectations file (known deviations; default
+        /// `gate/expectations/<browser>.txt`).
+        #[arg(long)]
+        expectations: Option<PathBuf>,
         /// Where reports go (one folder per repeat).
         #[arg(long, default_value = "target/navguard/gate")]
         report_dir: PathBuf,
@@ -97,12 +105,15 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run { path, options } => runtime.block_on(run(path, options)),
-        Command::Repro { target, repeat, headful, guards, report_dir } => {
-            runtime.block_on(repro(&target, repeat, headful, guards == "off", &report_dir))
+        Command::Repro { target, repeat, headful, browser, guards, report_dir } => {
+            let how = ReproRun { repeat, headful, browser, guards_off: guards == "off" };
+            runtime.block_on(repro(&target, how, &report_dir))
         }
-        Command::Gate { path, repeat, shard, thresholds, expectations, report_dir, options } => {
+        Command::Gate { path, repeat, shard, thresholds, browser, expectations, report_dir, options } => {
+            let expectations =
+                expectations.unwrap_or_else(|| PathBuf::from(format!("gate/expectations/{browser}.txt")));
             let files = GateFiles { thresholds, expectations, report_dir };
-            runtime.block_on(gate(path, repeat, shard, files, options))
+            runtime.block_on(gate(path, repeat, shard, browser, files, options))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
         Command::Validate { features, contracts } => validate(&features, &contracts),
@@ -145,7 +156,16 @@ fn parse_target(target: &str) -> Option<(PathBuf, usize)> {
     Some((PathBuf::from(path), line.parse().ok().filter(|l| *l > 0)?))
 }
 
-async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, report_dir: &std::path::Path) -> ExitCode {
+/// How `navguard repro` runs its scenario.
+struct ReproRun {
+    repeat: u32,
+    headful: bool,
+    browser: BrowserKind,
+    guards_off: bool,
+}
+
+async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> ExitCode {
+    let ReproRun { repeat, headful, browser, guards_off } = how;
     let Some((path, line)) = parse_target(target) else {
         eprintln!("navguard: {target:?} is not <feature file>:<line>");
         return ExitCode::from(2);
@@ -158,7 +178,8 @@ async fn repro(target: &str, repeat: u32, headful: bool, guards_off: bool, repor
     for run in 1..=repeat.max(1) {
         // Each run keeps its own reports: the run that reproduced stays readable.
         let report = report_dir.join(format!("run-{run}")).display().to_string();
-        let mut args = vec!["navguard repro".to_owned(), "--report-dir".into(), report];
+        let mut args =
+            vec!["navguard repro".to_owned(), "--report-dir".into(), report, "--browser".into(), browser.to_string()];
         if headful {
             args.push("--headful".into());
         }
@@ -202,6 +223,7 @@ async fn gate(
     path: PathBuf,
     repeat: u32,
     shard: Option<(u64, u64)>,
+    browser: BrowserKind,
     files: GateFiles,
     options: Vec<String>,
 ) -> ExitCode {
@@ -217,7 +239,7 @@ async fn gate(
     let mut runs = Vec::new();
     for run in 1..=repeat.max(1) {
         let report = files.report_dir.join(format!("run-{run}")).display().to_string();
-        let args = ["navguard gate".to_owned(), "--report-dir".into(), report]
+        let args = ["navguard gate".to_owned(), "--report-dir".into(), report, "--browser".into(), browser.to_string()]
             .into_iter()
             .chain(options.iter().cloned())
             .collect();
@@ -234,9 +256,9 @@ async fn gate(
     let results: Vec<_> = runs.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
     let metrics = measure(&results, &expected);
     let verdicts = judge(&metrics, &thresholds);
-    print_gate(&metrics, &verdicts, repeat);
+    print_gate(browser, &metrics, &verdicts, repeat);
     let index = files.report_dir.join("index.html");
-    match std::fs::write(&index, steps::report::render_gate(BROWSER, &metrics, &verdicts, &runs)) {
+    match std::fs::write(&index, steps::report::render_gate(browser.name(), &metrics, &verdicts, &runs)) {
         Ok(()) => println!("gate report: {}", index.display()),
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
@@ -258,11 +280,8 @@ async fn gate(
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
-/// The browser the gate measures (the adapter drives Chromium only, so far).
-const BROWSER: &str = "chromium";
-
-fn print_gate(m: &steps::gate::Metrics, verdicts: &[steps::report::Verdict], repeat: u32) {
-    println!("\nnavguard gate: {BROWSER}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
+fn print_gate(browser: BrowserKind, m: &steps::gate::Metrics, verdicts: &[steps::report::Verdict], repeat: u32) {
+    println!("\nnavguard gate: {browser}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
     println!("{}", m.lines());
     for (name, value, limit, held) in verdicts {
         println!("  {:<24} {value:>10.3}  limit {limit:>10.3}  {}", name, if *held { "ok" } else { "MISSED" });

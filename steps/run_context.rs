@@ -60,6 +60,11 @@ impl RunContext {
             .clone()
     }
 
+    /// Which browser the run drives.
+    pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
+        self.config.browser
+    }
+
     /// The browser, if it was started.
     pub fn started_browser(&self) -> Option<Arc<BidiBrowser>> {
         self.browser.get().and_then(|b| b.as_ref().ok()).cloned()

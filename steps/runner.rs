@@ -10,7 +10,7 @@ use crate::steps::timeline::{self, Timeline};
 use crate::steps::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
-use navguard::adapter::{BrowserConfig, check_local_binaries};
+use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -26,6 +26,9 @@ const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
 /// `--concurrency`, …).
 #[derive(clap::Args, Clone, Debug)]
 pub struct HarnessCli {
+    /// The browser: chromium or firefox.
+    #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium", global = true)]
+    pub browser: BrowserKind,
     /// A running WebDriver remote end (another chromedriver, a Selenium Grid) to use instead of
     /// starting chromedriver here.
     #[arg(long, env = "NAVGUARD_WEBDRIVER_URL", global = true)]
@@ -68,7 +71,12 @@ pub fn parse_args(args: Vec<String>, default_input: PathBuf) -> Result<(PathBuf,
 }
 
 fn browser_config(cli: &HarnessCli) -> BrowserConfig {
-    BrowserConfig { webdriver_url: cli.webdriver_url.clone(), headless: !cli.headful, ..BrowserConfig::default() }
+    BrowserConfig {
+        browser: cli.browser,
+        webdriver_url: cli.webdriver_url.clone(),
+        headless: !cli.headful,
+        ..BrowserConfig::default()
+    }
 }
 
 /// What a run ended with.
@@ -89,7 +97,7 @@ pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
 pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> RunOutcome {
     let fail = |code: u8| RunOutcome { exit: ExitCode::from(code), results: Vec::new() };
     let harness = opts.custom.clone();
-    if let (None, Err(e)) = (&harness.webdriver_url, check_local_binaries()) {
+    if let (None, Err(e)) = (&harness.webdriver_url, check_local_binaries(harness.browser)) {
         eprintln!("navguard: {e}");
         return fail(2);
     }
@@ -154,10 +162,16 @@ async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld
     let parse_errors = writer.parsing_errors();
     if let Some(browser) = run.started_browser() {
         println!("browser start: {} ms", browser.start_time().as_millis());
+        if !browser.unsupported_events().is_empty() {
+            println!("the browser does not send: {}", browser.unsupported_events().join(", "));
+        }
         browser.shutdown().await;
     }
     let html = run.report_dir.join("report.html");
-    if let Err(e) = std::fs::write(&html, report::render(&results, &run.report_dir, "navguard report")) {
+    if let Err(e) = std::fs::write(
+        &html,
+        report::render(&results, &run.report_dir, &format!("navguard report ({})", run.browser_kind())),
+    ) {
         eprintln!("navguard: cannot write {}: {e}", html.display());
     }
     println!(

@@ -1,15 +1,16 @@
 //! One browser session: the driver process, the WebDriver session, the BiDi connection.
 
 use super::error::LaunchError;
-use super::launch::{Driver, chromedriver, chromium};
+use super::kind::BrowserKind;
+use super::launch::Driver;
 use super::port::BidiPort;
 use super::router::Router;
-use super::session::{chromium_capabilities, open};
+use super::session::open;
+use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
 use crate::bidi::BidiClient;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
 use crate::bidi::modules::browsing_context::EVENTS;
-use crate::bidi::modules::session::Subscribe;
 use crate::browser::BrowserError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -18,6 +19,8 @@ use tempfile::TempDir;
 /// How to get a browser.
 #[derive(Clone, Debug)]
 pub struct BrowserConfig {
+    /// Which browser.
+    pub browser: BrowserKind,
     /// A running WebDriver remote end (another chromedriver, a Selenium Grid) instead of
     /// starting chromedriver here.
     pub webdriver_url: Option<String>,
@@ -39,6 +42,7 @@ impl BrowserConfig {
 impl Default for BrowserConfig {
     fn default() -> Self {
         Self {
+            browser: BrowserKind::default(),
             webdriver_url: None,
             headless: true,
             call_timeout: Self::CALL_TIMEOUT,
@@ -56,6 +60,7 @@ pub struct BidiBrowser {
     _profile: Option<TempDir>,
     config: BrowserConfig,
     start_time: Duration,
+    unsupported_events: Vec<String>,
 }
 
 impl std::fmt::Debug for BidiBrowser {
@@ -64,36 +69,36 @@ impl std::fmt::Debug for BidiBrowser {
     }
 }
 
-/// Checks that the binaries a local run needs are installed.
-pub fn check_local_binaries() -> Result<(), LaunchError> {
-    chromedriver()?;
-    chromium()?;
+/// Checks that the binaries a local run of `browser` needs are installed.
+pub fn check_local_binaries(browser: BrowserKind) -> Result<(), LaunchError> {
+    browser.driver()?;
+    browser.binary()?;
     Ok(())
 }
 
 impl BidiBrowser {
-    /// Starts chromedriver (unless `config.webdriver_url` names a remote end), opens a session
+    /// Starts the browser's driver (unless `config.webdriver_url` names a remote end), opens a session
     /// with BiDi and subscribes to the navigation events.
     pub async fn launch(config: BrowserConfig) -> Result<Self, LaunchError> {
         let started = Instant::now();
         let profile = tempfile::tempdir().map_err(|e| LaunchError::DriverStart {
-            name: "chromium".into(),
+            name: config.browser.name().into(),
             detail: format!("cannot make a temp profile: {e}"),
         })?;
         let (driver, url, binary) = match &config.webdriver_url {
             Some(url) => (None, url.clone(), None),
             None => {
-                let driver = Driver::start(&chromedriver()?, config.start_timeout).await?;
+                let kind = config.browser;
+                let driver = Driver::start(&kind.driver()?, kind.ready_line(), config.start_timeout).await?;
                 let url = driver.url().to_owned();
-                (Some(driver), url, Some(chromium()?))
+                (Some(driver), url, Some(kind.binary()?))
             }
         };
-        let caps = chromium_capabilities(binary.as_deref(), profile.path(), config.headless);
+        let caps = config.browser.capabilities(binary.as_deref(), profile.path(), config.headless);
         let (webdriver, ws_url) = open(&url, caps, config.start_timeout).await?;
         let router = Router::default();
         let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-        let events = EVENTS.iter().map(|e| (*e).to_owned()).collect();
-        client.send(&Subscribe { events }, config.call_timeout).await?;
+        let unsupported_events = subscribe_known(&client, &EVENTS, config.call_timeout).await?;
         Ok(Self {
             client,
             router,
@@ -102,7 +107,14 @@ impl BidiBrowser {
             _profile: Some(profile),
             config,
             start_time: started.elapsed(),
+            unsupported_events,
         })
+    }
+
+    /// The navigation events this browser refused to subscribe to (none on Chromium 156;
+    /// `navigationAborted` on Firefox ESR 153).
+    pub fn unsupported_events(&self) -> &[String] {
+        &self.unsupported_events
     }
 
     /// How long [`Self::launch`] took.

@@ -1,4 +1,4 @@
-//! Finding and starting a WebDriver server (chromedriver) on a free loopback port.
+//! Finding and starting a WebDriver server (chromedriver, geckodriver) on a free loopback port.
 
 use super::error::LaunchError;
 use std::path::{Path, PathBuf};
@@ -7,23 +7,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout, Command};
 
-const INSTALL_HINT: &str =
-    "install Debian's packages with `apt-get install chromium chromium-driver`, or run `ci/setup.sh`";
-
-/// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
-pub const CHROMIUM_ARGS: [&str; 8] = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-];
-
 /// Finds an executable: the environment variable `env` if set, else the first of `names` on PATH.
-pub fn find_binary(env: &str, names: &[&'static str]) -> Result<PathBuf, LaunchError> {
+pub fn find_binary(env: &str, names: &[&'static str], install_hint: String) -> Result<PathBuf, LaunchError> {
     if let Some(path) = std::env::var_os(env).map(PathBuf::from) {
         if is_executable(&path) {
             return Ok(path);
@@ -37,22 +22,12 @@ pub fn find_binary(env: &str, names: &[&'static str]) -> Result<PathBuf, LaunchE
             return Ok(found);
         }
     }
-    Err(LaunchError::MissingBinary { name: names[0], hint: INSTALL_HINT.to_owned() })
+    Err(LaunchError::MissingBinary { name: names[0], hint: install_hint })
 }
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The chromedriver binary (`NAVGUARD_CHROMEDRIVER` overrides).
-pub fn chromedriver() -> Result<PathBuf, LaunchError> {
-    find_binary("NAVGUARD_CHROMEDRIVER", &["chromedriver"])
-}
-
-/// The Chromium binary (`NAVGUARD_CHROMIUM` overrides).
-pub fn chromium() -> Result<PathBuf, LaunchError> {
-    find_binary("NAVGUARD_CHROMIUM", &["chromium", "chromium-browser", "google-chrome"])
 }
 
 /// A running WebDriver server; killed when dropped.
@@ -63,9 +38,9 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// Starts `binary --port=N` on a free port and waits (up to `deadline`) for it to say it is
-    /// listening.
-    pub async fn start(binary: &Path, deadline: Duration) -> Result<Self, LaunchError> {
+    /// Starts `binary --port=N` on a free port and waits (up to `deadline`) for it to print
+    /// `ready_line`.
+    pub async fn start(binary: &Path, ready_line: &'static str, deadline: Duration) -> Result<Self, LaunchError> {
         let port = free_port().map_err(|e| start_error(binary, e.to_string()))?;
         // Its own process group, so the browser it starts can be killed with it.
         let mut child = Command::new(binary)
@@ -77,7 +52,7 @@ impl Driver {
             .spawn()
             .map_err(|e| start_error(binary, e.to_string()))?;
         let stdout = child.stdout.take().ok_or_else(|| start_error(binary, "no stdout".into()))?;
-        tokio::time::timeout(deadline, wait_until_listening(stdout))
+        tokio::time::timeout(deadline, wait_until_listening(stdout, ready_line))
             .await
             .map_err(|_| start_error(binary, format!("not listening after {} ms", deadline.as_millis())))?
             .map_err(|detail| start_error(binary, detail))?;
@@ -128,11 +103,11 @@ fn free_port() -> std::io::Result<u16> {
 
 /// Reads the driver's output until it says it started; keeps draining it afterwards so the
 /// pipe never fills.
-async fn wait_until_listening(stdout: ChildStdout) -> Result<(), String> {
+async fn wait_until_listening(stdout: ChildStdout, ready_line: &str) -> Result<(), String> {
     let mut lines = BufReader::new(stdout).lines();
     loop {
         match lines.next_line().await {
-            Ok(Some(line)) if line.contains("started successfully") => break,
+            Ok(Some(line)) if line.contains(ready_line) => break,
             Ok(Some(line)) => tracing::debug!(target: "navguard::driver", "{line}"),
             Ok(None) => return Err("it exited".into()),
             Err(e) => return Err(e.to_string()),

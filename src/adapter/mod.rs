@@ -1,19 +1,22 @@
 //! The real browser port: a WebDriver session opened by fantoccini, driven over WebDriver BiDi.
 //!
-//! [`BidiBrowser::launch`] starts chromedriver on a free port (or uses a running remote end),
+//! [`BidiBrowser::launch`] starts chromedriver or geckodriver on a free port (or uses a running remote end),
 //! opens a session with `webSocketUrl: true` and connects our [`crate::bidi`] client to it.
 //! [`BidiBrowser::open_port`] gives a [`BidiPort`]: a set of tabs in its own user context that
 //! sees only its own tabs' events, so concurrent users of one browser never see each other.
 
 mod browser;
 mod error;
+mod kind;
 mod launch;
 mod port;
 mod router;
 mod session;
+mod subscribe;
 
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
 pub use error::LaunchError;
-pub use launch::{CHROMIUM_ARGS, Driver, chromedriver, chromium, find_binary};
+pub use kind::{BrowserKind, CHROMIUM_ARGS, UnknownBrowser};
+pub use launch::{Driver, find_binary};
 pub use port::BidiPort;
 pub use router::{RawEvent, Scope};

@@ -1,0 +1,169 @@
+//! Which browser a run drives: its driver, its binary, how to install them, and the session
+//! capabilities that work on a machine with no display and no outside network.
+
+use super::error::LaunchError;
+use super::launch::find_binary;
+use fantoccini::wd::Capabilities;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
+pub const CHROMIUM_ARGS: [&str; 8] = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
+/// A browser navguard can drive over WebDriver BiDi.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BrowserKind {
+    /// Chromium with ChromeDriver (Debian's `chromium`, `chromium-driver`).
+    #[default]
+    Chromium,
+    /// Firefox ESR with geckodriver (Debian's `firefox-esr`; geckodriver from crates.io).
+    Firefox,
+}
+
+/// A browser name that is not one of [`BrowserKind::ALL`].
+#[derive(Debug, thiserror::Error)]
+#[error("unknown browser {0:?}: use chromium or firefox")]
+pub struct UnknownBrowser(pub String);
+
+impl std::str::FromStr for BrowserKind {
+    type Err = UnknownBrowser;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL.into_iter().find(|k| k.name() == name).ok_or_else(|| UnknownBrowser(name.to_owned()))
+    }
+}
+
+impl std::fmt::Display for BrowserKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl BrowserKind {
+    /// Every browser, in the order reports list them.
+    pub const ALL: [BrowserKind; 2] = [Self::Chromium, Self::Firefox];
+
+    /// The browser's name in options, reports and expectation files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Chromium => "chromium",
+            Self::Firefox => "firefox",
+        }
+    }
+
+    fn install_hint(self) -> String {
+        match self {
+            Self::Chromium => {
+                "install Debian's packages with `apt-get install chromium chromium-driver`, or run `ci/setup.sh`"
+            }
+            Self::Firefox => {
+                "install Debian's `firefox-esr` and build geckodriver with `cargo install geckodriver --locked`, \
+                 or run `ci/setup.sh firefox`"
+            }
+        }
+        .to_owned()
+    }
+
+    /// The WebDriver server (`NAVGUARD_CHROMEDRIVER` / `NAVGUARD_GECKODRIVER` override).
+    pub fn driver(self) -> Result<PathBuf, LaunchError> {
+        match self {
+            Self::Chromium => find_binary("NAVGUARD_CHROMEDRIVER", &["chromedriver"], self.install_hint()),
+            Self::Firefox => find_binary("NAVGUARD_GECKODRIVER", &["geckodriver"], self.install_hint()),
+        }
+    }
+
+    /// The browser (`NAVGUARD_CHROMIUM` / `NAVGUARD_FIREFOX` override).
+    pub fn binary(self) -> Result<PathBuf, LaunchError> {
+        match self {
+            Self::Chromium => find_binary(
+                "NAVGUARD_CHROMIUM",
+                &["chromium", "chromium-browser", "google-chrome"],
+                self.install_hint(),
+            ),
+            Self::Firefox => find_binary("NAVGUARD_FIREFOX", &["firefox-esr", "firefox"], self.install_hint()),
+        }
+    }
+
+    /// What the driver prints once it listens.
+    pub fn ready_line(self) -> &'static str {
+        match self {
+            Self::Chromium => "started successfully",
+            Self::Firefox => "Listening on",
+        }
+    }
+
+    /// The session's capabilities: BiDi on, the browser's binary if known, headless unless
+    /// asked otherwise. Chromium gets a fresh profile in `profile`; geckodriver makes its own.
+    pub fn capabilities(self, binary: Option<&Path>, profile: &Path, headless: bool) -> Capabilities {
+        let caps = match self {
+            Self::Chromium => json!({
+                "browserName": "chrome",
+                "webSocketUrl": true,
+                "goog:chromeOptions": chromium_options(binary, profile, headless),
+            }),
+            Self::Firefox => json!({
+                "browserName": "firefox",
+                "webSocketUrl": true,
+                "moz:firefoxOptions": firefox_options(binary, headless),
+            }),
+        };
+        match caps {
+            Value::Object(map) => map,
+            _ => unreachable!("a JSON object literal"),
+        }
+    }
+}
+
+fn chromium_options(binary: Option<&Path>, profile: &Path, headless: bool) -> Value {
+    let mut args: Vec<String> =
+        CHROMIUM_ARGS.iter().filter(|a| headless || !a.starts_with("--headless")).map(|a| (*a).to_owned()).collect();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    let mut options = json!({ "args": args });
+    if let Some(binary) = binary {
+        options["binary"] = json!(binary.display().to_string());
+    }
+    options
+}
+
+fn firefox_options(binary: Option<&Path>, headless: bool) -> Value {
+    let args: Vec<&str> = if headless { vec!["-headless"] } else { vec![] };
+    let mut options = json!({ "args": args });
+    if let Some(binary) = binary {
+        options["binary"] = json!(binary.display().to_string());
+    }
+    options
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_an_unknown_one_is_named() {
+        for kind in BrowserKind::ALL {
+            assert_eq!(kind.name().parse::<BrowserKind>().unwrap(), kind);
+        }
+        let err = "safari".parse::<BrowserKind>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown browser \"safari\": use chromium or firefox");
+    }
+
+    #[test]
+    fn both_browsers_ask_for_bidi_and_headless_is_optional() {
+        let profile = Path::new("/tmp/p");
+        for kind in BrowserKind::ALL {
+            let caps = Value::Object(kind.capabilities(None, profile, true));
+            assert_eq!(caps["webSocketUrl"], json!(true), "{kind}");
+            let headful = Value::Object(kind.capabilities(None, profile, false)).to_string();
+            assert!(!headful.contains("headless"), "{kind}: {headful}");
+        }
+    }
+}
