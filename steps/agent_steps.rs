@@ -4,7 +4,7 @@ use crate::steps::browser_steps::{open_loaded_tab, same_url};
 use crate::steps::error::{StepError, StepResult, expect_eq, expect_success};
 use crate::steps::round_hook::UserScript;
 use crate::steps::user_action::UserAction;
-use crate::steps::world::NavWorld;
+use crate::steps::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{Agent, GuardDecision, InFlightTrigger, TraceEvent, UrlSettle, safe_parse_origin};
@@ -131,7 +131,11 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     world.agent.stop = Some(stop);
     world.agent.task = task;
     if let Some(side) = side {
+        // Abort takes effect at the task's next poll; awaiting it makes sure the user's action
+        // (and any event subscription it holds, e.g. a close still waiting for its reply on
+        // Firefox, which reports the tab gone before answering) is dropped before the checks.
         side.abort();
+        let _ = tokio::time::timeout(EVENT_DEADLINE, side).await;
     }
     match script.failures().as_slice() {
         [] => Ok(()),

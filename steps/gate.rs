@@ -140,11 +140,12 @@ pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metri
     m.pass_rate =
         if judged.is_empty() { 1.0 } else { rate(judged.iter().filter(|r| r.failure.is_none()).count(), judged.len()) };
     m.flake_rate = rate(m.flaky.len(), m.scenarios);
+    // A known deviation is judged by the expectations file, not by the task-end rates.
     let expecting_success: Vec<_> =
-        results.iter().filter(|r| r.expects == Expects::Success && r.task_end.is_some()).collect();
+        judged.iter().filter(|r| r.expects == Expects::Success && r.task_end.is_some()).collect();
     m.false_stop_rate =
         rate(expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.1)).count(), expecting_success.len());
-    let claimed: Vec<_> = results.iter().filter(|r| r.expects != Expects::Nothing && r.task_end.is_some()).collect();
+    let claimed: Vec<_> = judged.iter().filter(|r| r.expects != Expects::Nothing && r.task_end.is_some()).collect();
     let wrong =
         claimed.iter().filter(|r| r.task_end.is_some_and(|(ok, _)| ok != (r.expects == Expects::Success))).count();
     m.misjudgement_rate = rate(wrong, claimed.len());
@@ -221,6 +222,17 @@ mod tests {
         let m = measure(&runs, &BTreeSet::new());
         assert_eq!(m.false_stop_rate, 0.5);
         assert_eq!(m.misjudgement_rate, 0.5);
+    }
+
+    #[test]
+    fn a_known_deviation_does_not_count_as_a_misjudgement() {
+        let expected = BTreeSet::from(["x.feature: race".to_owned()]);
+        let runs = [
+            result("race", false, Expects::Stop, Some((true, false))),
+            result("ok", true, Expects::Success, Some((true, false))),
+        ];
+        let m = measure(&runs, &expected);
+        assert_eq!((m.misjudgement_rate, m.pass_rate, m.unexpected_failures.len()), (0.0, 1.0, 0));
     }
 
     #[test]

@@ -87,8 +87,14 @@ impl TabTracker {
             }
             NavEventKind::DomLoaded | NavEventKind::Load => {
                 // Chromium may skip `navigationCommitted`: a load of the pending navigation
-                // proves its commit. A load of an older document proves nothing.
-                if same_nav(&state.pending_nav, &event.navigation) {
+                // proves its commit. A load of an older document proves nothing, even under
+                // the pending navigation's id: Firefox ESR 153 sends the old document's
+                // `domContentLoaded` with the id of the script redirect that replaces it.
+                let of_old_document = state.pending_url.is_some()
+                    && event.url.is_some()
+                    && event.url == state.committed_url
+                    && event.url != state.pending_url;
+                if same_nav(&state.pending_nav, &event.navigation) && !of_old_document {
                     clear_pending(state);
                     state.committed_url = event.url.clone();
                     if event.kind == NavEventKind::Load {
@@ -182,6 +188,24 @@ mod tests {
         ]);
         assert_eq!(s.pending_url.as_deref(), Some("http://b/y"));
         assert!(s.loading);
+    }
+
+    #[test]
+    fn the_old_document_loading_under_the_new_navigation_id_keeps_it_pending() {
+        // Firefox ESR 153, a script redirect from a page still loading.
+        let mut t = TabTracker::default();
+        for e in [
+            ev(NavEventKind::Started, "1", "http://a/redirect"),
+            ev(NavEventKind::Committed, "1", "http://a/redirect"),
+            ev(NavEventKind::Failed, "1", "http://a/redirect"),
+            ev(NavEventKind::Started, "2", "http://b/away"),
+            ev(NavEventKind::DomLoaded, "2", "http://a/redirect"),
+        ] {
+            t.apply(&e);
+        }
+        let state = t.get(&TabId::from("t")).unwrap();
+        assert_eq!(state.pending_url.as_deref(), Some("http://b/away"));
+        assert_eq!(state.committed_url.as_deref(), Some("http://a/redirect"));
     }
 
     #[test]
