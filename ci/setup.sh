@@ -1,23 +1,57 @@
 #!/usr/bin/env bash
-# Installs what the harness needs on a Debian machine, when it is missing:
-# Chromium and ChromeDriver (Debian's packages) and pkill (procps, used by a test).
+# Installs what the harness needs on a Debian machine, when it is missing. Arguments name the
+# browsers (default: chromium):
+#   chromium  Debian's chromium and chromium-driver
+#   firefox   Debian's firefox-esr, and geckodriver built from crates.io (pinned version)
+# and always pkill (procps, used by a test).
 set -euo pipefail
 
+GECKODRIVER_VERSION=0.37.1
+browsers=("$@")
+[ ${#browsers[@]} -eq 0 ] && browsers=(chromium)
+
 missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 command -v pkill >/dev/null 2>&1 || missing+=(procps)
+for browser in "${browsers[@]}"; do
+  case "$browser" in
+    chromium)
+      command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+      command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+      ;;
+    firefox)
+      command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+      ;;
+    *)
+      echo "ci/setup.sh: unknown browser $browser (use chromium or firefox)" >&2
+      exit 2
+      ;;
+  esac
+done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo="sudo"
+  fi
+  echo "ci/setup.sh: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  sudo="sudo"
-fi
-echo "ci/setup.sh: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-chromium --version
-chromedriver --version
+for browser in "${browsers[@]}"; do
+  case "$browser" in
+    chromium)
+      chromium --version
+      chromedriver --version
+      ;;
+    firefox)
+      export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+      if ! geckodriver --version 2>/dev/null | grep -q "geckodriver $GECKODRIVER_VERSION"; then
+        echo "ci/setup.sh: building geckodriver $GECKODRIVER_VERSION (about 3 minutes on 2 cores)"
+        cargo install geckodriver --locked --version "$GECKODRIVER_VERSION" --quiet
+      fi
+      firefox-esr --version
+      geckodriver --version | head -1
+      ;;
+  esac
+done

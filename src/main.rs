@@ -72,9 +72,9 @@ enum Command {
         /// `gate/expectations/<browser>.txt`).
         #[arg(long)]
         expectations: Option<PathBuf>,
-        /// Where reports go (one folder per repeat).
-        #[arg(long, default_value = "target/navguard/gate")]
-        report_dir: PathBuf,
+        /// Where reports go (default `target/navguard/gate/<browser>`; one folder per repeat).
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
         /// The runner's options (--tags, --concurrency, --webdriver-url, …).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         options: Vec<String>,
@@ -112,6 +112,7 @@ fn main() -> ExitCode {
         Command::Gate { path, repeat, shard, thresholds, browser, expectations, report_dir, options } => {
             let expectations =
                 expectations.unwrap_or_else(|| PathBuf::from(format!("gate/expectations/{browser}.txt")));
+            let report_dir = report_dir.unwrap_or_else(|| PathBuf::from(format!("target/navguard/gate/{browser}")));
             let files = GateFiles { thresholds, expectations, report_dir };
             runtime.block_on(gate(path, repeat, shard, browser, files, options))
         }

@@ -90,6 +90,18 @@ fn a_failing_step_is_named_in_the_summary_and_the_html_report_shows_every_step()
 }
 
 #[test]
+fn an_unknown_browser_is_named_with_the_ones_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "b.feature", PASSING);
+    for args in [vec!["run", path.as_str(), "--browser", "safari"], vec!["gate", path.as_str(), "--browser", "safari"]]
+    {
+        let out = navguard(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("unknown browser \"safari\": use chromium or firefox"), "{}", text(&out));
+    }
+}
+
+#[test]
 fn a_feature_that_does_not_parse_fails_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let path = feature(dir.path(), "broken.feature", "Feature: f\n  Scenarioo: nope\n   | x |\n");

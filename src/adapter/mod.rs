@@ -6,6 +6,7 @@
 //! sees only its own tabs' events, so concurrent users of one browser never see each other.
 
 mod browser;
+mod create;
 mod error;
 mod kind;
 mod launch;

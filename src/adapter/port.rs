@@ -206,8 +206,8 @@ impl BrowserPort for BidiPort {
     async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError> {
         check_url(url)?;
         let create = Create { kind: "tab", background: !active, user_context: self.user_context.clone() };
-        let created = self.client.send(&create, self.call_timeout).await;
-        let tab = TabId(created.map_err(|e| general(Create::METHOD, e))?.context.0);
+        let created = super::create::create_tab(&self.client, &self.scope, &create, self.call_timeout).await;
+        let tab = created.map_err(|e| general(Create::METHOD, e))?;
         if active {
             self.scope.tracker().activated(&tab);
         }

@@ -27,6 +27,8 @@ pub struct Scope {
     pub log: Arc<EventLog>,
     tracker: Mutex<TabTracker>,
     raw: Mutex<Vec<RawEvent>>,
+    /// Tab creations under way in this scope (see `create.rs`).
+    pub(super) creates_in_flight: std::sync::atomic::AtomicUsize,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
