@@ -277,7 +277,13 @@ async fn gate(
     }
     // The plain closing line CI reads.
     let passed_runs = results.iter().filter(|r| r.failure.is_none()).count();
-    println!("gate: {passed_runs} passed, {} failed", results.len() - passed_runs);
+    let expected_failures =
+        results.iter().filter(|r| r.failure.is_some() && expected.contains(&steps::gate::key(r))).count();
+    let failed_runs = results.len() - passed_runs;
+    match expected_failures {
+        0 => println!("gate: {passed_runs} passed, {failed_runs} failed"),
+        n => println!("gate: {passed_runs} passed, {failed_runs} failed ({n} of them known deviations)"),
+    }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
