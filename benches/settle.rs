@@ -1,4 +1,4 @@
-//! `cargo bench --bench settle`: on real Chromium, in one run,
+//! `cargo bench --bench settle`: on real Chromium (or `NAVGUARD_BROWSER=firefox`), in one run,
 //! 1. the time from a commit event's arrival to the settle waiter's resolution, event-driven
 //!    (navguard's waiter) versus the same wait done by polling the tab every 100 ms, p50 / p99
 //!    and their ratio (the two are interleaved, so machine noise hits both alike);
@@ -7,7 +7,7 @@
 //! Each navigation is held at a fixture gate and released while the waiter waits, so the
 //! commit happens at a moment neither waiter chose.
 
-use navguard::adapter::{BidiBrowser, BrowserConfig};
+use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 use navguard::agent::{AgentConfig, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use navguard::fixtures::FixtureSite;
@@ -17,8 +17,13 @@ use tokio_util::sync::CancellationToken;
 const ROUNDS: usize = 40;
 const GUARD_RUNS: usize = 200;
 const POLL: Duration = Duration::from_millis(100);
-/// How long the gate holds before release: longer than one poll, so polling is mid-cycle.
-const HOLD: Duration = Duration::from_millis(130);
+/// How long the gate holds navigation `i` before release: one poll period plus a share of the
+/// next that differs per navigation (spread evenly over the period). A fixed hold would lock
+/// the commit to one phase of the polling cycle, and the polling figure would then measure that
+/// phase (it differed by browser) instead of polling.
+fn hold(i: usize) -> Duration {
+    POLL + POLL.mul_f64(((i * 37) % 100) as f64 / 100.0)
+}
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
@@ -51,7 +56,7 @@ async fn one_navigation(port: &navguard::adapter::BidiPort, site: &FixtureSite, 
     let origin = safe_parse_origin(&url).unwrap();
     let tab = port.create_tab(&url, true).await.unwrap();
     let release = async {
-        tokio::time::sleep(HOLD).await;
+        tokio::time::sleep(hold(i)).await;
         site.state.release(&gate);
     };
     let resolved = async {
@@ -92,7 +97,13 @@ async fn guard_cost(port: &navguard::adapter::BidiPort, site: &FixtureSite) -> (
 #[tokio::main]
 async fn main() {
     let site = FixtureSite::start().await.expect("fixture site");
-    let browser = BidiBrowser::launch(BrowserConfig::default()).await.expect("browser (run ci/setup.sh)");
+    // NAVGUARD_BROWSER=firefox measures Firefox ESR instead of Chromium.
+    let kind: BrowserKind = std::env::var("NAVGUARD_BROWSER")
+        .unwrap_or_else(|_| "chromium".into())
+        .parse()
+        .unwrap_or_else(|e| panic!("NAVGUARD_BROWSER: {e}"));
+    let config = BrowserConfig { browser: kind, ..BrowserConfig::default() };
+    let browser = BidiBrowser::launch(config).await.expect("browser (run ci/setup.sh)");
     let port = browser.open_port().await.unwrap();
     let (mut events, mut polls) = (Vec::new(), Vec::new());
     for i in 0..ROUNDS {
@@ -112,7 +123,7 @@ async fn main() {
         percentile(&mut read, 50.0),
         percentile(&mut read, 99.0),
     );
-    println!("navguard settle benchmark: Chromium over BiDi, {ROUNDS} navigations per waiter, interleaved");
+    println!("navguard settle benchmark: {kind} over BiDi, {ROUNDS} navigations per waiter, interleaved");
     println!("commit event arrival -> waiter resolved (ms)    p50       p99");
     println!("  event-driven waiter                       {e50:>8.3}  {e99:>8.3}");
     println!("  100 ms polling waiter                     {p50:>8.3}  {p99:>8.3}");
