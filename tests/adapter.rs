@@ -1,6 +1,6 @@
 //! The real adapter against real Chromium: what happens when the browser goes away.
 
-use navguard::adapter::{BidiBrowser, BrowserConfig};
+use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 use navguard::browser::BrowserPort;
 use navguard::fixtures::FixtureSite;
 use std::time::{Duration, Instant};
@@ -66,15 +66,24 @@ async fn a_tab_closed_right_after_its_commit_is_always_closed() {
 
 #[tokio::test]
 async fn dropping_a_browser_without_shutdown_leaves_no_browser_process() {
-    let browser = BidiBrowser::launch(BrowserConfig::default()).await.unwrap();
+    // Both browsers: Firefox's content processes must die with it too (ci/test.sh installs it).
+    for kind in BrowserKind::ALL {
+        leaves_no_process(kind).await;
+    }
+}
+
+async fn leaves_no_process(kind: BrowserKind) {
+    let config = BrowserConfig { browser: kind, ..BrowserConfig::default() };
+    let browser = BidiBrowser::launch(config).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
     let driver = browser.driver_pid().unwrap();
+    assert!(live_members(driver).len() > 1, "{kind}: no browser process in the driver's group");
     drop(browser);
     // A killed process has no event to wait on: look until none is alive, within a deadline.
     let deadline = Instant::now() + Duration::from_secs(10);
     while !live_members(driver).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert_eq!(live_members(driver), Vec::<u32>::new(), "browser processes left running");
+    assert_eq!(live_members(driver), Vec::<u32>::new(), "{kind}: browser processes left running");
 }
 
 /// The processes of process group `group` that are alive (zombies are dead, merely unreaped).
@@ -89,4 +98,21 @@ fn live_members(group: u32) -> Vec<u32> {
             rest.len() > 2 && rest[0] != "Z" && rest[2] == group.to_string()
         })
         .collect()
+}
+
+/// Two runs on one machine each start their own browser: geckodriver gives every Firefox the
+/// same BiDi port unless told otherwise, and the second run then failed to start at all.
+#[tokio::test]
+async fn two_browsers_of_a_kind_start_side_by_side() {
+    for kind in BrowserKind::ALL {
+        let config = BrowserConfig { browser: kind, ..BrowserConfig::default() };
+        let (a, b) = tokio::join!(BidiBrowser::launch(config.clone()), BidiBrowser::launch(config));
+        let (a, b) = (a.unwrap_or_else(|e| panic!("{kind}: {e}")), b.unwrap_or_else(|e| panic!("{kind}: {e}")));
+        for browser in [&a, &b] {
+            let port = browser.open_port().await.unwrap_or_else(|e| panic!("{kind}: {e}"));
+            assert!(port.tabs().await.unwrap().is_empty(), "{kind}: a new user context has no tabs");
+        }
+        a.shutdown().await;
+        b.shutdown().await;
+    }
 }

@@ -89,7 +89,8 @@ impl BidiBrowser {
             Some(url) => (None, url.clone(), None),
             None => {
                 let kind = config.browser;
-                let driver = Driver::start(&kind.driver()?, kind.ready_line(), config.start_timeout).await?;
+                let driver =
+                    Driver::start(&kind.driver()?, kind.driver_args(), kind.ready_line(), config.start_timeout).await?;
                 let url = driver.url().to_owned();
                 (Some(driver), url, Some(kind.binary()?))
             }

@@ -93,6 +93,16 @@ impl BrowserKind {
         }
     }
 
+    /// The driver's arguments beyond `--port`. geckodriver gives every Firefox it starts the
+    /// same BiDi port (9222) unless told otherwise, so two runs at once would collide; port 0
+    /// lets the system choose.
+    pub fn driver_args(self) -> &'static [&'static str] {
+        match self {
+            Self::Chromium => &[],
+            Self::Firefox => &["--websocket-port=0"],
+        }
+    }
+
     /// What the driver prints once it listens.
     pub fn ready_line(self) -> &'static str {
         match self {

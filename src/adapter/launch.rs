@@ -38,13 +38,19 @@ pub struct Driver {
 }
 
 impl Driver {
-    /// Starts `binary --port=N` on a free port and waits (up to `deadline`) for it to print
-    /// `ready_line`.
-    pub async fn start(binary: &Path, ready_line: &'static str, deadline: Duration) -> Result<Self, LaunchError> {
+    /// Starts `binary --port=N [args]` on a free port and waits (up to `deadline`) for it to
+    /// print `ready_line`.
+    pub async fn start(
+        binary: &Path,
+        args: &[&str],
+        ready_line: &'static str,
+        deadline: Duration,
+    ) -> Result<Self, LaunchError> {
         let port = free_port().map_err(|e| start_error(binary, e.to_string()))?;
         // Its own process group, so the browser it starts can be killed with it.
         let mut child = Command::new(binary)
             .arg(format!("--port={port}"))
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
