@@ -46,12 +46,15 @@ for browser in "${browsers[@]}"; do
       ;;
     firefox)
       export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
-      if ! geckodriver --version 2>/dev/null | grep -q "geckodriver $GECKODRIVER_VERSION"; then
-        echo "ci/setup.sh: building geckodriver $GECKODRIVER_VERSION (about 3 minutes on 2 cores)"
+      # Read the whole output: geckodriver panics when a pipe closes early (head, grep -q).
+      version="$(geckodriver --version 2>/dev/null || true)"
+      if [[ "${version%%$'\n'*}" != "geckodriver $GECKODRIVER_VERSION"* ]]; then
+        echo "ci/setup.sh: building geckodriver $GECKODRIVER_VERSION (about 4 minutes on 2 cores)"
         cargo install geckodriver --locked --version "$GECKODRIVER_VERSION" --quiet
+        version="$(geckodriver --version)"
       fi
       firefox-esr --version
-      geckodriver --version | head -1
+      echo "${version%%$'\n'*}"
       ;;
   esac
 done
