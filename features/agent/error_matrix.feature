@@ -21,16 +21,16 @@ Feature: The seed's error matrix, both columns
 
     @contract-loop-top-fast-fail
     Scenario: A pending URL on another origin stops the task at once, without waiting
-      Given the agent starts on "{site}/js-redirect?title=Here&after=1000&to={other}/slow?delay=5000%26title=Away"
+      Given the agent starts on "{site}/js-redirect?title=Here&after=2000&to={other}/slow?delay=7000%26title=Away"
       And the model plans:
         | round | tool | args                |
-        | 1     | wait | {"ms": 2000}        |
+        | 1     | wait | {"ms": 4000}        |
         | 2     | done | {"summary": "away"} |
       When the agent runs the task
       Then the task stops with "Page navigated to a different origin, agent stopped"
       And the loop-top guard resolved "fast-fail" in round 2
       And the loop-top guard never waited
-      And the task took less than 4500 ms
+      And the task took less than 7000 ms
       And no navigation listener is left registered
 
     @contract-settle-origin-mismatch
