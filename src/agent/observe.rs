@@ -35,7 +35,20 @@ fn unknown_tab() -> TabId {
     TabId(String::new())
 }
 
-const SNAPSHOT: &str = r##"(() => {
+/// How long a snapshot waits for a document that is still being parsed.
+pub const PARSE_WAIT_MS: u64 = 2000;
+
+// Right after a commit the new document may not be parsed yet: Firefox ESR 153 runs a script
+// sent then in an empty document (no title, no elements). The snapshot waits for
+// DOMContentLoaded first, at most PARSE_WAIT_MS (a page that never finishes parsing is still
+// observed, as it is).
+const SNAPSHOT: &str = r##"(async () => {
+  if (document.readyState === "loading") {
+    await new Promise((done) => {
+      document.addEventListener("DOMContentLoaded", done, { once: true });
+      setTimeout(done, PARSE_WAIT);
+    });
+  }
   const pick = "a[href], button, input, select, textarea, [role=button], [onclick]";
   const text = (el) => (el.innerText || el.value || el.getAttribute("aria-label") || el.name || "").trim().slice(0, 80);
   const selector = (el, i) => el.id ? "#" + CSS.escape(el.id) : `${el.tagName.toLowerCase()}:nth-of-type(${i + 1})`;
@@ -49,7 +62,7 @@ const SNAPSHOT: &str = r##"(() => {
 
 /// Takes a snapshot of `tab`.
 pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation, BrowserError> {
-    let script = SNAPSHOT.replace("MAX", &MAX_ELEMENTS.to_string());
+    let script = SNAPSHOT.replace("PARSE_WAIT", &PARSE_WAIT_MS.to_string()).replace("MAX", &MAX_ELEMENTS.to_string());
     let value = port.evaluate(tab, &script).await?;
     let mut observation: Observation = serde_json::from_value(value)
         .map_err(|e| BrowserError::Script(format!("the snapshot did not have the expected shape: {e}")))?;
