@@ -295,6 +295,7 @@ fn print_gate(browser: BrowserKind, m: &steps::gate::Metrics, verdicts: &[steps:
     }
     for (label, list) in [
         ("flaky", &m.flaky),
+        ("known deviation with mixed results", &m.flaky_known),
         ("unexpected failure", &m.unexpected_failures),
         ("expected failure now passing", &m.now_passing),
     ] {

@@ -99,6 +99,9 @@ pub struct Metrics {
     pub now_passing: Vec<String>,
     /// Both passed and failed.
     pub flaky: Vec<String>,
+    /// Known deviations that both passed and failed: the browser is not deterministic there.
+    /// Reported, not counted: the expectations file already takes them out of judgement.
+    pub flaky_known: Vec<String>,
 }
 
 impl Metrics {
@@ -127,7 +130,10 @@ pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metri
     for (k, runs) in &by_key {
         let passed = runs.iter().filter(|r| r.failure.is_none()).count();
         if passed > 0 && passed < runs.len() {
-            m.flaky.push(k.clone());
+            match expected.contains(k) {
+                true => m.flaky_known.push(k.clone()),
+                false => m.flaky.push(k.clone()),
+            }
         }
         match (expected.contains(k), passed) {
             (false, p) if p < runs.len() => m.unexpected_failures.push(k.clone()),
@@ -233,6 +239,14 @@ mod tests {
         ];
         let m = measure(&runs, &expected);
         assert_eq!((m.misjudgement_rate, m.pass_rate, m.unexpected_failures.len()), (0.0, 1.0, 0));
+    }
+
+    #[test]
+    fn a_known_deviation_with_mixed_results_is_reported_not_counted_as_a_flake() {
+        let expected = BTreeSet::from(["x.feature: quirk".to_owned()]);
+        let runs = [result("quirk", true, Expects::Nothing, None), result("quirk", false, Expects::Nothing, None)];
+        let m = measure(&runs, &expected);
+        assert_eq!((m.flake_rate, m.flaky_known.len(), m.now_passing.len()), (0.0, 1, 0));
     }
 
     #[test]

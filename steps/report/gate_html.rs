@@ -69,6 +69,7 @@ fn metric_table(m: &Metrics, verdicts: &[Verdict]) -> Markup {
 fn lists(m: &Metrics) -> Markup {
     let lists = [
         ("Flaky (passed and failed across repeats)", &m.flaky),
+        ("Known deviations with mixed results (the browser is not deterministic there)", &m.flaky_known),
         ("Unexpected failures", &m.unexpected_failures),
         ("Expected failures that now pass (remove them from the expectations file)", &m.now_passing),
     ];
