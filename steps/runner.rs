@@ -132,8 +132,9 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         });
     tokio::select! {
         writer = writer => {
-            let exit = finish(&run, &writer).await;
-            RunOutcome { exit, results: run.finished() }
+            let results = run.finished();
+            let exit = finish(&run, &writer, &results).await;
+            RunOutcome { exit, results }
         }
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
@@ -152,11 +153,14 @@ fn open_reports(dir: &Path) -> std::io::Result<(std::fs::File, std::fs::File)> {
     Ok((std::fs::File::create(dir.join("junit.xml"))?, std::fs::File::create(dir.join("cucumber.json"))?))
 }
 
-async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld>) -> ExitCode {
-    let results = run.finished();
-    let (passed, failed) = summary::print(&results);
+async fn finish(
+    run: &RunContext,
+    writer: &impl cucumber::writer::Stats<NavWorld>,
+    results: &[ScenarioResult],
+) -> ExitCode {
+    let (passed, failed) = summary::print(results);
+    let metrics = crate::steps::gate::measure(results, &Default::default());
     if !results.is_empty() {
-        let metrics = crate::steps::gate::measure(&results, &Default::default());
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
     }
     let parse_errors = writer.parsing_errors();
@@ -168,10 +172,8 @@ async fn finish(run: &RunContext, writer: &impl cucumber::writer::Stats<NavWorld
         browser.shutdown().await;
     }
     let html = run.report_dir.join("report.html");
-    if let Err(e) = std::fs::write(
-        &html,
-        report::render(&results, &run.report_dir, &format!("navguard report ({})", run.browser_kind())),
-    ) {
+    let title = format!("navguard report ({})", run.browser_kind());
+    if let Err(e) = std::fs::write(&html, report::render(results, &metrics, &run.report_dir, &title)) {
         eprintln!("navguard: cannot write {}: {e}", html.display());
     }
     println!(

@@ -2,6 +2,7 @@
 //! steps, its outcome, links to its failure artifacts, and its timeline picture. One
 //! self-contained file: no script, no fetched style, readable from a CI artifact.
 
+use crate::steps::gate::Metrics;
 use crate::steps::report::{StepRecord, StepStatus};
 use crate::steps::summary::ScenarioResult;
 use crate::steps::timeline::{self, Timeline};
@@ -37,7 +38,7 @@ img.shot { max-width: 640px; border: 1px solid #ccc; display: block; margin-top:
 
 /// The report's HTML. `report_dir` is where it will be written: artifact links are relative
 /// to it.
-pub fn render(results: &[ScenarioResult], report_dir: &Path, title: &str) -> String {
+pub fn render(results: &[ScenarioResult], metrics: &Metrics, report_dir: &Path, title: &str) -> String {
     let mut by_feature: BTreeMap<&str, Vec<&ScenarioResult>> = BTreeMap::new();
     for r in results {
         by_feature.entry(&r.feature_path).or_default().push(r);
@@ -61,7 +62,7 @@ pub fn render(results: &[ScenarioResult], report_dir: &Path, title: &str) -> Str
                     span.failed { (failed.len()) " failed" }
                     span { (by_feature.len()) " feature file(s)" }
                 }
-                @if !results.is_empty() { pre { (crate::steps::gate::measure(results, &Default::default()).lines()) } }
+                @if !results.is_empty() { pre { (metrics.lines()) } }
                 @if !failed.is_empty() {
                     h2 { "Failures" }
                     ul {
