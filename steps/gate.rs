@@ -102,6 +102,8 @@ pub struct Metrics {
     /// Known deviations that both passed and failed: the browser is not deterministic there.
     /// Reported, not counted: the expectations file already takes them out of judgement.
     pub flaky_known: Vec<String>,
+    /// Failed runs of known deviations.
+    pub known_failed_runs: usize,
 }
 
 impl Metrics {
@@ -123,12 +125,16 @@ impl Metrics {
 }
 
 /// Computes the metrics of `results` (all repeats) given the expected failures.
-pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metrics {
+pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expected: &BTreeSet<String>) -> Metrics {
+    let results: Vec<&ScenarioResult> = results.into_iter().collect();
     let mut by_key: BTreeMap<String, Vec<&ScenarioResult>> = BTreeMap::new();
     results.iter().for_each(|r| by_key.entry(key(r)).or_default().push(r));
     let mut m = Metrics { scenarios: by_key.len(), runs: results.len(), ..Metrics::default() };
     for (k, runs) in &by_key {
         let passed = runs.iter().filter(|r| r.failure.is_none()).count();
+        if expected.contains(k) {
+            m.known_failed_runs += runs.len() - passed;
+        }
         if passed > 0 && passed < runs.len() {
             match expected.contains(k) {
                 true => m.flaky_known.push(k.clone()),
@@ -141,7 +147,8 @@ pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metri
             _ => {}
         }
     }
-    let judged: Vec<&ScenarioResult> = results.iter().filter(|r| !expected.contains(&key(r))).collect();
+    let judged: Vec<&ScenarioResult> =
+        by_key.iter().filter(|(k, _)| !expected.contains(*k)).flat_map(|(_, runs)| runs.iter().copied()).collect();
     // Nothing left to judge (every run an expected deviation) passes vacuously.
     m.pass_rate =
         if judged.is_empty() { 1.0 } else { rate(judged.iter().filter(|r| r.failure.is_none()).count(), judged.len()) };
@@ -162,8 +169,11 @@ pub fn measure(results: &[ScenarioResult], expected: &BTreeSet<String>) -> Metri
     m
 }
 
+/// One threshold's verdict: its name, the measured value, the limit, whether it held.
+pub type Verdict = (String, f64, f64, bool);
+
 /// Each threshold with its measured value and whether it held.
-pub fn judge(m: &Metrics, t: &Thresholds) -> Vec<(String, f64, f64, bool)> {
+pub fn judge(m: &Metrics, t: &Thresholds) -> Vec<Verdict> {
     t.0.iter()
         .map(|(name, limit)| {
             let value = match name.as_str() {

@@ -2,7 +2,7 @@
 //! thresholds, the flaky and unexpected scenarios, and every failed run linked to its place in
 //! that repeat's own report.
 
-use crate::steps::gate::{Metrics, key};
+use crate::steps::gate::{Metrics, Verdict, key};
 use crate::steps::report::html::anchor;
 use crate::steps::summary::ScenarioResult;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -12,9 +12,6 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; } td, th { padding: 0.2em 0.8em; border-bottom: 1px solid #eee; text-align: left; }
 .ok { color: #2b7a2b; font-weight: bold; } .missed { color: #b52b27; font-weight: bold; }
 "#;
-
-/// One threshold's verdict: its name, the measured value, the limit, whether it held.
-pub type Verdict = (String, f64, f64, bool);
 
 /// The page. `runs` holds each repeat's number and results, in order.
 pub fn render_gate(

@@ -5,6 +5,6 @@ mod gate_html;
 mod html;
 mod step_log;
 
-pub use gate_html::{Verdict, render_gate};
+pub use gate_html::render_gate;
 pub use html::render;
 pub use step_log::{StepLog, StepLogWriter, StepRecord, StepStatus, error_text, feature_key, panic_text};
