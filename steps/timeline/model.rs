@@ -155,8 +155,8 @@ fn trace_drafts(trace: &Trace) -> Vec<Draft> {
                 let begun = at - *waited_ms as f64;
                 let words = format!("guard waits: the tab reads {:?}, a navigation is in flight", read_url);
                 push(begun, Lane::Agent, Mark::Wait, words, Role::WaitStart(n));
-                let words = format!("guard: {} after {waited_ms} ms", outcome.name());
-                push(at, Lane::Agent, Mark::Plain, words, Role::WaitEnd(n, outcome.clone(), "loop-top guard"));
+                let (lane, mark, text) = trace_words(&entry.event);
+                push(at, lane, mark, text, Role::WaitEnd(n, outcome.clone(), "loop-top guard"));
             }
             TraceEvent::ToolCall { guard: Some((outcome, waited_ms)), .. } => {
                 let begun = at - *waited_ms as f64;
@@ -278,7 +278,7 @@ fn guard_words(read_url: &str, decision: &GuardDecision, waited_ms: u64) -> Stri
         GuardDecision::NoTab => "guard: no tab yet".to_owned(),
         GuardDecision::NotInFlight => format!("guard: {read_url} not navigating"),
         GuardDecision::FastFail { pending_url } => format!("guard: pending {pending_url} on another origin: fast-fail"),
-        GuardDecision::Settled { outcome } => format!("guard WAITED {waited_ms} ms ({read_url}): {}", outcome.name()),
+        GuardDecision::Settled { outcome } => format!("guard: {} after {waited_ms} ms", outcome.name()),
     }
 }
 
