@@ -193,17 +193,13 @@ mod tests {
     #[test]
     fn the_old_document_loading_under_the_new_navigation_id_keeps_it_pending() {
         // Firefox ESR 153, a script redirect from a page still loading.
-        let mut t = TabTracker::default();
-        for e in [
+        let state = tracker(&[
             ev(NavEventKind::Started, "1", "http://a/redirect"),
             ev(NavEventKind::Committed, "1", "http://a/redirect"),
             ev(NavEventKind::Failed, "1", "http://a/redirect"),
             ev(NavEventKind::Started, "2", "http://b/away"),
             ev(NavEventKind::DomLoaded, "2", "http://a/redirect"),
-        ] {
-            t.apply(&e);
-        }
-        let state = t.get(&TabId::from("t")).unwrap();
+        ]);
         assert_eq!(state.pending_url.as_deref(), Some("http://b/away"));
         assert_eq!(state.committed_url.as_deref(), Some("http://a/redirect"));
     }
