@@ -117,8 +117,8 @@ pub fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
 /// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
 async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> StepResult {
     let port = world.port()?.clone();
-    let placeholders = world.site()?.placeholders();
     let script = user_script(world)?;
+    let placeholders = script.placeholders.clone();
     let mut task = std::mem::take(&mut world.agent.task);
     let cancel = CancellationToken::new();
     let focused = task.tabs.focused().cloned();

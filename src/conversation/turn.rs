@@ -91,8 +91,8 @@ impl Conversation<'_> {
         used: Option<&str>,
     ) -> Result<(String, Arc<dyn BrowserPort>, bool), TurnError> {
         let (client, port) = self.clients.pick(used).ok_or(TurnError::NoClient)?;
-        let moved = used.is_some_and(|u| u != client);
-        if let Some(gone) = used.filter(|u| *u != client) {
+        let gone = used.filter(|u| *u != client);
+        if let Some(gone) = gone {
             task.tabs.clear();
             task.trace.record(0, TraceEvent::Note { text: format!("browser client {gone} is gone; using {client}") });
             self.store.update(
@@ -100,7 +100,7 @@ impl Conversation<'_> {
                 &TaskUpdate { tab_id: Field::Clear, client_id: Field::Set(client.clone()), ..TaskUpdate::default() },
             )?;
         }
-        Ok((client, port, moved))
+        Ok((client, port, gone.is_some()))
     }
 
     /// The task's tab if it is still open; a closed one is cleared from the record and noted.
