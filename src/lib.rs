@@ -1,15 +1,21 @@
-//! navguard: a browser agent's core that does not trip over a page that is still navigating,
-//! and the pieces of the harness that proves it on a real browser.
+//! navguard: a browser agent's core that does not trip over a page that is still navigating.
 //!
+//! - [`agent`]: the round (guard → observe → model turn → tools), its guards, the settle waiter,
+//!   the tools, the planner seam and the trace;
+//! - [`conversation`]: turns on a stored task that reuse its tab;
+//! - [`store`]: the task store (SQLite);
 //! - [`browser`]: the browser port (a trait) and its event log;
 //! - [`bidi`]: a WebDriver BiDi client (typed commands, replies by id, deadlines);
 //! - [`adapter`]: the real port, over BiDi, with the WebDriver session opened by fantoccini;
-//! - [`fixtures`]: the fixture web site on two loopback origins.
+//! - [`names`]: closed sets of names (`closed_set!`), one table each.
+//!
+//! The conformance harness that proves it on real browsers is the `navguard-harness` crate
+//! (`steps/`).
 
 pub mod adapter;
 pub mod agent;
 pub mod bidi;
 pub mod browser;
 pub mod conversation;
-pub mod fixtures;
+pub mod names;
 pub mod store;

@@ -1,7 +1,7 @@
 //! The agent's part of the world: settings, the scripted model, the user's planned actions,
 //! the task and how it ended.
 
-use crate::steps::user_action::UserAction;
+use crate::user_action::UserAction;
 use navguard::agent::{AgentConfig, ScriptedPlanner, SettleReport, StopReason, Task};
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -1,10 +1,10 @@
 //! The agent's steps: set it up, run it, and read its trace.
 
-use crate::steps::browser_steps::{open_loaded_tab, same_url};
-use crate::steps::error::{StepError, StepResult, expect_eq, expect_success};
-use crate::steps::round_hook::UserScript;
-use crate::steps::user_action::UserAction;
-use crate::steps::world::{EVENT_DEADLINE, NavWorld};
+use crate::browser_steps::{open_loaded_tab, same_url};
+use crate::error::{StepError, StepResult, expect_eq, expect_success};
+use crate::round_hook::UserScript;
+use crate::user_action::UserAction;
+use crate::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{Agent, GuardDecision, InFlightTrigger, TraceEvent, UrlSettle, safe_parse_origin};
@@ -105,7 +105,7 @@ async fn before_round_the_user(world: &mut NavWorld, round: u32, words: String) 
 }
 
 /// The user's planned actions, taken from the world, as a round hook.
-pub fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
+pub(crate) fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
     Ok(UserScript {
         port: world.port()?.clone(),
         actions: std::mem::take(&mut world.agent.user_actions),
@@ -155,7 +155,7 @@ fn spawn_during(
     cancel: &CancellationToken,
     port: &navguard::adapter::BidiPort,
     tab: Option<TabId>,
-    placeholders: navguard::fixtures::Placeholders,
+    placeholders: crate::fixtures::Placeholders,
 ) -> tokio::task::JoinHandle<()> {
     let (cancel, port) = (cancel.clone(), port.clone());
     tokio::spawn(async move {

@@ -1,7 +1,7 @@
 //! What a failed scenario leaves behind: its navigation events, its raw BiDi events, the fixture
 //! site's request log, and a screenshot of its current tab.
 
-use crate::steps::world::ScenarioEnv;
+use crate::world::ScenarioEnv;
 use navguard::browser::{BrowserPort, TabId};
 use serde::Serialize;
 use std::path::{Path, PathBuf};

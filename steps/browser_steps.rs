@@ -1,14 +1,14 @@
 //! Steps about tabs, navigations and their events, straight on the browser port.
 
-use crate::steps::error::{StepError, StepResult, expect_eq};
-use crate::steps::world::NavWorld;
+use crate::error::{StepError, StepResult, expect_eq};
+use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::browser::{BrowserPort, NavEvent, NavEventKind, TabId};
 use std::time::Duration;
 
 /// URLs compared as the browser normalizes them (`http://h:1` is `http://h:1/`).
-pub fn same_url(a: &str, b: &str) -> bool {
+pub(crate) fn same_url(a: &str, b: &str) -> bool {
     match (url::Url::parse(a), url::Url::parse(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
@@ -24,7 +24,7 @@ fn kind(name: &str) -> StepResult<NavEventKind> {
 
 /// Opens a tab and waits until its first page has loaded, or has started to leave by itself
 /// (a page that redirects before its load event never fires it).
-pub async fn open_loaded_tab(world: &mut NavWorld, url: &str) -> StepResult<TabId> {
+pub(crate) async fn open_loaded_tab(world: &mut NavWorld, url: &str) -> StepResult<TabId> {
     world.mark()?;
     let url = world.expand(url);
     let tab = world.port()?.create_tab(&url, true).await?;
@@ -258,16 +258,15 @@ async fn no_answer_within(world: &mut NavWorld, ms: u64) -> StepResult {
 #[then("the page's answer is an error")]
 async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
     let answer = pending_answer(world)?;
-    let result = tokio::time::timeout(crate::steps::world::EVENT_DEADLINE, answer).await;
+    let result = tokio::time::timeout(crate::world::EVENT_DEADLINE, answer).await;
     world.pending_answer = None;
     match result {
         Ok(Ok(Err(_))) => Ok(()),
         Ok(Ok(Ok(value))) => Err(StepError::Expectation(format!("the page answered {value}"))),
         Ok(Err(e)) => Err(StepError::Setup(e.to_string())),
-        Err(_) => Err(StepError::Timeout {
-            what: "the page's answer".into(),
-            ms: crate::steps::world::EVENT_DEADLINE.as_millis(),
-        }),
+        Err(_) => {
+            Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::world::EVENT_DEADLINE.as_millis() })
+        }
     }
 }
 
@@ -275,12 +274,12 @@ async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
 async fn the_page_answers(world: &mut NavWorld, expected: String) -> StepResult {
     let expected = world.expand(&expected);
     let answer = pending_answer(world)?;
-    let result = tokio::time::timeout(crate::steps::world::EVENT_DEADLINE, answer).await;
+    let result = tokio::time::timeout(crate::world::EVENT_DEADLINE, answer).await;
     let value = match result {
         Err(_) => {
             return Err(StepError::Timeout {
                 what: "the page's answer".into(),
-                ms: crate::steps::world::EVENT_DEADLINE.as_millis(),
+                ms: crate::world::EVENT_DEADLINE.as_millis(),
             });
         }
         Ok(joined) => joined.map_err(|e| StepError::Setup(e.to_string()))??,

@@ -1,8 +1,8 @@
 //! Steps about conversation turns on a stored task: tab reuse, the tools offered, the record,
 //! the browser clients, the tab ledger.
 
-use crate::steps::error::{StepError, StepResult, expect_eq, expect_success};
-use crate::steps::world::NavWorld;
+use crate::error::{StepError, StepResult, expect_eq, expect_success};
+use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{TaskTabs, TraceEvent};
@@ -52,7 +52,7 @@ async fn a_client_goes_away(world: &mut NavWorld, name: String) -> StepResult {
 async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
     let url = world.expand(&url);
     let plan = world.agent.plan.clone();
-    let script = crate::steps::agent_steps::user_script(world)?;
+    let script = crate::agent_steps::user_script(world)?;
     let mut task = std::mem::take(&mut world.agent.task);
     let start = task.trace.entries.len();
     let conversation = Conversation {

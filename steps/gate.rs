@@ -1,7 +1,7 @@
 //! `navguard gate`: the suite, repeated, judged by metrics against checked-in thresholds, with
 //! a per-browser expectations file of known deviations.
 
-use crate::steps::summary::{Expects, ScenarioResult};
+use crate::summary::{Expects, ScenarioResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

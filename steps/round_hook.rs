@@ -1,15 +1,15 @@
 //! The user's planned actions, performed just before the agent's rounds.
 
-use crate::steps::user_action::UserAction;
+use crate::fixtures::Placeholders;
+use crate::user_action::UserAction;
 use async_trait::async_trait;
 use navguard::adapter::BidiPort;
 use navguard::agent::{RoundHook, TaskTabs};
-use navguard::fixtures::Placeholders;
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 /// Performs `Given before round <n> the user <action>` on the task's focused tab.
-pub struct UserScript {
+pub(crate) struct UserScript {
     /// The scenario's tabs.
     pub port: BidiPort,
     /// The actions, by round.
@@ -41,7 +41,7 @@ impl UserScript {
     }
 
     /// The failures so far.
-    pub fn failures(&self) -> Vec<String> {
+    pub(crate) fn failures(&self) -> Vec<String> {
         self.failures.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

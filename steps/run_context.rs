@@ -1,8 +1,8 @@
 //! What all scenarios of one run share: the browser (started once, by the first scenario's
 //! hook), the browser settings, and the results the summary prints.
 
-use crate::steps::report::StepLog;
-use crate::steps::summary::ScenarioResult;
+use crate::report::StepLog;
+use crate::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

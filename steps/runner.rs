@@ -2,12 +2,12 @@
 //! hook), each scenario on its own tabs and fixture site, nothing skipped counted as a pass,
 //! JUnit XML and failure artifacts under the report folder, and a non-zero exit on any failure.
 
-use crate::steps::artifacts;
-use crate::steps::report::{self, StepLogWriter};
-use crate::steps::run_context::{RunContext, RunMode};
-use crate::steps::summary::{self, ScenarioResult};
-use crate::steps::timeline::{self, Timeline};
-use crate::steps::world::NavWorld;
+use crate::artifacts;
+use crate::report::{self, StepLogWriter};
+use crate::run_context::{RunContext, RunMode};
+use crate::summary::{self, ScenarioResult};
+use crate::timeline::{self, Timeline};
+use crate::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
 use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
@@ -80,6 +80,7 @@ fn browser_config(cli: &HarnessCli) -> BrowserConfig {
 }
 
 /// What a run ended with.
+#[derive(Debug)]
 pub struct RunOutcome {
     /// 0 only if every scenario passed and every feature parsed.
     pub exit: ExitCode,
@@ -127,7 +128,7 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         .fail_on_skipped()
         .with_cli(opts)
         .filter_run(input, move |_, _, scenario| {
-            let in_shard = shard.is_none_or(|(i, n)| crate::steps::gate::in_shard(&scenario.name, i, n));
+            let in_shard = shard.is_none_or(|(i, n)| crate::gate::in_shard(&scenario.name, i, n));
             in_shard && only_line.is_none_or(|line| scenario.position.line == line)
         });
     tokio::select! {
@@ -159,7 +160,7 @@ async fn finish(
     results: &[ScenarioResult],
 ) -> ExitCode {
     let (passed, failed) = summary::print(results);
-    let metrics = crate::steps::gate::measure(results, &Default::default());
+    let metrics = crate::gate::measure(results, &Default::default());
     if !results.is_empty() {
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
     }

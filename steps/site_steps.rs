@@ -1,7 +1,7 @@
 //! Steps about the fixture site.
 
-use crate::steps::error::{StepResult, expect_eq};
-use crate::steps::world::NavWorld;
+use crate::error::{StepResult, expect_eq};
+use crate::world::NavWorld;
 use cucumber::{given, then, when};
 
 #[given(expr = "the site releases {string}")]

@@ -1,9 +1,9 @@
 //! The result of each scenario, and the terminal summary: per feature, then the failures, then
 //! the closing line `features: N passed, N failed`.
 
-use crate::steps::report::{StepRecord, StepStatus};
-use crate::steps::timeline::Timeline;
-use crate::steps::world::NavWorld;
+use crate::report::{StepRecord, StepStatus};
+use crate::timeline::Timeline;
+use crate::world::NavWorld;
 use cucumber::event::ScenarioFinished;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -96,10 +96,8 @@ pub fn failure_of(finished: &ScenarioFinished, scenario: &cucumber::gherkin::Sce
             let unmatched = unmatched_steps(&scenario.steps);
             Some(if unmatched.is_empty() { "a step was skipped".into() } else { unmatched.join("\n") })
         }
-        ScenarioFinished::BeforeHookFailed(info) => {
-            Some(format!("set-up failed: {}", crate::steps::report::panic_text(info)))
-        }
-        ScenarioFinished::StepFailed(_, _, err) => Some(crate::steps::report::error_text(err)),
+        ScenarioFinished::BeforeHookFailed(info) => Some(format!("set-up failed: {}", crate::report::panic_text(info))),
+        ScenarioFinished::StepFailed(_, _, err) => Some(crate::report::error_text(err)),
     }
 }
 

@@ -1,8 +1,8 @@
 //! What a person does to the browser while the scenario runs.
 
-use crate::steps::error::{StepError, StepResult};
-use crate::steps::user_action::UserAction;
-use crate::steps::world::NavWorld;
+use crate::error::{StepError, StepResult};
+use crate::user_action::UserAction;
+use crate::world::NavWorld;
 use cucumber::{given, when};
 use navguard::browser::{BrowserPort, Key};
 

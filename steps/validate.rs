@@ -2,7 +2,7 @@
 //! scenario proves known contracts, every step is defined exactly once, and every feature
 //! parses.
 
-use crate::steps::summary::unmatched_steps;
+use crate::summary::unmatched_steps;
 use cucumber::feature::Ext as _;
 use cucumber::gherkin::{self, GherkinEnv};
 use std::collections::{BTreeMap, BTreeSet};

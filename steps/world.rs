@@ -1,11 +1,11 @@
 //! The scenario's world: its own tabs (a port on a fresh user context), its own fixture site,
 //! and the tabs it has met, in order.
 
-use crate::steps::error::{StepError, StepResult};
-use crate::steps::run_context::RunContext;
+use crate::error::{StepError, StepResult};
+use crate::fixtures::FixtureSite;
+use crate::run_context::RunContext;
 use navguard::adapter::{BidiBrowser, BidiPort};
 use navguard::browser::{NavEvent, TabId};
-use navguard::fixtures::FixtureSite;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,7 +37,7 @@ pub struct NavWorld {
     /// The event-log position before the latest action: waits look from here on.
     mark: u64,
     /// The agent: its settings, its scripted model, its task and what came of it.
-    pub agent: crate::steps::agent_state::AgentState,
+    pub agent: crate::agent_state::AgentState,
     /// A question put to the page that has not been answered yet.
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
 }

@@ -70,13 +70,13 @@ struct Routes {
 
 /// The [`EventSink`] of a browser connection; clones share the routes.
 #[derive(Clone, Default)]
-pub struct Router {
+pub(super) struct Router {
     routes: Arc<Mutex<Routes>>,
 }
 
 impl Router {
     /// Registers a scope for a user context (`None`: the default one).
-    pub fn add_scope(&self, user_context: Option<&UserContext>) -> Arc<Scope> {
+    pub(super) fn add_scope(&self, user_context: Option<&UserContext>) -> Arc<Scope> {
         let mut routes = lock(&self.routes);
         let Some(uc) = user_context else { return Arc::clone(&routes.default_scope) };
         let scope = Arc::new(Scope::default());
@@ -88,7 +88,7 @@ impl Router {
     }
 
     /// Forgets a scope once its user context is removed.
-    pub fn remove_scope(&self, user_context: &UserContext) {
+    pub(super) fn remove_scope(&self, user_context: &UserContext) {
         let mut routes = lock(&self.routes);
         if let Some(scope) = routes.by_user_context.remove(user_context) {
             routes.tabs.retain(|_, s| !Arc::ptr_eq(s, &scope));

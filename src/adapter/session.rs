@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 /// Opens a session at `webdriver_url` within `deadline`; returns the client and its BiDi URL.
-pub async fn open(
+pub(super) async fn open(
     webdriver_url: &str,
     caps: Capabilities,
     deadline: Duration,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Subscribes to `events`; if the browser refuses the list, subscribes to each on its own and
 /// returns the names it refused.
-pub async fn subscribe_known(
+pub(super) async fn subscribe_known(
     client: &BidiClient,
     events: &[&str],
     deadline: Duration,

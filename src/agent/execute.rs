@@ -46,6 +46,12 @@ pub struct ToolContext<'a> {
     pub cancel: &'a CancellationToken,
 }
 
+impl std::fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext").field("config", self.config).finish_non_exhaustive()
+    }
+}
+
 fn browser(tool: &'static str) -> impl Fn(BrowserError) -> ToolError {
     move |source| ToolError::Browser { tool, source }
 }

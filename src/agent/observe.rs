@@ -4,7 +4,7 @@ use crate::browser::{BrowserError, BrowserPort, TabId};
 use serde::{Deserialize, Serialize};
 
 /// How many elements a snapshot lists at most.
-pub const MAX_ELEMENTS: usize = 60;
+pub(super) const MAX_ELEMENTS: usize = 60;
 
 /// One interactive element.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +36,7 @@ fn unknown_tab() -> TabId {
 }
 
 /// How long a snapshot waits for a document that is still being parsed.
-pub const PARSE_WAIT_MS: u64 = 2000;
+pub(super) const PARSE_WAIT_MS: u64 = 2000;
 
 // Right after a commit the new document may not be parsed yet: Firefox ESR 153 runs a script
 // sent then in an empty document (no title, no elements). The snapshot waits for

@@ -44,6 +44,12 @@ pub struct Agent<'a> {
     pub tools: &'a [&'static str],
 }
 
+impl std::fmt::Debug for Agent<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent").field("config", &self.config).field("tools", &self.tools).finish_non_exhaustive()
+    }
+}
+
 enum RoundEnd {
     Next(Vec<CallResult>),
     Stop(StopReason),

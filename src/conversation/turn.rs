@@ -37,6 +37,12 @@ pub struct Conversation<'a> {
     pub config: AgentConfig,
 }
 
+impl std::fmt::Debug for Conversation<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conversation").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
 struct Prepared {
     tab: TabId,
     reused: bool,

@@ -2,9 +2,9 @@
 //! thresholds, the flaky and unexpected scenarios, and every failed run linked to its place in
 //! that repeat's own report.
 
-use crate::steps::gate::{Metrics, Verdict, key};
-use crate::steps::report::html::anchor;
-use crate::steps::summary::ScenarioResult;
+use crate::gate::{Metrics, Verdict, key};
+use crate::report::html::anchor;
+use crate::summary::ScenarioResult;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 const STYLE: &str = r#"

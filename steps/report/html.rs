@@ -2,10 +2,10 @@
 //! steps, its outcome, links to its failure artifacts, and its timeline picture. One
 //! self-contained file: no script, no fetched style, readable from a CI artifact.
 
-use crate::steps::gate::Metrics;
-use crate::steps::report::{StepRecord, StepStatus};
-use crate::steps::summary::ScenarioResult;
-use crate::steps::timeline::{self, Timeline};
+use crate::gate::Metrics;
+use crate::report::{StepRecord, StepStatus};
+use crate::summary::ScenarioResult;
+use crate::timeline::{self, Timeline};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -83,7 +83,7 @@ pub fn render(results: &[ScenarioResult], metrics: &Metrics, report_dir: &Path, 
 }
 
 /// The element id of a scenario's section.
-pub fn anchor(r: &ScenarioResult) -> String {
+pub(super) fn anchor(r: &ScenarioResult) -> String {
     let stem = Path::new(&r.feature_path).file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
     format!("{stem}-L{}", r.line)
 }

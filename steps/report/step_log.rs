@@ -75,7 +75,7 @@ fn argument_of(step: &gherkin::Step) -> Option<String> {
 }
 
 /// A scenario's key: its feature's path (or name) and its line.
-pub type ScenarioKey = (String, usize);
+pub(super) type ScenarioKey = (String, usize);
 
 /// The feature's key part: its path (relative to the working folder when it is inside it, as
 /// people type it), else its name.

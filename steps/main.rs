@@ -1,11 +1,8 @@
 //! `navguard`: run feature files on a real browser, or serve the fixture site.
 
-#[path = "../steps/mod.rs"]
-mod steps;
-
 use clap::{Parser, Subcommand};
 use navguard::adapter::BrowserKind;
-use navguard::fixtures::FixtureSite;
+use navguard_harness::fixtures::FixtureSite;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -94,7 +91,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    steps::init_tracing();
+    navguard_harness::init_tracing();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -122,7 +119,7 @@ fn main() -> ExitCode {
 }
 
 fn validate(features: &std::path::Path, contracts: &std::path::Path) -> ExitCode {
-    let findings = steps::validate::validate(features, contracts);
+    let findings = navguard_harness::validate::validate(features, contracts);
     for problem in &findings.problems {
         println!("{problem}");
     }
@@ -142,8 +139,8 @@ async fn run(path: PathBuf, options: Vec<String>) -> ExitCode {
         return ExitCode::from(2);
     }
     let args = std::iter::once("navguard run".to_owned()).chain(options).collect();
-    match steps::runner::parse_args(args, path) {
-        Ok((input, opts)) => steps::run_features(input, opts).await,
+    match navguard_harness::runner::parse_args(args, path) {
+        Ok((input, opts)) => navguard_harness::run_features(input, opts).await,
         Err(e) => {
             let _ = e.print();
             ExitCode::from(2)
@@ -184,15 +181,15 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
         if headful {
             args.push("--headful".into());
         }
-        let (input, opts) = match steps::runner::parse_args(args, path.clone()) {
+        let (input, opts) = match navguard_harness::runner::parse_args(args, path.clone()) {
             Ok(parsed) => parsed,
             Err(e) => {
                 let _ = e.print();
                 return ExitCode::from(2);
             }
         };
-        let mode = steps::run_context::RunMode { line: Some(line), guards_off, timeline: true, shard: None };
-        let outcome = steps::runner::run_features_with(input, opts, mode).await;
+        let mode = navguard_harness::run_context::RunMode { line: Some(line), guards_off, timeline: true, shard: None };
+        let outcome = navguard_harness::runner::run_features_with(input, opts, mode).await;
         if outcome.results.is_empty() {
             eprintln!("navguard: no scenario at {target} (give the line of a Scenario or of an example row)");
             return ExitCode::from(2);
@@ -228,7 +225,7 @@ async fn gate(
     files: GateFiles,
     options: Vec<String>,
 ) -> ExitCode {
-    use steps::gate::{judge, measure, read_expectations, read_thresholds};
+    use navguard_harness::gate::{judge, measure, read_expectations, read_thresholds};
     let loaded = read_thresholds(&files.thresholds).and_then(|t| Ok((t, read_expectations(&files.expectations)?)));
     let (thresholds, expected) = match loaded {
         Ok(loaded) => loaded,
@@ -244,22 +241,22 @@ async fn gate(
             .into_iter()
             .chain(options.iter().cloned())
             .collect();
-        let (input, opts) = match steps::runner::parse_args(args, path.clone()) {
+        let (input, opts) = match navguard_harness::runner::parse_args(args, path.clone()) {
             Ok(parsed) => parsed,
             Err(e) => {
                 let _ = e.print();
                 return ExitCode::from(2);
             }
         };
-        let mode = steps::run_context::RunMode { shard, ..Default::default() };
-        runs.push((run, steps::runner::run_features_with(input, opts, mode).await.results));
+        let mode = navguard_harness::run_context::RunMode { shard, ..Default::default() };
+        runs.push((run, navguard_harness::runner::run_features_with(input, opts, mode).await.results));
     }
-    let results: Vec<&steps::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();
+    let results: Vec<&navguard_harness::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();
     let metrics = measure(results.iter().copied(), &expected);
     let verdicts = judge(&metrics, &thresholds);
     print_gate(browser, &metrics, &verdicts, repeat);
     let index = files.report_dir.join("index.html");
-    match std::fs::write(&index, steps::report::render_gate(browser.name(), &metrics, &verdicts, &runs)) {
+    match std::fs::write(&index, navguard_harness::report::render_gate(browser.name(), &metrics, &verdicts, &runs)) {
         Ok(()) => println!("gate report: {}", index.display()),
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
@@ -285,7 +282,12 @@ async fn gate(
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
-fn print_gate(browser: BrowserKind, m: &steps::gate::Metrics, verdicts: &[steps::gate::Verdict], repeat: u32) {
+fn print_gate(
+    browser: BrowserKind,
+    m: &navguard_harness::gate::Metrics,
+    verdicts: &[navguard_harness::gate::Verdict],
+    repeat: u32,
+) {
     println!("\nnavguard gate: {browser}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
     println!("{}", m.lines());
     for (name, value, limit, held) in verdicts {

@@ -3,9 +3,14 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// The workspace's top folder: the command runs there, as a user runs it.
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace")
+}
+
 fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
-    cmd.args(args).env_remove("NAVGUARD_CHROMEDRIVER").env_remove("NAVGUARD_CHROMIUM");
+    cmd.current_dir(root()).args(args).env_remove("NAVGUARD_CHROMEDRIVER").env_remove("NAVGUARD_CHROMIUM");
     if let Some(path) = path_env {
         cmd.env("PATH", path);
     }
@@ -163,7 +168,7 @@ fn validate_names_every_kind_of_problem_without_a_browser() {
 
 #[test]
 fn the_repository_s_features_are_valid() {
-    let root = env!("CARGO_MANIFEST_DIR");
+    let root = root().display();
     let (features, contracts) = (format!("{root}/features"), format!("{root}/features/contracts.txt"));
     let out = navguard(&["validate", "--features", &features, "--contracts", &contracts], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -178,7 +183,7 @@ fn scenario_line(feature_file: &str, name: &str) -> String {
 
 #[test]
 fn repro_shows_the_race_with_the_guards_off_and_not_with_them_on() {
-    let feature = format!("{}/features/agent/coverage_matrix.feature", env!("CARGO_MANIFEST_DIR"));
+    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
     let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().to_str().unwrap();
@@ -204,7 +209,7 @@ fn repro_names_a_target_it_cannot_use() {
     let out = navguard(&["repro", "features/agent/coverage_matrix.feature"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("is not <feature file>:<line>"));
-    let feature = format!("{}/features/agent/coverage_matrix.feature", env!("CARGO_MANIFEST_DIR"));
+    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
     let out = navguard(&["repro", &format!("{feature}:2")], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("no scenario at"), "{}", text(&out));

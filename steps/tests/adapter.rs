@@ -2,7 +2,7 @@
 
 use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 use navguard::browser::BrowserPort;
-use navguard::fixtures::FixtureSite;
+use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};
 
 /// Kills the browser under the driver (the driver's children), as a crash would.

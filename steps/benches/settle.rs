@@ -10,7 +10,7 @@
 use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 use navguard::agent::{AgentConfig, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
-use navguard::fixtures::FixtureSite;
+use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 

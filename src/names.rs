@@ -1,0 +1,115 @@
+//! Closed sets of names: a fieldless enum whose wire names are written once, in one table, and
+//! from which `ALL`, `name()`, `Display`, `FromStr` and serde are derived. Adding a member means
+//! adding one line to its table; nothing else lists the names.
+
+/// A name that is not a member of its closed set.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {set} {got:?}: expected one of {expected}")]
+#[non_exhaustive]
+pub struct UnknownName {
+    /// What the set is called ("tool", "navigation event kind", …).
+    pub set: &'static str,
+    /// The name that came.
+    pub got: String,
+    /// The members, comma-separated.
+    pub expected: String,
+}
+
+/// Declares a closed set. Each member is `Variant = "wire-name"`; the set's own name (for
+/// errors) comes first:
+///
+/// ```ignore
+/// closed_set! {
+///     /// What a tab did.
+///     pub enum Kind("navigation event kind") { Started = "started", Load = "load" }
+/// }
+/// ```
+#[macro_export]
+macro_rules! closed_set {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident($set:literal) {
+            $( $(#[$vmeta:meta])* $variant:ident = $wire:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        impl $name {
+            /// Every member, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The member's wire name.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $wire),+
+                }
+            }
+
+            /// The members' names, comma-separated (for messages).
+            pub fn list() -> String {
+                Self::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
+            }
+        }
+
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl ::std::str::FromStr for $name {
+            type Err = $crate::names::UnknownName;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| $crate::names::UnknownName {
+                    set: $set,
+                    got: s.to_owned(),
+                    expected: Self::list(),
+                })
+            }
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.name())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let name = <::std::borrow::Cow<'de, str> as ::serde::Deserialize>::deserialize(deserializer)?;
+                name.parse().map_err(::serde::de::Error::custom)
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    closed_set! {
+        /// A set for the tests.
+        enum Colour("colour") { Red = "red", DarkBlue = "dark-blue" }
+    }
+
+    #[test]
+    fn names_parse_and_print_from_one_table() {
+        for colour in Colour::ALL {
+            assert_eq!(colour.to_string().parse::<Colour>().unwrap(), *colour);
+        }
+        assert_eq!(Colour::DarkBlue.name(), "dark-blue");
+        assert_eq!(serde_json::to_string(&Colour::DarkBlue).unwrap(), "\"dark-blue\"");
+        assert_eq!(serde_json::from_str::<Colour>("\"red\"").unwrap(), Colour::Red);
+    }
+
+    #[test]
+    fn an_unknown_name_is_an_error_naming_it_and_the_members() {
+        let err = "green".parse::<Colour>().unwrap_err();
+        assert_eq!(err.to_string(), "unknown colour \"green\": expected one of red, dark-blue");
+        let json = serde_json::from_str::<Colour>("\"green\"").unwrap_err().to_string();
+        assert!(json.contains("unknown colour \"green\""), "{json}");
+    }
+}

@@ -1,0 +1,37 @@
+//! navguard's conformance harness: the fixture site, the step definitions and the runner, the
+//! reports, the timeline, the gate and validate. `cargo test --test features` and the `navguard`
+//! command both link this crate, so both run the same steps and the same code.
+//!
+//! Step definitions are one file per domain: `browser_steps` (tabs, navigation, events),
+//! `site_steps` (the fixture site), `user_steps` (what a person does to the browser),
+//! `agent_steps` and `conversation_steps` (the agent core). The language is documented in
+//! `docs/gherkin-language.md`.
+
+mod agent_state;
+mod agent_steps;
+pub mod artifacts;
+mod browser_steps;
+mod conversation_steps;
+pub mod error;
+pub mod fixtures;
+pub mod gate;
+pub mod report;
+mod round_hook;
+pub mod run_context;
+pub mod runner;
+mod site_steps;
+pub mod summary;
+pub mod timeline;
+mod user_action;
+mod user_steps;
+pub mod validate;
+pub mod world;
+
+pub use runner::run_features;
+
+/// Logs to stderr, filtered by `RUST_LOG` (default: warnings).
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
