@@ -40,17 +40,17 @@ macro_rules! closed_set {
 
         impl $name {
             /// Every member, in declaration order.
-            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            $vis const ALL: &'static [Self] = &[$(Self::$variant),+];
 
             /// The member's wire name.
-            pub const fn name(self) -> &'static str {
+            $vis const fn name(self) -> &'static str {
                 match self {
                     $(Self::$variant => $wire),+
                 }
             }
 
             /// The members' names, comma-separated (for messages).
-            pub fn list() -> String {
+            $vis fn list() -> String {
                 Self::ALL.iter().map(|m| m.name()).collect::<Vec<_>>().join(", ")
             }
         }
