@@ -15,6 +15,14 @@ pub struct UnknownName {
     pub expected: String,
 }
 
+impl UnknownName {
+    /// `got` is not one of `expected` in the set called `set`. (A constructor, because the
+    /// struct is non-exhaustive and `closed_set!` expands in other crates too.)
+    pub fn new(set: &'static str, got: &str, expected: String) -> Self {
+        Self { set, got: got.to_owned(), expected }
+    }
+}
+
 /// Declares a closed set. Each member is `Variant = "wire-name"`; the set's own name (for
 /// errors) comes first:
 ///
@@ -65,11 +73,7 @@ macro_rules! closed_set {
             type Err = $crate::names::UnknownName;
 
             fn from_str(s: &str) -> Result<Self, Self::Err> {
-                Self::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| $crate::names::UnknownName {
-                    set: $set,
-                    got: s.to_owned(),
-                    expected: Self::list(),
-                })
+                Self::ALL.iter().copied().find(|m| m.name() == s).ok_or_else(|| $crate::names::UnknownName::new($set, s, Self::list()))
             }
         }
 
