@@ -2,12 +2,13 @@
 
 use crate::browser_steps::{open_loaded_tab, same_url};
 use crate::error::{StepError, StepResult, expect_eq, expect_success};
+use crate::parameters::{Guard, Switch, Trigger};
 use crate::round_hook::UserScript;
 use crate::user_action::UserAction;
 use crate::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::agent::{Agent, GuardDecision, InFlightTrigger, TraceEvent, UrlSettle, safe_parse_origin};
+use navguard::agent::{Agent, GuardDecision, TraceEvent, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -43,19 +44,18 @@ async fn settle_cap(world: &mut NavWorld, ms: u64) {
     world.agent.config.action_cap = Duration::from_millis(ms);
 }
 
-#[given(regex = r"^the (open_url|loop-top) guard is (on|off)$")]
-async fn guard_switch(world: &mut NavWorld, guard: String, state: String) {
-    let on = state == "on";
-    match guard.as_str() {
-        "open_url" => world.agent.config.open_url_guard = on,
-        _ => world.agent.config.loop_top_guard = on,
+#[given(expr = "the {guard} guard is {switch}")]
+async fn guard_switch(world: &mut NavWorld, guard: Guard, state: Switch) {
+    let Switch(on) = state;
+    match guard {
+        Guard::OpenUrl => world.agent.config.open_url_guard = on,
+        Guard::LoopTop => world.agent.config.loop_top_guard = on,
     }
 }
 
-#[given(regex = r"^the loop-top guard uses the (seed's|extended) in-flight trigger$")]
-async fn in_flight_trigger(world: &mut NavWorld, trigger: String) {
-    world.agent.config.in_flight_trigger =
-        if trigger == "seed's" { InFlightTrigger::Seed } else { InFlightTrigger::Extended };
+#[given(expr = "the loop-top guard uses the {trigger} in-flight trigger")]
+async fn in_flight_trigger(world: &mut NavWorld, trigger: Trigger) {
+    world.agent.config.in_flight_trigger = trigger.0;
 }
 
 #[given(expr = "the round limit is {int}")]
@@ -97,11 +97,9 @@ async fn think_time_in_round(world: &mut NavWorld, ms: u64, round: u32) {
     world.agent.plan.think_in_round(round, Duration::from_millis(ms));
 }
 
-#[given(regex = r"^before round (\d+) the user (.+)$")]
-async fn before_round_the_user(world: &mut NavWorld, round: u32, words: String) -> StepResult {
-    let action = UserAction::parse(&words).map_err(setup)?;
+#[given(expr = "before round {int} the user {action}")]
+async fn before_round_the_user(world: &mut NavWorld, round: u32, action: UserAction) {
     world.agent.user_actions.entry(round).or_default().push(action);
-    Ok(())
 }
 
 /// The user's planned actions, taken from the world, as a round hook.
@@ -183,9 +181,8 @@ async fn the_agent_runs_then_stop(world: &mut NavWorld, ms: u64) -> StepResult {
     run_task(world, Some((Duration::from_millis(ms), During::Stop))).await
 }
 
-#[when(regex = r"^the agent runs the task and after (\d+) ms the user (.+)$")]
-async fn the_agent_runs_then_the_user(world: &mut NavWorld, ms: u64, words: String) -> StepResult {
-    let action = UserAction::parse(&words).map_err(setup)?;
+#[when(expr = "the agent runs the task and after {int} ms the user {action}")]
+async fn the_agent_runs_then_the_user(world: &mut NavWorld, ms: u64, action: UserAction) -> StepResult {
     run_task(world, Some((Duration::from_millis(ms), During::User(action)))).await
 }
 

@@ -1,6 +1,7 @@
 //! Steps about tabs, navigations and their events, straight on the browser port.
 
 use crate::error::{StepError, StepResult, expect_eq};
+use crate::parameters::{Event, event_kind};
 use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
@@ -13,13 +14,6 @@ pub(crate) fn same_url(a: &str, b: &str) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
-}
-
-fn kind(name: &str) -> StepResult<NavEventKind> {
-    NavEventKind::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = NavEventKind::ALL.iter().map(|k| k.name()).collect();
-        StepError::Setup(format!("unknown event {name:?}: expected one of {}", known.join(", ")))
-    })
 }
 
 /// Opens a tab and waits until its first page has loaded, or has started to leave by itself
@@ -72,11 +66,11 @@ async fn navigation_starts(world: &mut NavWorld, url: String) -> StepResult {
         .map(|_| ())
 }
 
-#[when(expr = "the tab's {string} event arrives")]
-#[given(expr = "the tab's {string} event arrives")]
-async fn event_arrives(world: &mut NavWorld, name: String) -> StepResult {
-    let (tab, kind) = (world.current_tab()?, kind(&name)?);
-    let what = format!("a {name:?} event of tab {tab}");
+#[when(expr = "the tab's {event} event arrives")]
+#[given(expr = "the tab's {event} event arrives")]
+async fn event_arrives(world: &mut NavWorld, event: Event) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, event.0);
+    let what = format!("a {:?} event of tab {tab}", kind.name());
     world.wait_for_event(&what, |e| e.tab == tab && e.kind == kind).await.map(|_| ())
 }
 
@@ -142,9 +136,9 @@ async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
 }
 
 /// Looks from the latest action on.
-#[then(expr = "the tab has no {string} event within {int} ms")]
-async fn no_event_within(world: &mut NavWorld, name: String, ms: u64) -> StepResult {
-    let (tab, kind) = (world.current_tab()?, kind(&name)?);
+#[then(expr = "the tab has no {event} event within {int} ms")]
+async fn no_event_within(world: &mut NavWorld, event: Event, ms: u64) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, event.0);
     let mut events = world.port()?.scope().log.subscribe_from(world.mark_position());
     let found = async {
         loop {
@@ -156,16 +150,18 @@ async fn no_event_within(world: &mut NavWorld, name: String, ms: u64) -> StepRes
         }
     };
     match tokio::time::timeout(Duration::from_millis(ms), found).await {
-        Ok(Some(e)) => Err(StepError::Expectation(format!("tab {tab} had a {name:?} event: {:?}", e.url))),
+        Ok(Some(e)) => Err(StepError::Expectation(format!("tab {tab} had a {:?} event: {:?}", kind.name(), e.url))),
         _ => Ok(()),
     }
 }
 
-#[then(expr = "the tab had no {string} event")]
-async fn had_no_event(world: &mut NavWorld, name: String) -> StepResult {
-    let (tab, kind) = (world.current_tab()?, kind(&name)?);
+#[then(expr = "the tab had no {event} event")]
+async fn had_no_event(world: &mut NavWorld, event: Event) -> StepResult {
+    let (tab, kind) = (world.current_tab()?, event.0);
     match world.events_of(&tab)?.into_iter().find(|e| e.kind == kind) {
-        Some(e) => Err(StepError::Expectation(format!("tab {tab} had a {name:?} event (#{}, {:?})", e.seq, e.url))),
+        Some(e) => {
+            Err(StepError::Expectation(format!("tab {tab} had a {:?} event (#{}, {:?})", kind.name(), e.seq, e.url)))
+        }
         None => Ok(()),
     }
 }
@@ -192,7 +188,7 @@ async fn events_include_in_order(world: &mut NavWorld, step: &Step) -> StepResul
     for row in table.rows.iter().skip(1) {
         let (name, url) =
             (row.first().map_or("", String::as_str), row.get(1).map_or(String::new(), |u| world.expand(u)));
-        let kind = kind(name)?;
+        let kind = event_kind(name)?;
         if !rest.any(|e| row_matches(e, kind, &url)) {
             return Err(StepError::Expectation(format!(
                 "tab {tab} has no {name} {url} event after the rows before it; its events were:\n  {}",
@@ -215,17 +211,16 @@ async fn tabs_open(world: &mut NavWorld, n: usize) -> StepResult {
     expect_eq("open tabs", n, world.port()?.tabs().await?.len())
 }
 
-#[then(expr = "the tab's last {string} event has another navigation id than its last {string} event")]
-async fn navigation_ids_differ(world: &mut NavWorld, first: String, second: String) -> StepResult {
+#[then(expr = "the tab's last {event} event has another navigation id than its last {event} event")]
+async fn navigation_ids_differ(world: &mut NavWorld, first: Event, second: Event) -> StepResult {
     let tab = world.current_tab()?;
     let events = world.events_of(&tab)?;
-    let last = |name: &str| -> StepResult<Option<navguard::browser::NavigationId>> {
-        let k = kind(name)?;
+    let last = |k: NavEventKind| -> StepResult<Option<navguard::browser::NavigationId>> {
         let event = events.iter().rev().find(|e| e.kind == k);
-        let event = event.ok_or_else(|| StepError::Expectation(format!("tab {tab} had no {name:?} event")))?;
+        let event = event.ok_or_else(|| StepError::Expectation(format!("tab {tab} had no {:?} event", k.name())))?;
         Ok(event.navigation.clone())
     };
-    let (a, b) = (last(&first)?, last(&second)?);
+    let (a, b) = (last(first.0)?, last(second.0)?);
     if a == b {
         return Err(StepError::Expectation(format!("both carry navigation id {a:?}")));
     }

@@ -15,6 +15,7 @@ mod conversation_steps;
 pub mod error;
 pub mod fixtures;
 pub mod gate;
+mod parameters;
 pub mod report;
 mod round_hook;
 pub mod run_context;

@@ -1,12 +1,27 @@
-//! What a person does to the browser, as the step language words it:
-//! `reloads the tab` · `goes back` · `navigates the tab to "<url>"` · `closes the tab` ·
-//! `opens "<url>" in a new tab`. One parser, for `When the user …` and for
-//! `Given before round <n> the user …`.
+//! What a person does to the browser, as the step language words it (`PHRASES`). One parser,
+//! for `When the user …` and for `Given before round <n> the user …`.
 
+use cucumber::Parameter;
 use navguard::browser::{BrowserError, BrowserPort, TabId};
+use std::str::FromStr;
 
-/// A person's action on the browser.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The actions as the step language words them; `"<url>"` is a quoted URL, `".*"` in the
+/// parameters' regexes (their tests check that the regexes say the same).
+const PHRASES: [&str; 6] = [
+    "reloads the tab",
+    "goes back",
+    "navigates the tab to \"<url>\"",
+    "closes the tab",
+    "closes the newest tab",
+    "opens \"<url>\" in a new tab",
+];
+
+/// A person's action on the browser: `{action}`, any of `PHRASES`.
+#[derive(Clone, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "action",
+    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|closes the newest tab|opens ".*" in a new tab"#
+)]
 pub enum UserAction {
     /// Reloads the tab.
     Reload,
@@ -22,11 +37,17 @@ pub enum UserAction {
     CloseNewest,
 }
 
+/// `{tab-action}`: what `When the user <action>` takes, every action but `closes the newest tab`.
+#[derive(Clone, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "tab-action",
+    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|opens ".*" in a new tab"#
+)]
+pub(crate) struct TabAction(pub(crate) UserAction);
+
 /// The text did not name an action.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "unknown user action {0:?}: expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab"
-)]
+#[error("unknown user action {0:?}: expected one of: {phrases}", phrases = PHRASES.join(", "))]
 pub struct UnknownAction(pub String);
 
 fn quoted(text: &str, prefix: &str, suffix: &str) -> Option<String> {
@@ -73,6 +94,25 @@ impl UserAction {
     }
 }
 
+impl FromStr for UserAction {
+    type Err = UnknownAction;
+
+    fn from_str(text: &str) -> Result<Self, UnknownAction> {
+        Self::parse(text)
+    }
+}
+
+impl FromStr for TabAction {
+    type Err = UnknownAction;
+
+    fn from_str(text: &str) -> Result<Self, UnknownAction> {
+        match UserAction::parse(text)? {
+            UserAction::CloseNewest => Err(UnknownAction(text.to_owned())),
+            action => Ok(Self(action)),
+        }
+    }
+}
+
 /// The open tab created last, in one pass over the port's events.
 async fn newest_open_tab(port: &dyn BrowserPort) -> Result<Option<TabId>, BrowserError> {
     let open: Vec<TabId> = port.tabs().await?.into_iter().map(|t| t.id).collect();
@@ -105,9 +145,27 @@ mod tests {
         );
     }
 
+    fn regex_of<'a>(phrases: impl IntoIterator<Item = &'a &'a str>) -> String {
+        phrases.into_iter().map(|p| p.replace("\"<url>\"", "\".*\"")).collect::<Vec<_>>().join("|")
+    }
+
+    #[test]
+    fn the_parameters_regexes_are_the_phrases() {
+        assert_eq!(<UserAction as Parameter>::REGEX, regex_of(&PHRASES));
+        let tab_phrases = PHRASES.iter().filter(|p| **p != "closes the newest tab");
+        assert_eq!(<TabAction as Parameter>::REGEX, regex_of(tab_phrases));
+        for phrase in PHRASES.map(|p| p.replace("<url>", "{site}/page")) {
+            assert!(phrase.parse::<UserAction>().is_ok(), "{phrase}");
+            assert_eq!(phrase.parse::<TabAction>().is_ok(), phrase != "closes the newest tab", "{phrase}");
+        }
+    }
+
     #[test]
     fn names_what_it_did_not_understand() {
         let err = UserAction::parse("dances").unwrap_err();
-        assert!(err.to_string().contains("\"dances\""));
+        assert_eq!(
+            err.to_string(),
+            "unknown user action \"dances\": expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab"
+        );
     }
 }

@@ -1,15 +1,16 @@
 //! What a person does to the browser while the scenario runs.
 
-use crate::error::{StepError, StepResult};
-use crate::user_action::UserAction;
+use crate::error::StepResult;
+use crate::parameters::KeyName;
+use crate::user_action::TabAction;
 use crate::world::NavWorld;
 use cucumber::{given, when};
 use navguard::browser::{BrowserPort, Key};
 
-#[when(regex = r"^the user (reloads the tab|goes back|navigates the tab to .+|closes the tab|opens .+ in a new tab)$")]
-#[given(regex = r"^the user (reloads the tab|goes back|navigates the tab to .+|closes the tab|opens .+ in a new tab)$")]
-async fn the_user_acts(world: &mut NavWorld, words: String) -> StepResult {
-    let action = UserAction::parse(&words).map_err(|e| StepError::Setup(e.to_string()))?;
+#[when(expr = "the user {tab-action}")]
+#[given(expr = "the user {tab-action}")]
+async fn the_user_acts(world: &mut NavWorld, action: TabAction) -> StepResult {
+    let TabAction(action) = action;
     world.mark()?;
     let tab = world.current_tab()?;
     let opened = action.perform(world.port()?, &tab, |u| world.expand(u)).await?;
@@ -50,9 +51,9 @@ async fn the_user_types(world: &mut NavWorld, text: String, selector: String, en
     Ok(())
 }
 
-#[when(expr = "the user presses {string}")]
-async fn the_user_presses(world: &mut NavWorld, key: String) -> StepResult {
-    let key = Key::parse(&key)?;
+#[when(expr = "the user presses {key}")]
+async fn the_user_presses(world: &mut NavWorld, key: KeyName) -> StepResult {
+    let KeyName(key) = key;
     world.mark()?;
     let tab = world.current_tab()?;
     world.port()?.press_key(&tab, key).await?;

@@ -244,3 +244,24 @@ fn the_gate_fails_on_an_unexpected_failure_and_passes_when_it_is_an_expected_dev
     assert_eq!(passed.status.code(), Some(0), "{}", text(&passed));
     assert!(text(&passed).contains("gate: PASSED"));
 }
+
+#[test]
+fn validate_names_a_misspelt_member_of_a_closed_set_as_an_undefined_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let contracts = feature(dir.path(), "contracts.txt", "typed   A thing.\n");
+    let path = feature(
+        dir.path(),
+        "typed.feature",
+        "Feature: f\n  @contract-typed\n  Scenario: s\n    Given the agent starts on \"{site}/page\"\n    And before round 2 the user reload the tab\n    And before round 3 the user reloads the tab\n    When the agent runs the task\n    And the tab's \"loadd\" event arrives\n",
+    );
+    let out = navguard(&["validate", "--features", &path, "--contracts", &contracts], Some(""));
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    for expected in [
+        "undefined step at line 5: And before round 2 the user reload the tab",
+        "undefined step at line 8: And the tab's \"loadd\" event arrives",
+        "INVALID: 1 contracts, 1 scenarios, 2 problems",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}

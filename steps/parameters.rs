@@ -1,0 +1,165 @@
+//! The closed sets the step language captures, as cucumber parameters (`{event}`, `{guard}`,
+//! `{switch}`, `{trigger}`, `{key}`; the user's actions are in `user_action`). A step's regex
+//! then holds the set's names, so a misspelt name leaves the step undefined, and
+//! `navguard validate` names it before anything runs. The derive wants a literal regex: each
+//! one's test checks it against the set's name table.
+
+use crate::error::{StepError, StepResult};
+use cucumber::Parameter;
+use navguard::agent::InFlightTrigger;
+use navguard::browser::{Key, NavEventKind};
+use std::str::FromStr;
+
+/// A navigation event kind, quoted: `"load"`, `"committed"`, …
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "event",
+    regex = r#""(tab-created|started|committed|dom-loaded|load|failed|aborted|same-document|tab-closed)""#
+)]
+pub(crate) struct Event(pub(crate) NavEventKind);
+
+/// The one parse of an event's name: the `{event}` captures and the `| event | url |` cells.
+pub(crate) fn event_kind(name: &str) -> StepResult<NavEventKind> {
+    NavEventKind::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = NavEventKind::ALL.iter().map(|k| k.name()).collect();
+        StepError::Setup(format!("unknown event {name:?}: expected one of {}", known.join(", ")))
+    })
+}
+
+impl FromStr for Event {
+    type Err = StepError;
+
+    fn from_str(name: &str) -> StepResult<Self> {
+        event_kind(name).map(Self)
+    }
+}
+
+/// The member of `names` called `text`.
+fn one_of<T: Copy>(set: &str, names: &[(&str, T)], text: &str) -> Result<T, String> {
+    names.iter().find(|(name, _)| *name == text).map(|(_, member)| *member).ok_or_else(|| {
+        let known: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
+        format!("unknown {set} {text:?}: expected one of {}", known.join(", "))
+    })
+}
+
+/// A guard the steps switch on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(name = "guard", regex = "open_url|loop-top")]
+pub(crate) enum Guard {
+    OpenUrl,
+    LoopTop,
+}
+
+impl Guard {
+    const NAMES: [(&str, Self); 2] = [("open_url", Self::OpenUrl), ("loop-top", Self::LoopTop)];
+}
+
+impl FromStr for Guard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        one_of("guard", &Self::NAMES, text)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(name = "switch", regex = "on|off")]
+pub(crate) struct Switch(pub(crate) bool);
+
+impl Switch {
+    const NAMES: [(&str, Self); 2] = [("on", Self(true)), ("off", Self(false))];
+}
+
+impl FromStr for Switch {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        one_of("switch", &Self::NAMES, text)
+    }
+}
+
+/// The loop-top guard's in-flight trigger, as `the loop-top guard uses the <trigger>
+/// in-flight trigger` words it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(name = "trigger", regex = "seed's|extended")]
+pub(crate) struct Trigger(pub(crate) InFlightTrigger);
+
+impl Trigger {
+    const NAMES: [(&str, Self); 2] =
+        [("seed's", Self(InFlightTrigger::Seed)), ("extended", Self(InFlightTrigger::Extended))];
+}
+
+impl FromStr for Trigger {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        one_of("in-flight trigger", &Self::NAMES, text)
+    }
+}
+
+/// A key, quoted, as `Key::parse` reads it: any case, around spaces allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
+#[param(
+    name = "key",
+    regex = r#""\s*((?i:enter|return|escape|esc|tab|backspace|arrowup|up|arrowdown|down|arrowleft|left|arrowright|right|space))\s*""#
+)]
+pub(crate) struct KeyName(pub(crate) Key);
+
+impl FromStr for KeyName {
+    type Err = navguard::browser::BrowserError;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Key::parse(name).map(Self)
+    }
+}
+
+/// The alternatives of a regex `a|b|c` (inside `prefix` … `suffix`), sorted.
+#[cfg(test)]
+pub(crate) fn alternatives(regex: &str, prefix: &str, suffix: &str) -> Vec<String> {
+    let inner = regex.strip_prefix(prefix).and_then(|r| r.strip_suffix(suffix)).expect("the regex's frame");
+    let mut names: Vec<String> = inner.split('|').map(str::to_owned).collect();
+    names.sort();
+    names
+}
+
+/// Names, sorted; each must be plain text in a regex.
+#[cfg(test)]
+pub(crate) fn sorted<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut names: Vec<String> = names.into_iter().map(str::to_owned).collect();
+    for name in &names {
+        assert!(name.chars().all(|c| c.is_ascii_alphanumeric() || " '\"-_<>".contains(c)), "{name:?}");
+    }
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_regex_holds_its_set_s_names() {
+        let events = sorted(NavEventKind::ALL.iter().map(|k| k.name()));
+        assert_eq!(alternatives(Event::REGEX, "\"(", ")\""), events);
+        assert_eq!(alternatives(Guard::REGEX, "", ""), sorted(Guard::NAMES.map(|(n, _)| n)));
+        assert_eq!(alternatives(Switch::REGEX, "", ""), sorted(Switch::NAMES.map(|(n, _)| n)));
+        assert_eq!(alternatives(Trigger::REGEX, "", ""), sorted(Trigger::NAMES.map(|(n, _)| n)));
+    }
+
+    #[test]
+    fn every_key_name_of_the_regex_is_a_key() {
+        for name in alternatives(KeyName::REGEX, "\"\\s*((?i:", "))\\s*\"") {
+            assert!(name.parse::<KeyName>().is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_parses_keep_their_messages() {
+        let err = "loaded".parse::<Event>().unwrap_err().to_string();
+        assert!(err.contains("unknown event \"loaded\": expected one of "), "{err}");
+        assert_eq!("on".parse::<Switch>().unwrap(), Switch(true));
+        assert_eq!("seed's".parse::<Trigger>().unwrap(), Trigger(InFlightTrigger::Seed));
+        assert_eq!("of".parse::<Switch>().unwrap_err(), "unknown switch \"of\": expected one of on, off");
+        assert_eq!("enter".parse::<KeyName>().unwrap(), KeyName(Key::Enter));
+    }
+}
