@@ -46,7 +46,7 @@ async fn settle_cap(world: &mut NavWorld, ms: u64) {
 
 #[given(expr = "the {guard} guard is {switch}")]
 async fn guard_switch(world: &mut NavWorld, guard: Guard, state: Switch) {
-    let Switch(on) = state;
+    let on = state == Switch::On;
     match guard {
         Guard::OpenUrl => world.agent.config.open_url_guard = on,
         Guard::LoopTop => world.agent.config.loop_top_guard = on,
@@ -55,7 +55,7 @@ async fn guard_switch(world: &mut NavWorld, guard: Guard, state: Switch) {
 
 #[given(expr = "the loop-top guard uses the {trigger} in-flight trigger")]
 async fn in_flight_trigger(world: &mut NavWorld, trigger: Trigger) {
-    world.agent.config.in_flight_trigger = trigger.0;
+    world.agent.config.in_flight_trigger = trigger.in_flight();
 }
 
 #[given(expr = "the round limit is {int}")]

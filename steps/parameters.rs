@@ -34,66 +34,33 @@ impl FromStr for Event {
     }
 }
 
-/// The member of `names` called `text`.
-fn one_of<T: Copy>(set: &str, names: &[(&str, T)], text: &str) -> Result<T, String> {
-    names.iter().find(|(name, _)| *name == text).map(|(_, member)| *member).ok_or_else(|| {
-        let known: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
-        format!("unknown {set} {text:?}: expected one of {}", known.join(", "))
-    })
+navguard::closed_set! {
+    /// A guard the steps switch on or off.
+    #[derive(Parameter)]
+    #[param(name = "guard", regex = "open_url|loop-top")]
+    pub(crate) enum Guard("guard") { OpenUrl = "open_url", LoopTop = "loop-top" }
 }
 
-/// A guard the steps switch on or off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
-#[param(name = "guard", regex = "open_url|loop-top")]
-pub(crate) enum Guard {
-    OpenUrl,
-    LoopTop,
+navguard::closed_set! {
+    #[derive(Parameter)]
+    #[param(name = "switch", regex = "on|off")]
+    pub(crate) enum Switch("switch") { On = "on", Off = "off" }
 }
 
-impl Guard {
-    const NAMES: [(&str, Self); 2] = [("open_url", Self::OpenUrl), ("loop-top", Self::LoopTop)];
+navguard::closed_set! {
+    /// The loop-top guard's in-flight trigger, as `the loop-top guard uses the <trigger>
+    /// in-flight trigger` words it.
+    #[derive(Parameter)]
+    #[param(name = "trigger", regex = "seed's|extended")]
+    pub(crate) enum Trigger("in-flight trigger") { Seed = "seed's", Extended = "extended" }
 }
-
-impl FromStr for Guard {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        one_of("guard", &Self::NAMES, text)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
-#[param(name = "switch", regex = "on|off")]
-pub(crate) struct Switch(pub(crate) bool);
-
-impl Switch {
-    const NAMES: [(&str, Self); 2] = [("on", Self(true)), ("off", Self(false))];
-}
-
-impl FromStr for Switch {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        one_of("switch", &Self::NAMES, text)
-    }
-}
-
-/// The loop-top guard's in-flight trigger, as `the loop-top guard uses the <trigger>
-/// in-flight trigger` words it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
-#[param(name = "trigger", regex = "seed's|extended")]
-pub(crate) struct Trigger(pub(crate) InFlightTrigger);
 
 impl Trigger {
-    const NAMES: [(&str, Self); 2] =
-        [("seed's", Self(InFlightTrigger::Seed)), ("extended", Self(InFlightTrigger::Extended))];
-}
-
-impl FromStr for Trigger {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        one_of("in-flight trigger", &Self::NAMES, text)
+    pub(crate) fn in_flight(self) -> InFlightTrigger {
+        match self {
+            Self::Seed => InFlightTrigger::Seed,
+            Self::Extended => InFlightTrigger::Extended,
+        }
     }
 }
 
@@ -141,9 +108,9 @@ mod tests {
     fn each_regex_holds_its_set_s_names() {
         let events = sorted(NavEventKind::ALL.iter().map(|k| k.name()));
         assert_eq!(alternatives(Event::REGEX, "\"(", ")\""), events);
-        assert_eq!(alternatives(Guard::REGEX, "", ""), sorted(Guard::NAMES.map(|(n, _)| n)));
-        assert_eq!(alternatives(Switch::REGEX, "", ""), sorted(Switch::NAMES.map(|(n, _)| n)));
-        assert_eq!(alternatives(Trigger::REGEX, "", ""), sorted(Trigger::NAMES.map(|(n, _)| n)));
+        assert_eq!(alternatives(Guard::REGEX, "", ""), sorted(Guard::ALL.iter().map(|g| g.name())));
+        assert_eq!(alternatives(Switch::REGEX, "", ""), sorted(Switch::ALL.iter().map(|s| s.name())));
+        assert_eq!(alternatives(Trigger::REGEX, "", ""), sorted(Trigger::ALL.iter().map(|t| t.name())));
     }
 
     #[test]
@@ -157,9 +124,9 @@ mod tests {
     fn the_parses_keep_their_messages() {
         let err = "loaded".parse::<Event>().unwrap_err().to_string();
         assert!(err.contains("unknown event \"loaded\": expected one of "), "{err}");
-        assert_eq!("on".parse::<Switch>().unwrap(), Switch(true));
-        assert_eq!("seed's".parse::<Trigger>().unwrap(), Trigger(InFlightTrigger::Seed));
-        assert_eq!("of".parse::<Switch>().unwrap_err(), "unknown switch \"of\": expected one of on, off");
+        assert_eq!("on".parse::<Switch>().unwrap(), Switch::On);
+        assert_eq!("seed's".parse::<Trigger>().unwrap().in_flight(), InFlightTrigger::Seed);
+        assert_eq!("of".parse::<Switch>().unwrap_err().to_string(), "unknown switch \"of\": expected one of on, off");
         assert_eq!("enter".parse::<KeyName>().unwrap(), KeyName(Key::Enter));
     }
 }
