@@ -3,44 +3,137 @@
 
 use crate::summary::{Expects, ScenarioResult};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::num::ParseFloatError;
+use std::path::{Path, PathBuf};
 
-/// The thresholds, from `gate/thresholds.txt`.
+/// A threshold `gate/thresholds.txt` may set: a `min_` one is a floor, a `max_` one a ceiling.
+// A closed set, written out by hand: `navguard::closed_set!` does not compile outside the
+// navguard crate yet (it builds `UnknownName`, which is `#[non_exhaustive]` there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Threshold {
+    MinPassRate,
+    MaxFlakeRate,
+    MaxFalseStopRate,
+    MaxMisjudgementRate,
+    MaxP95ScenarioMs,
+    MaxP95GuardWaitMs,
+}
+
+impl Threshold {
+    /// Every threshold, in the order the file lists them.
+    pub const ALL: &'static [Self] = &[
+        Self::MinPassRate,
+        Self::MaxFlakeRate,
+        Self::MaxFalseStopRate,
+        Self::MaxMisjudgementRate,
+        Self::MaxP95ScenarioMs,
+        Self::MaxP95GuardWaitMs,
+    ];
+
+    /// Its name in the file.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::MinPassRate => "min_pass_rate",
+            Self::MaxFlakeRate => "max_flake_rate",
+            Self::MaxFalseStopRate => "max_false_stop_rate",
+            Self::MaxMisjudgementRate => "max_misjudgement_rate",
+            Self::MaxP95ScenarioMs => "max_p95_scenario_ms",
+            Self::MaxP95GuardWaitMs => "max_p95_guard_wait_ms",
+        }
+    }
+
+    fn list() -> String {
+        Self::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    fn measured(self, m: &Metrics) -> f64 {
+        match self {
+            Self::MinPassRate => m.pass_rate,
+            Self::MaxFlakeRate => m.flake_rate,
+            Self::MaxFalseStopRate => m.false_stop_rate,
+            Self::MaxMisjudgementRate => m.misjudgement_rate,
+            Self::MaxP95ScenarioMs => m.duration_ms.p95,
+            Self::MaxP95GuardWaitMs => m.guard_wait_ms.p95,
+        }
+    }
+
+    fn holds(self, value: f64, limit: f64) -> bool {
+        match self {
+            Self::MinPassRate => value >= limit,
+            Self::MaxFlakeRate
+            | Self::MaxFalseStopRate
+            | Self::MaxMisjudgementRate
+            | Self::MaxP95ScenarioMs
+            | Self::MaxP95GuardWaitMs => value <= limit,
+        }
+    }
+}
+
+/// The thresholds `gate/thresholds.txt` sets, each with its limit; one it does not set is not
+/// judged.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Thresholds(pub BTreeMap<String, f64>);
+pub struct Thresholds(pub BTreeMap<Threshold, f64>);
 
-/// Reads `name value` lines; a malformed line is an error naming it.
-pub fn read_thresholds(path: &Path) -> Result<Thresholds, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Why a gate file (the thresholds or an expectations file) cannot be used. Each message names
+/// the file, and the line when one line is at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GateFileError {
+    #[error("{}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: expected `name value`", .path.display())]
+    NoValue { path: PathBuf, line: usize },
+    #[error("{}:{line}: {value:?} is not a number", .path.display())]
+    NotANumber {
+        path: PathBuf,
+        line: usize,
+        value: String,
+        #[source]
+        source: ParseFloatError,
+    },
+    #[error("{}:{line}: unknown threshold {name:?} (known: {})", .path.display(), Threshold::list())]
+    UnknownThreshold { path: PathBuf, line: usize, name: String },
+}
+
+fn read(path: &Path) -> Result<String, GateFileError> {
+    std::fs::read_to_string(path).map_err(|source| GateFileError::Unreadable { path: path.to_owned(), source })
+}
+
+/// Reads `name value` lines; a malformed line or an unknown name is an error naming the line.
+pub fn read_thresholds(path: &Path) -> Result<Thresholds, GateFileError> {
+    parse_thresholds(&read(path)?, path)
+}
+
+fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError> {
     let mut map = BTreeMap::new();
-    for (n, line) in
+    for (line, text) in
         text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
     {
-        let (name, value) = line
+        let (name, value) = text
             .split_once(char::is_whitespace)
-            .ok_or_else(|| format!("{}:{n}: expected `name value`", path.display()))?;
-        let value =
-            value.trim().parse::<f64>().map_err(|_| format!("{}:{n}: {value:?} is not a number", path.display()))?;
-        if !KNOWN.contains(&name) {
-            return Err(format!("{}:{n}: unknown threshold {name:?} (known: {})", path.display(), KNOWN.join(", ")));
-        }
-        map.insert(name.to_owned(), value);
+            .ok_or_else(|| GateFileError::NoValue { path: path.to_owned(), line })?;
+        let limit = value.trim().parse::<f64>().map_err(|source| GateFileError::NotANumber {
+            path: path.to_owned(),
+            line,
+            value: value.to_owned(),
+            source,
+        })?;
+        let threshold =
+            Threshold::ALL.iter().copied().find(|t| t.name() == name).ok_or_else(|| {
+                GateFileError::UnknownThreshold { path: path.to_owned(), line, name: name.to_owned() }
+            })?;
+        map.insert(threshold, limit);
     }
     Ok(Thresholds(map))
 }
 
-const KNOWN: [&str; 6] = [
-    "min_pass_rate",
-    "max_flake_rate",
-    "max_false_stop_rate",
-    "max_misjudgement_rate",
-    "max_p95_scenario_ms",
-    "max_p95_guard_wait_ms",
-];
-
 /// Reads the expected failures: `<feature file name>: <scenario name>` lines.
-pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, GateFileError> {
+    let text = read(path)?;
     Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect())
 }
 
@@ -62,12 +155,26 @@ pub fn in_shard(name: &str, index: u64, count: u64) -> bool {
     stable_hash(name) % count == index - 1
 }
 
-fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
-    if values.is_empty() {
+/// The median and the 95th percentile of a set of values (0 for none).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p95: f64,
+}
+
+impl Percentiles {
+    fn of(mut values: Vec<f64>) -> Self {
+        values.sort_by(f64::total_cmp);
+        Self { p50: percentile(&values, 50.0), p95: percentile(&values, 95.0) }
+    }
+}
+
+/// The nearest-rank percentile `p` of sorted `values`.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
         return 0.0;
     }
-    values.sort_by(f64::total_cmp);
-    values[((p / 100.0) * (values.len() - 1) as f64).round() as usize]
+    sorted[((p / 100.0) * (sorted.len() - 1) as f64).round() as usize]
 }
 
 fn rate(part: usize, whole: usize) -> f64 {
@@ -89,10 +196,10 @@ pub struct Metrics {
     pub false_stop_rate: f64,
     /// Runs whose task's success contradicts what the scenario says.
     pub misjudgement_rate: f64,
-    /// Scenario duration p50 / p95, ms.
-    pub duration_ms: (f64, f64),
-    /// Guard wait p50 / p95, ms (waits that happened).
-    pub guard_wait_ms: (f64, f64),
+    /// Scenario duration, ms.
+    pub duration_ms: Percentiles,
+    /// Guard wait, ms (waits that happened).
+    pub guard_wait_ms: Percentiles,
     /// Failed, not expected to fail.
     pub unexpected_failures: Vec<String>,
     /// Expected to fail, passed every time.
@@ -116,10 +223,10 @@ impl Metrics {
             self.flake_rate * 100.0,
             self.false_stop_rate * 100.0,
             self.misjudgement_rate * 100.0,
-            self.duration_ms.0,
-            self.duration_ms.1,
-            self.guard_wait_ms.0,
-            self.guard_wait_ms.1
+            self.duration_ms.p50,
+            self.duration_ms.p95,
+            self.guard_wait_ms.p50,
+            self.guard_wait_ms.p95
         )
     }
 }
@@ -163,31 +270,50 @@ pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expect
         claimed.iter().filter(|r| r.task_end.is_some_and(|(ok, _)| ok != (r.expects == Expects::Success))).count();
     m.misjudgement_rate = rate(wrong, claimed.len());
     let durations: Vec<f64> = results.iter().map(|r| r.duration.as_secs_f64() * 1000.0).collect();
-    m.duration_ms = (percentile(durations.clone(), 50.0), percentile(durations, 95.0));
+    m.duration_ms = Percentiles::of(durations);
     let waits: Vec<f64> = results.iter().flat_map(|r| r.guard_waits_ms.iter().map(|w| *w as f64)).collect();
-    m.guard_wait_ms = (percentile(waits.clone(), 50.0), percentile(waits, 95.0));
+    m.guard_wait_ms = Percentiles::of(waits);
     m
 }
 
-/// One threshold's verdict: its name, the measured value, the limit, whether it held.
-pub type Verdict = (String, f64, f64, bool);
+/// One threshold against its measured value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    pub threshold: Threshold,
+    pub measured: f64,
+    pub limit: f64,
+    pub held: bool,
+}
 
-/// Each threshold with its measured value and whether it held.
-pub fn judge(m: &Metrics, t: &Thresholds) -> Vec<Verdict> {
-    t.0.iter()
-        .map(|(name, limit)| {
-            let value = match name.as_str() {
-                "min_pass_rate" => m.pass_rate,
-                "max_flake_rate" => m.flake_rate,
-                "max_false_stop_rate" => m.false_stop_rate,
-                "max_misjudgement_rate" => m.misjudgement_rate,
-                "max_p95_scenario_ms" => m.duration_ms.1,
-                _ => m.guard_wait_ms.1,
-            };
-            let held = if name.starts_with("min_") { value >= *limit } else { value <= *limit };
-            (name.clone(), value, *limit, held)
-        })
-        .collect()
+/// What the gate decided, and from what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// Each threshold the file sets, by name.
+    pub verdicts: Vec<Verdict>,
+    /// Something ran, every threshold held and no scenario failed unexpectedly.
+    pub passed: bool,
+}
+
+impl Judgement {
+    /// The thresholds that did not hold.
+    pub fn missed(&self) -> Vec<Threshold> {
+        self.verdicts.iter().filter(|v| !v.held).map(|v| v.threshold).collect()
+    }
+}
+
+/// Judges the metrics against the thresholds: the one place the gate passes or fails.
+pub fn judge(m: &Metrics, t: &Thresholds) -> Judgement {
+    let mut verdicts: Vec<Verdict> =
+        t.0.iter()
+            .map(|(&threshold, &limit)| {
+                let measured = threshold.measured(m);
+                Verdict { threshold, measured, limit, held: threshold.holds(measured, limit) }
+            })
+            .collect();
+    // By name, as the terminal and the report list them.
+    verdicts.sort_by_key(|v| v.threshold.name());
+    let passed = m.runs > 0 && verdicts.iter().all(|v| v.held) && m.unexpected_failures.is_empty();
+    Judgement { verdicts, passed }
 }
 
 #[cfg(test)]
@@ -262,8 +388,42 @@ mod tests {
     #[test]
     fn a_missed_threshold_is_named() {
         let m = Metrics { pass_rate: 0.9, ..Metrics::default() };
-        let t = Thresholds(BTreeMap::from([("min_pass_rate".to_owned(), 1.0)]));
-        assert_eq!(judge(&m, &t), vec![("min_pass_rate".to_owned(), 0.9, 1.0, false)]);
+        let t = Thresholds(BTreeMap::from([(Threshold::MinPassRate, 1.0)]));
+        let missed = Verdict { threshold: Threshold::MinPassRate, measured: 0.9, limit: 1.0, held: false };
+        assert_eq!(judge(&m, &t).verdicts, vec![missed]);
+    }
+
+    #[test]
+    fn an_unknown_threshold_is_an_error_naming_it_and_its_line() {
+        let text = "# comment\nmin_pass_rate 1.0\nmax_speed 3\n";
+        let err = parse_thresholds(text, Path::new("gate/thresholds.txt")).unwrap_err();
+        assert!(matches!(err, GateFileError::UnknownThreshold { line: 3, .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "gate/thresholds.txt:3: unknown threshold \"max_speed\" (known: min_pass_rate, max_flake_rate, \
+             max_false_stop_rate, max_misjudgement_rate, max_p95_scenario_ms, max_p95_guard_wait_ms)"
+        );
+    }
+
+    #[test]
+    fn the_checked_in_thresholds_parse() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gate/thresholds.txt");
+        assert_eq!(read_thresholds(&path).unwrap().0.len(), Threshold::ALL.len());
+    }
+
+    #[test]
+    fn verdicts_are_listed_by_name_and_the_gate_passes_only_if_all_held() {
+        let m = Metrics { runs: 1, pass_rate: 1.0, ..Metrics::default() };
+        let t = Thresholds(
+            Threshold::ALL.iter().map(|t| (*t, if *t == Threshold::MinPassRate { 1.0 } else { 0.0 })).collect(),
+        );
+        let judgement = judge(&m, &t);
+        let names: Vec<&str> = judgement.verdicts.iter().map(|v| v.threshold.name()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!((names, judgement.passed), (sorted, true));
+        let failing = Metrics { flake_rate: 0.1, ..m };
+        assert_eq!(judge(&failing, &t).missed(), vec![Threshold::MaxFlakeRate]);
     }
 
     #[test]

@@ -253,16 +253,15 @@ async fn gate(
     }
     let results: Vec<&navguard_harness::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();
     let metrics = measure(results.iter().copied(), &expected);
-    let verdicts = judge(&metrics, &thresholds);
-    print_gate(browser, &metrics, &verdicts, repeat);
+    let judgement = judge(&metrics, &thresholds);
+    print_gate(browser, &metrics, &judgement.verdicts, repeat);
     let index = files.report_dir.join("index.html");
-    match std::fs::write(&index, navguard_harness::report::render_gate(browser.name(), &metrics, &verdicts, &runs)) {
+    match std::fs::write(&index, navguard_harness::report::render_gate(browser.name(), &metrics, &judgement, &runs)) {
         Ok(()) => println!("gate report: {}", index.display()),
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
-    let missed: Vec<&str> = verdicts.iter().filter(|v| !v.3).map(|v| v.0.as_str()).collect();
-    let failed = metrics.runs == 0 || !missed.is_empty() || !metrics.unexpected_failures.is_empty();
-    if failed {
+    if !judgement.passed {
+        let missed: Vec<&str> = judgement.missed().into_iter().map(|t| t.name()).collect();
         let unexpected = metrics.unexpected_failures.len();
         println!(
             "gate: FAILED ({} missed thresholds: {}; {unexpected} unexpected failures)",
@@ -279,7 +278,7 @@ async fn gate(
         0 => println!("gate: {passed_runs} passed, {failed_runs} failed"),
         n => println!("gate: {passed_runs} passed, {failed_runs} failed ({n} of them known deviations)"),
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if judgement.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 fn print_gate(
@@ -290,8 +289,9 @@ fn print_gate(
 ) {
     println!("\nnavguard gate: {browser}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
     println!("{}", m.lines());
-    for (name, value, limit, held) in verdicts {
-        println!("  {:<24} {value:>10.3}  limit {limit:>10.3}  {}", name, if *held { "ok" } else { "MISSED" });
+    for v in verdicts {
+        let (name, value, limit) = (v.threshold.name(), v.measured, v.limit);
+        println!("  {name:<24} {value:>10.3}  limit {limit:>10.3}  {}", if v.held { "ok" } else { "MISSED" });
     }
     for (label, list) in [
         ("flaky", &m.flaky),
