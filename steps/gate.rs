@@ -3,8 +3,9 @@
 
 use crate::summary::{Expects, ScenarioResult};
 use std::collections::{BTreeMap, BTreeSet};
-use std::num::ParseFloatError;
+use std::num::{ParseFloatError, ParseIntError};
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 /// A threshold `gate/thresholds.txt` may set: a `min_` one is a floor, a `max_` one a ceiling.
 // A closed set, written out by hand: `navguard::closed_set!` does not compile outside the
@@ -150,9 +151,52 @@ pub fn stable_hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Whether the scenario `name` belongs to shard `index` of `count` (1-based).
-pub fn in_shard(name: &str, index: u64, count: u64) -> bool {
-    stable_hash(name) % count == index - 1
+/// Shard `index` of `count` (1-based, `1 <= index <= count`), written `i/n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: u64,
+    count: u64,
+}
+
+impl Shard {
+    pub fn index(self) -> u64 {
+        self.index
+    }
+
+    pub fn count(self) -> u64 {
+        self.count
+    }
+
+    /// Whether the scenario `name` belongs to this shard, by a stable hash of the name.
+    pub fn contains(self, name: &str) -> bool {
+        stable_hash(name) % self.count == self.index - 1
+    }
+}
+
+/// A `--shard` that is not `i/n` with `1 <= i <= n`.
+#[derive(Debug, thiserror::Error)]
+#[error("{text:?} is not a shard i/n with 1 <= i <= n")]
+#[non_exhaustive]
+pub struct ShardError {
+    pub text: String,
+    /// Why a number did not parse, if that was it.
+    #[source]
+    pub source: Option<ParseIntError>,
+}
+
+impl FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(text: &str) -> Result<Self, ShardError> {
+        let bad = |source| ShardError { text: text.to_owned(), source };
+        let (index, count) = text.split_once('/').ok_or_else(|| bad(None))?;
+        let number = |n: &str| n.parse::<u64>().map_err(|e| bad(Some(e)));
+        let (index, count) = (number(index)?, number(count)?);
+        match count >= 1 && (1..=count).contains(&index) {
+            true => Ok(Self { index, count }),
+            false => Err(bad(None)),
+        }
+    }
 }
 
 /// The median and the 95th percentile of a set of values (0 for none).
@@ -429,8 +473,20 @@ mod tests {
     #[test]
     fn shards_split_every_name_exactly_once() {
         let names: Vec<String> = (0..50).map(|i| format!("scenario {i}")).collect();
-        let counts: Vec<usize> = (1..=3).map(|i| names.iter().filter(|n| in_shard(n, i, 3)).count()).collect();
+        let shards = ["1/3", "2/3", "3/3"].map(|s| s.parse::<Shard>().unwrap());
+        let counts: Vec<usize> = shards.iter().map(|s| names.iter().filter(|n| s.contains(n)).count()).collect();
         assert_eq!(counts.iter().sum::<usize>(), 50);
         assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
+    }
+
+    #[test]
+    fn a_shard_is_i_of_n_with_i_from_1_to_n() {
+        let shard = "2/3".parse::<Shard>().unwrap();
+        assert_eq!((shard.index(), shard.count()), (2, 3));
+        for bad in ["0/2", "3/2", "1/0", "2", "a/2", "1/-1"] {
+            let err = bad.parse::<Shard>().unwrap_err();
+            assert_eq!(err.to_string(), format!("{bad:?} is not a shard i/n with 1 <= i <= n"));
+        }
+        assert!(std::error::Error::source(&"a/2".parse::<Shard>().unwrap_err()).is_some());
     }
 }

@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use navguard::adapter::BrowserKind;
 use navguard_harness::fixtures::FixtureSite;
+use navguard_harness::gate::Shard;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,8 +58,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         repeat: u32,
         /// Only shard `i/n` (1-based), by a stable hash of the scenario name.
-        #[arg(long, value_parser = parse_shard)]
-        shard: Option<(u64, u64)>,
+        #[arg(long)]
+        shard: Option<Shard>,
         /// The thresholds file.
         #[arg(long, default_value = "gate/thresholds.txt")]
         thresholds: PathBuf,
@@ -203,14 +204,6 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
     ExitCode::SUCCESS
 }
 
-fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let parsed = text.split_once('/').and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
-    match parsed {
-        Some((i, n)) if n >= 1 && (1..=n).contains(&i) => Ok((i, n)),
-        _ => Err(format!("{text:?} is not a shard i/n with 1 <= i <= n")),
-    }
-}
-
 struct GateFiles {
     thresholds: PathBuf,
     expectations: PathBuf,
@@ -220,7 +213,7 @@ struct GateFiles {
 async fn gate(
     path: PathBuf,
     repeat: u32,
-    shard: Option<(u64, u64)>,
+    shard: Option<Shard>,
     browser: BrowserKind,
     files: GateFiles,
     options: Vec<String>,

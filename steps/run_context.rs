@@ -1,6 +1,7 @@
 //! What all scenarios of one run share: the browser (started once, by the first scenario's
 //! hook), the browser settings, and the results the summary prints.
 
+use crate::gate::Shard;
 use crate::report::StepLog;
 use crate::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig};
@@ -17,8 +18,8 @@ pub struct RunMode {
     pub guards_off: bool,
     /// Print each scenario's timeline and race verdict.
     pub timeline: bool,
-    /// Only shard `i` of `n` (1-based), by a stable hash of the scenario name.
-    pub shard: Option<(u64, u64)>,
+    /// Only this shard of the scenarios.
+    pub shard: Option<Shard>,
 }
 
 /// Shared by every scenario of a run.

@@ -128,7 +128,7 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         .fail_on_skipped()
         .with_cli(opts)
         .filter_run(input, move |_, _, scenario| {
-            let in_shard = shard.is_none_or(|(i, n)| crate::gate::in_shard(&scenario.name, i, n));
+            let in_shard = shard.is_none_or(|shard| shard.contains(&scenario.name));
             in_shard && only_line.is_none_or(|line| scenario.position.line == line)
         });
     tokio::select! {
