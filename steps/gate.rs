@@ -307,11 +307,11 @@ pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expect
     // A known deviation is judged by the expectations file, not by the task-end rates.
     let expecting_success: Vec<_> =
         judged.iter().filter(|r| r.expects == Expects::Success && r.task_end.is_some()).collect();
-    m.false_stop_rate =
-        rate(expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.1)).count(), expecting_success.len());
+    let false_stops = expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.restricted_or_cross_origin));
+    m.false_stop_rate = rate(false_stops.count(), expecting_success.len());
     let claimed: Vec<_> = judged.iter().filter(|r| r.expects != Expects::Nothing && r.task_end.is_some()).collect();
     let wrong =
-        claimed.iter().filter(|r| r.task_end.is_some_and(|(ok, _)| ok != (r.expects == Expects::Success))).count();
+        claimed.iter().filter(|r| r.task_end.is_some_and(|e| e.succeeded != (r.expects == Expects::Success))).count();
     m.misjudgement_rate = rate(wrong, claimed.len());
     let durations: Vec<f64> = results.iter().map(|r| r.duration.as_secs_f64() * 1000.0).collect();
     m.duration_ms = Percentiles::of(durations);
@@ -363,9 +363,12 @@ pub fn judge(m: &Metrics, t: &Thresholds) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::TaskEnd;
     use std::time::Duration;
 
     fn result(name: &str, passed: bool, expects: Expects, task_end: Option<(bool, bool)>) -> ScenarioResult {
+        let task_end =
+            task_end.map(|(succeeded, restricted_or_cross_origin)| TaskEnd { succeeded, restricted_or_cross_origin });
         ScenarioResult {
             feature_path: "features/x.feature".into(),
             feature: "X".into(),

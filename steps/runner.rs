@@ -5,7 +5,7 @@
 use crate::artifacts;
 use crate::report::{self, StepLogWriter};
 use crate::run_context::{RunContext, RunMode};
-use crate::summary::{self, ScenarioResult};
+use crate::summary::{self, ScenarioResult, TaskEnd};
 use crate::timeline::{self, Timeline};
 use crate::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
@@ -267,15 +267,10 @@ fn after_hook(
     }
 }
 
-/// How the agent's task ended (succeeded; stopped as restricted or different origin) and how
-/// long its guards waited.
-fn task_facts(world: &NavWorld) -> (Option<(bool, bool)>, Vec<u64>) {
-    use navguard::agent::{GuardDecision, StopReason};
-    let end = world
-        .agent
-        .stop
-        .as_ref()
-        .map(|stop| (stop.is_success(), matches!(stop, StopReason::Restricted | StopReason::OriginChanged)));
+/// How the agent's task ended and how long its guards waited.
+fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
+    use navguard::agent::GuardDecision;
+    let end = world.agent.stop.as_ref().map(TaskEnd::of);
     let waits = world
         .agent
         .task
