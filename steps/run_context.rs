@@ -1,10 +1,11 @@
 //! What all scenarios of one run share: the browser (started once, by the first scenario's
 //! hook), the browser settings, and the results the summary prints.
 
+use crate::error::SetupError;
 use crate::gate::Shard;
 use crate::report::StepLog;
 use crate::summary::ScenarioResult;
-use navguard::adapter::{BidiBrowser, BrowserConfig};
+use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
@@ -27,7 +28,7 @@ pub struct RunMode {
 pub struct RunContext {
     /// How the run is narrowed and what it shows.
     pub mode: RunMode,
-    browser: OnceCell<Result<Arc<BidiBrowser>, String>>,
+    browser: OnceCell<Result<Arc<BidiBrowser>, Arc<LaunchError>>>,
     config: BrowserConfig,
     /// Where reports and failure artifacts go.
     pub report_dir: PathBuf,
@@ -51,14 +52,12 @@ impl RunContext {
     }
 
     /// The run's browser, started on first use; a failed start fails every scenario alike.
-    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, String> {
+    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
         self.browser
-            .get_or_init(|| async {
-                let browser = BidiBrowser::launch(self.config.clone()).await;
-                browser.map(Arc::new).map_err(|e| format!("cannot start the browser: {e}"))
-            })
+            .get_or_init(|| async { BidiBrowser::launch(self.config.clone()).await.map(Arc::new).map_err(Arc::new) })
             .await
             .clone()
+            .map_err(SetupError::Browser)
     }
 
     /// Which browser the run drives.
