@@ -11,17 +11,10 @@ pub enum StepError {
     /// The browser refused or failed a call.
     #[error(transparent)]
     Browser(#[from] BrowserError),
-    /// An expectation was not met.
     #[error("{0}")]
     Expectation(String),
-    /// A wait ran out.
     #[error("waited {ms} ms for {what}, in vain")]
-    Timeout {
-        /// What was awaited.
-        what: String,
-        /// For how long.
-        ms: u128,
-    },
+    Timeout { what: String, ms: u128 },
     /// The scenario is not set up for the step (no tab yet, …).
     #[error("{0}")]
     Setup(String),
@@ -41,7 +34,6 @@ pub enum SetupError {
     Site(#[source] std::io::Error),
 }
 
-/// What a step returns.
 pub type StepResult<T = ()> = Result<T, StepError>;
 
 /// Fails unless `expected == actual`, naming `what`.

@@ -31,7 +31,6 @@ impl Threshold {
         Self::MaxP95GuardWaitMs,
     ];
 
-    /// Its name in the file.
     pub const fn name(self) -> &'static str {
         match self {
             Self::MinPassRate => "min_pass_rate",
@@ -228,9 +227,8 @@ fn rate(part: usize, whole: usize) -> f64 {
 /// The gate's measurements over every run of every scenario.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Scenarios (distinct), runs (all repeats).
+    /// Distinct scenarios; `runs` counts every repeat.
     pub scenarios: usize,
-    /// Runs.
     pub runs: usize,
     /// Passed runs of scenarios not expected to fail, over those runs.
     pub pass_rate: f64,

@@ -26,11 +26,9 @@ pub struct RunMode {
 /// Shared by every scenario of a run.
 #[derive(Debug)]
 pub struct RunContext {
-    /// How the run is narrowed and what it shows.
     pub mode: RunMode,
     browser: OnceCell<Result<Arc<BidiBrowser>, Arc<LaunchError>>>,
     config: BrowserConfig,
-    /// Where reports and failure artifacts go.
     pub report_dir: PathBuf,
     /// One entry per finished scenario.
     pub results: Mutex<Vec<ScenarioResult>>,
@@ -60,7 +58,6 @@ impl RunContext {
             .map_err(SetupError::Browser)
     }
 
-    /// Which browser the run drives.
     pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
         self.config.browser
     }
@@ -79,7 +76,6 @@ impl RunContext {
         results
     }
 
-    /// Records a finished scenario.
     pub fn record(&self, result: ScenarioResult) {
         self.results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
     }

@@ -41,7 +41,6 @@ pub struct HarnessCli {
     pub report_dir: PathBuf,
 }
 
-/// Cucumber's options with the harness's.
 pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, HarnessCli>;
 
 /// The writers' options: the terminal's and JUnit's; the JSON and step-log writers have none.
@@ -84,7 +83,6 @@ fn browser_config(cli: &HarnessCli) -> BrowserConfig {
 pub struct RunOutcome {
     /// 0 only if every scenario passed and every feature parsed.
     pub exit: ExitCode,
-    /// Each scenario's result.
     pub results: Vec<ScenarioResult>,
 }
 

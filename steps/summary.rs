@@ -9,22 +9,16 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// One finished scenario.
 #[derive(Clone, Debug)]
 pub struct ScenarioResult {
-    /// The feature's file.
     pub feature_path: String,
-    /// The feature's name.
     pub feature: String,
-    /// The scenario's name.
     pub scenario: String,
     /// Its line in the feature file.
     pub line: usize,
     /// Why it failed; `None` if it passed.
     pub failure: Option<String>,
-    /// How long it took.
     pub duration: Duration,
-    /// Where its failure artifacts are.
     pub artifacts: Option<PathBuf>,
     /// With a timeline: whether the race showed, and how.
     pub race: Option<String>,
