@@ -48,7 +48,7 @@ pub async fn write(
         events.iter().map(|e| TimedEvent { t_ms: e.at.duration_since(log.origin()).as_secs_f64() * 1000.0, event: e });
     write_jsonl(&dir.join("events.jsonl"), timed)?;
     write_jsonl(&dir.join("bidi.jsonl"), env.port.scope().raw_events())?;
-    write_jsonl(&dir.join("requests.jsonl"), env.site.state.log.all())?;
+    write_jsonl(&dir.join("requests.jsonl"), env.site.requests().all())?;
     if let Some(tab) = tab {
         let shot = tokio::time::timeout(SCREENSHOT_DEADLINE, env.port.screenshot(&tab)).await;
         if let Ok(Ok(png)) = shot {

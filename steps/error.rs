@@ -1,30 +1,39 @@
 //! How a step fails: a browser error, an unmet expectation, or a wait that ran out.
 
+use navguard::adapter::LaunchError;
 use navguard::browser::BrowserError;
+use std::sync::Arc;
 
 /// A step's failure; its text is what the report shows.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StepError {
     /// The browser refused or failed a call.
     #[error(transparent)]
     Browser(#[from] BrowserError),
-    /// An expectation was not met.
     #[error("{0}")]
     Expectation(String),
-    /// A wait ran out.
     #[error("waited {ms} ms for {what}, in vain")]
-    Timeout {
-        /// What was awaited.
-        what: String,
-        /// For how long.
-        ms: u128,
-    },
+    Timeout { what: String, ms: u128 },
     /// The scenario is not set up for the step (no tab yet, …).
     #[error("{0}")]
     Setup(String),
 }
 
-/// What a step returns.
+/// Why a scenario could not be given its tabs and its site; the before hook fails the scenario
+/// with it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// Shared: the run starts its browser once, and a failed start fails every scenario alike.
+    #[error("cannot start the browser: {0}")]
+    Browser(#[source] Arc<LaunchError>),
+    #[error("cannot open the scenario's tabs: {0}")]
+    Tabs(#[source] BrowserError),
+    #[error("cannot start the fixture site: {0}")]
+    Site(#[source] std::io::Error),
+}
+
 pub type StepResult<T = ()> = Result<T, StepError>;
 
 /// Fails unless `expected == actual`, naming `what`.

@@ -3,44 +3,137 @@
 
 use crate::summary::{Expects, ScenarioResult};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::num::{ParseFloatError, ParseIntError};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-/// The thresholds, from `gate/thresholds.txt`.
+/// A threshold `gate/thresholds.txt` may set: a `min_` one is a floor, a `max_` one a ceiling.
+// A closed set, written out by hand: `navguard::closed_set!` does not compile outside the
+// navguard crate yet (it builds `UnknownName`, which is `#[non_exhaustive]` there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Threshold {
+    MinPassRate,
+    MaxFlakeRate,
+    MaxFalseStopRate,
+    MaxMisjudgementRate,
+    MaxP95ScenarioMs,
+    MaxP95GuardWaitMs,
+}
+
+impl Threshold {
+    /// Every threshold, in the order the file lists them.
+    pub const ALL: &'static [Self] = &[
+        Self::MinPassRate,
+        Self::MaxFlakeRate,
+        Self::MaxFalseStopRate,
+        Self::MaxMisjudgementRate,
+        Self::MaxP95ScenarioMs,
+        Self::MaxP95GuardWaitMs,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::MinPassRate => "min_pass_rate",
+            Self::MaxFlakeRate => "max_flake_rate",
+            Self::MaxFalseStopRate => "max_false_stop_rate",
+            Self::MaxMisjudgementRate => "max_misjudgement_rate",
+            Self::MaxP95ScenarioMs => "max_p95_scenario_ms",
+            Self::MaxP95GuardWaitMs => "max_p95_guard_wait_ms",
+        }
+    }
+
+    fn list() -> String {
+        Self::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    fn measured(self, m: &Metrics) -> f64 {
+        match self {
+            Self::MinPassRate => m.pass_rate,
+            Self::MaxFlakeRate => m.flake_rate,
+            Self::MaxFalseStopRate => m.false_stop_rate,
+            Self::MaxMisjudgementRate => m.misjudgement_rate,
+            Self::MaxP95ScenarioMs => m.duration_ms.p95,
+            Self::MaxP95GuardWaitMs => m.guard_wait_ms.p95,
+        }
+    }
+
+    fn holds(self, value: f64, limit: f64) -> bool {
+        match self {
+            Self::MinPassRate => value >= limit,
+            Self::MaxFlakeRate
+            | Self::MaxFalseStopRate
+            | Self::MaxMisjudgementRate
+            | Self::MaxP95ScenarioMs
+            | Self::MaxP95GuardWaitMs => value <= limit,
+        }
+    }
+}
+
+/// The thresholds `gate/thresholds.txt` sets, each with its limit; one it does not set is not
+/// judged.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Thresholds(pub BTreeMap<String, f64>);
+pub struct Thresholds(pub BTreeMap<Threshold, f64>);
 
-/// Reads `name value` lines; a malformed line is an error naming it.
-pub fn read_thresholds(path: &Path) -> Result<Thresholds, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// Why a gate file (the thresholds or an expectations file) cannot be used. Each message names
+/// the file, and the line when one line is at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GateFileError {
+    #[error("{}: {source}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: expected `name value`", .path.display())]
+    NoValue { path: PathBuf, line: usize },
+    #[error("{}:{line}: {value:?} is not a number", .path.display())]
+    NotANumber {
+        path: PathBuf,
+        line: usize,
+        value: String,
+        #[source]
+        source: ParseFloatError,
+    },
+    #[error("{}:{line}: unknown threshold {name:?} (known: {})", .path.display(), Threshold::list())]
+    UnknownThreshold { path: PathBuf, line: usize, name: String },
+}
+
+fn read(path: &Path) -> Result<String, GateFileError> {
+    std::fs::read_to_string(path).map_err(|source| GateFileError::Unreadable { path: path.to_owned(), source })
+}
+
+/// Reads `name value` lines; a malformed line or an unknown name is an error naming the line.
+pub fn read_thresholds(path: &Path) -> Result<Thresholds, GateFileError> {
+    parse_thresholds(&read(path)?, path)
+}
+
+fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError> {
     let mut map = BTreeMap::new();
-    for (n, line) in
+    for (line, text) in
         text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
     {
-        let (name, value) = line
+        let (name, value) = text
             .split_once(char::is_whitespace)
-            .ok_or_else(|| format!("{}:{n}: expected `name value`", path.display()))?;
-        let value =
-            value.trim().parse::<f64>().map_err(|_| format!("{}:{n}: {value:?} is not a number", path.display()))?;
-        if !KNOWN.contains(&name) {
-            return Err(format!("{}:{n}: unknown threshold {name:?} (known: {})", path.display(), KNOWN.join(", ")));
-        }
-        map.insert(name.to_owned(), value);
+            .ok_or_else(|| GateFileError::NoValue { path: path.to_owned(), line })?;
+        let limit = value.trim().parse::<f64>().map_err(|source| GateFileError::NotANumber {
+            path: path.to_owned(),
+            line,
+            value: value.to_owned(),
+            source,
+        })?;
+        let threshold =
+            Threshold::ALL.iter().copied().find(|t| t.name() == name).ok_or_else(|| {
+                GateFileError::UnknownThreshold { path: path.to_owned(), line, name: name.to_owned() }
+            })?;
+        map.insert(threshold, limit);
     }
     Ok(Thresholds(map))
 }
 
-const KNOWN: [&str; 6] = [
-    "min_pass_rate",
-    "max_flake_rate",
-    "max_false_stop_rate",
-    "max_misjudgement_rate",
-    "max_p95_scenario_ms",
-    "max_p95_guard_wait_ms",
-];
-
 /// Reads the expected failures: `<feature file name>: <scenario name>` lines.
-pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, GateFileError> {
+    let text = read(path)?;
     Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect())
 }
 
@@ -57,17 +150,74 @@ pub fn stable_hash(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
-/// Whether the scenario `name` belongs to shard `index` of `count` (1-based).
-pub fn in_shard(name: &str, index: u64, count: u64) -> bool {
-    stable_hash(name) % count == index - 1
+/// Shard `index` of `count` (1-based, `1 <= index <= count`), written `i/n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    index: u64,
+    count: u64,
 }
 
-fn percentile(mut values: Vec<f64>, p: f64) -> f64 {
-    if values.is_empty() {
+impl Shard {
+    pub fn index(self) -> u64 {
+        self.index
+    }
+
+    pub fn count(self) -> u64 {
+        self.count
+    }
+
+    /// Whether the scenario `name` belongs to this shard, by a stable hash of the name.
+    pub fn contains(self, name: &str) -> bool {
+        stable_hash(name) % self.count == self.index - 1
+    }
+}
+
+/// A `--shard` that is not `i/n` with `1 <= i <= n`.
+#[derive(Debug, thiserror::Error)]
+#[error("{text:?} is not a shard i/n with 1 <= i <= n")]
+#[non_exhaustive]
+pub struct ShardError {
+    pub text: String,
+    /// Why a number did not parse, if that was it.
+    #[source]
+    pub source: Option<ParseIntError>,
+}
+
+impl FromStr for Shard {
+    type Err = ShardError;
+
+    fn from_str(text: &str) -> Result<Self, ShardError> {
+        let bad = |source| ShardError { text: text.to_owned(), source };
+        let (index, count) = text.split_once('/').ok_or_else(|| bad(None))?;
+        let number = |n: &str| n.parse::<u64>().map_err(|e| bad(Some(e)));
+        let (index, count) = (number(index)?, number(count)?);
+        match count >= 1 && (1..=count).contains(&index) {
+            true => Ok(Self { index, count }),
+            false => Err(bad(None)),
+        }
+    }
+}
+
+/// The median and the 95th percentile of a set of values (0 for none).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p95: f64,
+}
+
+impl Percentiles {
+    fn of(mut values: Vec<f64>) -> Self {
+        values.sort_by(f64::total_cmp);
+        Self { p50: percentile(&values, 50.0), p95: percentile(&values, 95.0) }
+    }
+}
+
+/// The nearest-rank percentile `p` of sorted `values`.
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
         return 0.0;
     }
-    values.sort_by(f64::total_cmp);
-    values[((p / 100.0) * (values.len() - 1) as f64).round() as usize]
+    sorted[((p / 100.0) * (sorted.len() - 1) as f64).round() as usize]
 }
 
 fn rate(part: usize, whole: usize) -> f64 {
@@ -77,9 +227,8 @@ fn rate(part: usize, whole: usize) -> f64 {
 /// The gate's measurements over every run of every scenario.
 #[derive(Debug, Default)]
 pub struct Metrics {
-    /// Scenarios (distinct), runs (all repeats).
+    /// Distinct scenarios; `runs` counts every repeat.
     pub scenarios: usize,
-    /// Runs.
     pub runs: usize,
     /// Passed runs of scenarios not expected to fail, over those runs.
     pub pass_rate: f64,
@@ -89,10 +238,10 @@ pub struct Metrics {
     pub false_stop_rate: f64,
     /// Runs whose task's success contradicts what the scenario says.
     pub misjudgement_rate: f64,
-    /// Scenario duration p50 / p95, ms.
-    pub duration_ms: (f64, f64),
-    /// Guard wait p50 / p95, ms (waits that happened).
-    pub guard_wait_ms: (f64, f64),
+    /// Scenario duration, ms.
+    pub duration_ms: Percentiles,
+    /// Guard wait, ms (waits that happened).
+    pub guard_wait_ms: Percentiles,
     /// Failed, not expected to fail.
     pub unexpected_failures: Vec<String>,
     /// Expected to fail, passed every time.
@@ -116,10 +265,10 @@ impl Metrics {
             self.flake_rate * 100.0,
             self.false_stop_rate * 100.0,
             self.misjudgement_rate * 100.0,
-            self.duration_ms.0,
-            self.duration_ms.1,
-            self.guard_wait_ms.0,
-            self.guard_wait_ms.1
+            self.duration_ms.p50,
+            self.duration_ms.p95,
+            self.guard_wait_ms.p50,
+            self.guard_wait_ms.p95
         )
     }
 }
@@ -156,46 +305,68 @@ pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expect
     // A known deviation is judged by the expectations file, not by the task-end rates.
     let expecting_success: Vec<_> =
         judged.iter().filter(|r| r.expects == Expects::Success && r.task_end.is_some()).collect();
-    m.false_stop_rate =
-        rate(expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.1)).count(), expecting_success.len());
+    let false_stops = expecting_success.iter().filter(|r| r.task_end.is_some_and(|e| e.restricted_or_cross_origin));
+    m.false_stop_rate = rate(false_stops.count(), expecting_success.len());
     let claimed: Vec<_> = judged.iter().filter(|r| r.expects != Expects::Nothing && r.task_end.is_some()).collect();
     let wrong =
-        claimed.iter().filter(|r| r.task_end.is_some_and(|(ok, _)| ok != (r.expects == Expects::Success))).count();
+        claimed.iter().filter(|r| r.task_end.is_some_and(|e| e.succeeded != (r.expects == Expects::Success))).count();
     m.misjudgement_rate = rate(wrong, claimed.len());
     let durations: Vec<f64> = results.iter().map(|r| r.duration.as_secs_f64() * 1000.0).collect();
-    m.duration_ms = (percentile(durations.clone(), 50.0), percentile(durations, 95.0));
+    m.duration_ms = Percentiles::of(durations);
     let waits: Vec<f64> = results.iter().flat_map(|r| r.guard_waits_ms.iter().map(|w| *w as f64)).collect();
-    m.guard_wait_ms = (percentile(waits.clone(), 50.0), percentile(waits, 95.0));
+    m.guard_wait_ms = Percentiles::of(waits);
     m
 }
 
-/// One threshold's verdict: its name, the measured value, the limit, whether it held.
-pub type Verdict = (String, f64, f64, bool);
+/// One threshold against its measured value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    pub threshold: Threshold,
+    pub measured: f64,
+    pub limit: f64,
+    pub held: bool,
+}
 
-/// Each threshold with its measured value and whether it held.
-pub fn judge(m: &Metrics, t: &Thresholds) -> Vec<Verdict> {
-    t.0.iter()
-        .map(|(name, limit)| {
-            let value = match name.as_str() {
-                "min_pass_rate" => m.pass_rate,
-                "max_flake_rate" => m.flake_rate,
-                "max_false_stop_rate" => m.false_stop_rate,
-                "max_misjudgement_rate" => m.misjudgement_rate,
-                "max_p95_scenario_ms" => m.duration_ms.1,
-                _ => m.guard_wait_ms.1,
-            };
-            let held = if name.starts_with("min_") { value >= *limit } else { value <= *limit };
-            (name.clone(), value, *limit, held)
-        })
-        .collect()
+/// What the gate decided, and from what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// Each threshold the file sets, by name.
+    pub verdicts: Vec<Verdict>,
+    /// Something ran, every threshold held and no scenario failed unexpectedly.
+    pub passed: bool,
+}
+
+impl Judgement {
+    /// The thresholds that did not hold.
+    pub fn missed(&self) -> Vec<Threshold> {
+        self.verdicts.iter().filter(|v| !v.held).map(|v| v.threshold).collect()
+    }
+}
+
+/// Judges the metrics against the thresholds: the one place the gate passes or fails.
+pub fn judge(m: &Metrics, t: &Thresholds) -> Judgement {
+    let mut verdicts: Vec<Verdict> =
+        t.0.iter()
+            .map(|(&threshold, &limit)| {
+                let measured = threshold.measured(m);
+                Verdict { threshold, measured, limit, held: threshold.holds(measured, limit) }
+            })
+            .collect();
+    // By name, as the terminal and the report list them.
+    verdicts.sort_by_key(|v| v.threshold.name());
+    let passed = m.runs > 0 && verdicts.iter().all(|v| v.held) && m.unexpected_failures.is_empty();
+    Judgement { verdicts, passed }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::TaskEnd;
     use std::time::Duration;
 
     fn result(name: &str, passed: bool, expects: Expects, task_end: Option<(bool, bool)>) -> ScenarioResult {
+        let task_end =
+            task_end.map(|(succeeded, restricted_or_cross_origin)| TaskEnd { succeeded, restricted_or_cross_origin });
         ScenarioResult {
             feature_path: "features/x.feature".into(),
             feature: "X".into(),
@@ -262,15 +433,61 @@ mod tests {
     #[test]
     fn a_missed_threshold_is_named() {
         let m = Metrics { pass_rate: 0.9, ..Metrics::default() };
-        let t = Thresholds(BTreeMap::from([("min_pass_rate".to_owned(), 1.0)]));
-        assert_eq!(judge(&m, &t), vec![("min_pass_rate".to_owned(), 0.9, 1.0, false)]);
+        let t = Thresholds(BTreeMap::from([(Threshold::MinPassRate, 1.0)]));
+        let missed = Verdict { threshold: Threshold::MinPassRate, measured: 0.9, limit: 1.0, held: false };
+        assert_eq!(judge(&m, &t).verdicts, vec![missed]);
+    }
+
+    #[test]
+    fn an_unknown_threshold_is_an_error_naming_it_and_its_line() {
+        let text = "# comment\nmin_pass_rate 1.0\nmax_speed 3\n";
+        let err = parse_thresholds(text, Path::new("gate/thresholds.txt")).unwrap_err();
+        assert!(matches!(err, GateFileError::UnknownThreshold { line: 3, .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "gate/thresholds.txt:3: unknown threshold \"max_speed\" (known: min_pass_rate, max_flake_rate, \
+             max_false_stop_rate, max_misjudgement_rate, max_p95_scenario_ms, max_p95_guard_wait_ms)"
+        );
+    }
+
+    #[test]
+    fn the_checked_in_thresholds_parse() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gate/thresholds.txt");
+        assert_eq!(read_thresholds(&path).unwrap().0.len(), Threshold::ALL.len());
+    }
+
+    #[test]
+    fn verdicts_are_listed_by_name_and_the_gate_passes_only_if_all_held() {
+        let m = Metrics { runs: 1, pass_rate: 1.0, ..Metrics::default() };
+        let t = Thresholds(
+            Threshold::ALL.iter().map(|t| (*t, if *t == Threshold::MinPassRate { 1.0 } else { 0.0 })).collect(),
+        );
+        let judgement = judge(&m, &t);
+        let names: Vec<&str> = judgement.verdicts.iter().map(|v| v.threshold.name()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!((names, judgement.passed), (sorted, true));
+        let failing = Metrics { flake_rate: 0.1, ..m };
+        assert_eq!(judge(&failing, &t).missed(), vec![Threshold::MaxFlakeRate]);
     }
 
     #[test]
     fn shards_split_every_name_exactly_once() {
         let names: Vec<String> = (0..50).map(|i| format!("scenario {i}")).collect();
-        let counts: Vec<usize> = (1..=3).map(|i| names.iter().filter(|n| in_shard(n, i, 3)).count()).collect();
+        let shards = ["1/3", "2/3", "3/3"].map(|s| s.parse::<Shard>().unwrap());
+        let counts: Vec<usize> = shards.iter().map(|s| names.iter().filter(|n| s.contains(n)).count()).collect();
         assert_eq!(counts.iter().sum::<usize>(), 50);
         assert!(counts.iter().all(|c| *c > 0), "{counts:?}");
+    }
+
+    #[test]
+    fn a_shard_is_i_of_n_with_i_from_1_to_n() {
+        let shard = "2/3".parse::<Shard>().unwrap();
+        assert_eq!((shard.index(), shard.count()), (2, 3));
+        for bad in ["0/2", "3/2", "1/0", "2", "a/2", "1/-1"] {
+            let err = bad.parse::<Shard>().unwrap_err();
+            assert_eq!(err.to_string(), format!("{bad:?} is not a shard i/n with 1 <= i <= n"));
+        }
+        assert!(std::error::Error::source(&"a/2".parse::<Shard>().unwrap_err()).is_some());
     }
 }

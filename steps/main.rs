@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use navguard::adapter::BrowserKind;
 use navguard_harness::fixtures::FixtureSite;
+use navguard_harness::gate::Shard;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,8 +58,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         repeat: u32,
         /// Only shard `i/n` (1-based), by a stable hash of the scenario name.
-        #[arg(long, value_parser = parse_shard)]
-        shard: Option<(u64, u64)>,
+        #[arg(long)]
+        shard: Option<Shard>,
         /// The thresholds file.
         #[arg(long, default_value = "gate/thresholds.txt")]
         thresholds: PathBuf,
@@ -203,14 +204,6 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
     ExitCode::SUCCESS
 }
 
-fn parse_shard(text: &str) -> Result<(u64, u64), String> {
-    let parsed = text.split_once('/').and_then(|(i, n)| Some((i.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
-    match parsed {
-        Some((i, n)) if n >= 1 && (1..=n).contains(&i) => Ok((i, n)),
-        _ => Err(format!("{text:?} is not a shard i/n with 1 <= i <= n")),
-    }
-}
-
 struct GateFiles {
     thresholds: PathBuf,
     expectations: PathBuf,
@@ -220,7 +213,7 @@ struct GateFiles {
 async fn gate(
     path: PathBuf,
     repeat: u32,
-    shard: Option<(u64, u64)>,
+    shard: Option<Shard>,
     browser: BrowserKind,
     files: GateFiles,
     options: Vec<String>,
@@ -253,16 +246,15 @@ async fn gate(
     }
     let results: Vec<&navguard_harness::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();
     let metrics = measure(results.iter().copied(), &expected);
-    let verdicts = judge(&metrics, &thresholds);
-    print_gate(browser, &metrics, &verdicts, repeat);
+    let judgement = judge(&metrics, &thresholds);
+    print_gate(browser, &metrics, &judgement.verdicts, repeat);
     let index = files.report_dir.join("index.html");
-    match std::fs::write(&index, navguard_harness::report::render_gate(browser.name(), &metrics, &verdicts, &runs)) {
+    match std::fs::write(&index, navguard_harness::report::render_gate(browser.name(), &metrics, &judgement, &runs)) {
         Ok(()) => println!("gate report: {}", index.display()),
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
-    let missed: Vec<&str> = verdicts.iter().filter(|v| !v.3).map(|v| v.0.as_str()).collect();
-    let failed = metrics.runs == 0 || !missed.is_empty() || !metrics.unexpected_failures.is_empty();
-    if failed {
+    if !judgement.passed {
+        let missed: Vec<&str> = judgement.missed().into_iter().map(|t| t.name()).collect();
         let unexpected = metrics.unexpected_failures.len();
         println!(
             "gate: FAILED ({} missed thresholds: {}; {unexpected} unexpected failures)",
@@ -279,7 +271,7 @@ async fn gate(
         0 => println!("gate: {passed_runs} passed, {failed_runs} failed"),
         n => println!("gate: {passed_runs} passed, {failed_runs} failed ({n} of them known deviations)"),
     }
-    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+    if judgement.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 fn print_gate(
@@ -290,8 +282,9 @@ fn print_gate(
 ) {
     println!("\nnavguard gate: {browser}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs);
     println!("{}", m.lines());
-    for (name, value, limit, held) in verdicts {
-        println!("  {:<24} {value:>10.3}  limit {limit:>10.3}  {}", name, if *held { "ok" } else { "MISSED" });
+    for v in verdicts {
+        let (name, value, limit) = (v.threshold.name(), v.measured, v.limit);
+        println!("  {name:<24} {value:>10.3}  limit {limit:>10.3}  {}", if v.held { "ok" } else { "MISSED" });
     }
     for (label, list) in [
         ("flaky", &m.flaky),

@@ -1,9 +1,11 @@
 //! What all scenarios of one run share: the browser (started once, by the first scenario's
 //! hook), the browser settings, and the results the summary prints.
 
+use crate::error::SetupError;
+use crate::gate::Shard;
 use crate::report::StepLog;
 use crate::summary::ScenarioResult;
-use navguard::adapter::{BidiBrowser, BrowserConfig};
+use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
@@ -17,18 +19,16 @@ pub struct RunMode {
     pub guards_off: bool,
     /// Print each scenario's timeline and race verdict.
     pub timeline: bool,
-    /// Only shard `i` of `n` (1-based), by a stable hash of the scenario name.
-    pub shard: Option<(u64, u64)>,
+    /// Only this shard of the scenarios.
+    pub shard: Option<Shard>,
 }
 
 /// Shared by every scenario of a run.
 #[derive(Debug)]
 pub struct RunContext {
-    /// How the run is narrowed and what it shows.
     pub mode: RunMode,
-    browser: OnceCell<Result<Arc<BidiBrowser>, String>>,
+    browser: OnceCell<Result<Arc<BidiBrowser>, Arc<LaunchError>>>,
     config: BrowserConfig,
-    /// Where reports and failure artifacts go.
     pub report_dir: PathBuf,
     /// One entry per finished scenario.
     pub results: Mutex<Vec<ScenarioResult>>,
@@ -50,17 +50,14 @@ impl RunContext {
     }
 
     /// The run's browser, started on first use; a failed start fails every scenario alike.
-    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, String> {
+    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
         self.browser
-            .get_or_init(|| async {
-                let browser = BidiBrowser::launch(self.config.clone()).await;
-                browser.map(Arc::new).map_err(|e| format!("cannot start the browser: {e}"))
-            })
+            .get_or_init(|| async { BidiBrowser::launch(self.config.clone()).await.map(Arc::new).map_err(Arc::new) })
             .await
             .clone()
+            .map_err(SetupError::Browser)
     }
 
-    /// Which browser the run drives.
     pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
         self.config.browser
     }
@@ -79,7 +76,6 @@ impl RunContext {
         results
     }
 
-    /// Records a finished scenario.
     pub fn record(&self, result: ScenarioResult) {
         self.results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
     }

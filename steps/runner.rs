@@ -5,7 +5,7 @@
 use crate::artifacts;
 use crate::report::{self, StepLogWriter};
 use crate::run_context::{RunContext, RunMode};
-use crate::summary::{self, ScenarioResult};
+use crate::summary::{self, ScenarioResult, TaskEnd};
 use crate::timeline::{self, Timeline};
 use crate::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
@@ -41,7 +41,6 @@ pub struct HarnessCli {
     pub report_dir: PathBuf,
 }
 
-/// Cucumber's options with the harness's.
 pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, HarnessCli>;
 
 /// The writers' options: the terminal's and JUnit's; the JSON and step-log writers have none.
@@ -84,7 +83,6 @@ fn browser_config(cli: &HarnessCli) -> BrowserConfig {
 pub struct RunOutcome {
     /// 0 only if every scenario passed and every feature parsed.
     pub exit: ExitCode,
-    /// Each scenario's result.
     pub results: Vec<ScenarioResult>,
 }
 
@@ -128,7 +126,7 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         .fail_on_skipped()
         .with_cli(opts)
         .filter_run(input, move |_, _, scenario| {
-            let in_shard = shard.is_none_or(|(i, n)| crate::gate::in_shard(&scenario.name, i, n));
+            let in_shard = shard.is_none_or(|shard| shard.contains(&scenario.name));
             in_shard && only_line.is_none_or(|line| scenario.position.line == line)
         });
     tokio::select! {
@@ -267,15 +265,10 @@ fn after_hook(
     }
 }
 
-/// How the agent's task ended (succeeded; stopped as restricted or different origin) and how
-/// long its guards waited.
-fn task_facts(world: &NavWorld) -> (Option<(bool, bool)>, Vec<u64>) {
-    use navguard::agent::{GuardDecision, StopReason};
-    let end = world
-        .agent
-        .stop
-        .as_ref()
-        .map(|stop| (stop.is_success(), matches!(stop, StopReason::Restricted | StopReason::OriginChanged)));
+/// How the agent's task ended and how long its guards waited.
+fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
+    use navguard::agent::GuardDecision;
+    let end = world.agent.stop.as_ref().map(TaskEnd::of);
     let waits = world
         .agent
         .task

@@ -15,5 +15,5 @@ async fn the_site_releases(world: &mut NavWorld, gate: String) -> StepResult {
 #[then(expr = "the fixture site served {string} {int} times")]
 #[then(expr = "the fixture site served {string} {int} time")]
 async fn served(world: &mut NavWorld, path: String, n: usize) -> StepResult {
-    expect_eq(&format!("requests for {path}"), n, world.site()?.state.log.count(&path))
+    expect_eq(&format!("requests for {path}"), n, world.site()?.requests().count(&path))
 }

@@ -9,30 +9,23 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// One finished scenario.
 #[derive(Clone, Debug)]
 pub struct ScenarioResult {
-    /// The feature's file.
     pub feature_path: String,
-    /// The feature's name.
     pub feature: String,
-    /// The scenario's name.
     pub scenario: String,
     /// Its line in the feature file.
     pub line: usize,
     /// Why it failed; `None` if it passed.
     pub failure: Option<String>,
-    /// How long it took.
     pub duration: Duration,
-    /// Where its failure artifacts are.
     pub artifacts: Option<PathBuf>,
     /// With a timeline: whether the race showed, and how.
     pub race: Option<String>,
     /// What the scenario says the task should do.
     pub expects: Expects,
-    /// How the agent's task ended, if an agent ran: (succeeded, stopped as restricted or
-    /// different origin).
-    pub task_end: Option<(bool, bool)>,
+    /// How the agent's task ended, if an agent ran.
+    pub task_end: Option<TaskEnd>,
     /// How long each loop-top guard waited (ms), for those that waited.
     pub guard_waits_ms: Vec<u64>,
     /// What the model, the agent and the browser did.
@@ -45,6 +38,25 @@ impl ScenarioResult {
     /// The first step that failed or was skipped, if any.
     pub fn first_failing_step(&self) -> Option<&StepRecord> {
         self.steps.iter().find(|s| matches!(s.status, StepStatus::Failed | StepStatus::Skipped))
+    }
+}
+
+/// How an agent's task ended, as far as the gate's rates need it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskEnd {
+    pub succeeded: bool,
+    /// Stopped as a restricted URL or a different origin: a false stop if the scenario
+    /// expects success.
+    pub restricted_or_cross_origin: bool,
+}
+
+impl TaskEnd {
+    pub fn of(stop: &navguard::agent::StopReason) -> Self {
+        use navguard::agent::StopReason;
+        Self {
+            succeeded: stop.is_success(),
+            restricted_or_cross_origin: matches!(stop, StopReason::Restricted | StopReason::OriginChanged),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The scenario's world: its own tabs (a port on a fresh user context), its own fixture site,
 //! and the tabs it has met, in order.
 
-use crate::error::{StepError, StepResult};
+use crate::error::{SetupError, StepError, StepResult};
 use crate::fixtures::FixtureSite;
 use crate::run_context::RunContext;
 use navguard::adapter::{BidiBrowser, BidiPort};
@@ -44,12 +44,12 @@ pub struct NavWorld {
 
 impl NavWorld {
     /// Gives the scenario its tabs and site (the before hook).
-    pub async fn setup(&mut self, run: Arc<RunContext>) -> Result<(), String> {
+    pub async fn setup(&mut self, run: Arc<RunContext>) -> Result<(), SetupError> {
         self.run = Some(Arc::clone(&run));
         self.agent.force_guards_off = run.mode.guards_off;
         let browser = run.browser().await?;
-        let port = browser.open_port().await.map_err(|e| format!("cannot open the scenario's tabs: {e}"))?;
-        let site = FixtureSite::start().await.map_err(|e| format!("cannot start the fixture site: {e}"))?;
+        let port = browser.open_port().await.map_err(SetupError::Tabs)?;
+        let site = FixtureSite::start().await.map_err(SetupError::Site)?;
         self.env = Some(ScenarioEnv { browser, port, site, started: Instant::now() });
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! thresholds, the flaky and unexpected scenarios, and every failed run linked to its place in
 //! that repeat's own report.
 
-use crate::gate::{Metrics, Verdict, key};
+use crate::gate::{Judgement, Metrics, Verdict, key};
 use crate::report::html::anchor;
 use crate::summary::ScenarioResult;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -17,10 +17,10 @@ table { border-collapse: collapse; } td, th { padding: 0.2em 0.8em; border-botto
 pub fn render_gate(
     browser: &str,
     metrics: &Metrics,
-    verdicts: &[Verdict],
+    judgement: &Judgement,
     runs: &[(u32, Vec<ScenarioResult>)],
 ) -> String {
-    let passed = verdicts.iter().all(|v| v.3) && metrics.unexpected_failures.is_empty() && metrics.runs > 0;
+    let passed = judgement.passed;
     let page = html! {
         (DOCTYPE)
         html lang="en" {
@@ -28,7 +28,7 @@ pub fn render_gate(
             body {
                 h1 { "navguard gate: " span class=(if passed { "ok" } else { "missed" }) { (if passed { "PASSED" } else { "FAILED" }) } }
                 p { (browser) ", " (runs.len()) " repeat(s), " (metrics.scenarios) " scenarios, " (metrics.runs) " runs" }
-                (metric_table(metrics, verdicts))
+                (metric_table(metrics, &judgement.verdicts))
                 (lists(metrics))
                 h2 { "Repeats" }
                 @for (run, results) in runs { (repeat(*run, results)) }
@@ -44,8 +44,8 @@ fn metric_table(m: &Metrics, verdicts: &[Verdict]) -> Markup {
         ("flake rate", format!("{:.1}%", m.flake_rate * 100.0)),
         ("false-stop rate", format!("{:.1}%", m.false_stop_rate * 100.0)),
         ("misjudgement rate", format!("{:.1}%", m.misjudgement_rate * 100.0)),
-        ("scenario time p50 / p95", format!("{:.0} / {:.0} ms", m.duration_ms.0, m.duration_ms.1)),
-        ("guard wait p50 / p95", format!("{:.0} / {:.0} ms", m.guard_wait_ms.0, m.guard_wait_ms.1)),
+        ("scenario time p50 / p95", format!("{:.0} / {:.0} ms", m.duration_ms.p50, m.duration_ms.p95)),
+        ("guard wait p50 / p95", format!("{:.0} / {:.0} ms", m.guard_wait_ms.p50, m.guard_wait_ms.p95)),
     ];
     html! {
         h2 { "Metrics" }
@@ -53,10 +53,10 @@ fn metric_table(m: &Metrics, verdicts: &[Verdict]) -> Markup {
         h2 { "Thresholds" }
         table {
             tr { th { "threshold" } th { "measured" } th { "limit" } th {} }
-            @for (name, value, limit, held) in verdicts {
+            @for v in verdicts {
                 tr {
-                    td { (name) } td { (format!("{value:.3}")) } td { (format!("{limit:.3}")) }
-                    td class=(if *held { "ok" } else { "missed" }) { (if *held { "ok" } else { "MISSED" }) }
+                    td { (v.threshold.name()) } td { (format!("{:.3}", v.measured)) } td { (format!("{:.3}", v.limit)) }
+                    td class=(if v.held { "ok" } else { "missed" }) { (if v.held { "ok" } else { "MISSED" }) }
                 }
             }
         }

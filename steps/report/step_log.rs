@@ -11,9 +11,7 @@ use std::time::{Duration, SystemTime};
 /// How a step ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepStatus {
-    /// It passed.
     Passed,
-    /// It failed.
     Failed,
     /// No step definition matched it.
     Skipped,
@@ -38,15 +36,12 @@ impl StepStatus {
 pub struct StepRecord {
     /// `Given`, `When`, …
     pub keyword: String,
-    /// The step's text.
     pub text: String,
     /// Its line in the feature file.
     pub line: usize,
     /// Its doc string or table, as written.
     pub argument: Option<String>,
-    /// How it ended.
     pub status: StepStatus,
-    /// How long it ran.
     pub took: Option<Duration>,
     /// Why it failed.
     pub error: Option<String>,
