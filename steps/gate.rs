@@ -7,45 +7,19 @@ use std::num::{ParseFloatError, ParseIntError};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-/// A threshold `gate/thresholds.txt` may set: a `min_` one is a floor, a `max_` one a ceiling.
-// A closed set, written out by hand: `navguard::closed_set!` does not compile outside the
-// navguard crate yet (it builds `UnknownName`, which is `#[non_exhaustive]` there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Threshold {
-    MinPassRate,
-    MaxFlakeRate,
-    MaxFalseStopRate,
-    MaxMisjudgementRate,
-    MaxP95ScenarioMs,
-    MaxP95GuardWaitMs,
+navguard::closed_set! {
+    /// A threshold `gate/thresholds.txt` may set, by the name it is written with there.
+    pub enum Threshold("threshold") {
+        MinPassRate = "min_pass_rate",
+        MaxFlakeRate = "max_flake_rate",
+        MaxFalseStopRate = "max_false_stop_rate",
+        MaxMisjudgementRate = "max_misjudgement_rate",
+        MaxP95ScenarioMs = "max_p95_scenario_ms",
+        MaxP95GuardWaitMs = "max_p95_guard_wait_ms",
+    }
 }
 
 impl Threshold {
-    /// Every threshold, in the order the file lists them.
-    pub const ALL: &'static [Self] = &[
-        Self::MinPassRate,
-        Self::MaxFlakeRate,
-        Self::MaxFalseStopRate,
-        Self::MaxMisjudgementRate,
-        Self::MaxP95ScenarioMs,
-        Self::MaxP95GuardWaitMs,
-    ];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::MinPassRate => "min_pass_rate",
-            Self::MaxFlakeRate => "max_flake_rate",
-            Self::MaxFalseStopRate => "max_false_stop_rate",
-            Self::MaxMisjudgementRate => "max_misjudgement_rate",
-            Self::MaxP95ScenarioMs => "max_p95_scenario_ms",
-            Self::MaxP95GuardWaitMs => "max_p95_guard_wait_ms",
-        }
-    }
-
-    fn list() -> String {
-        Self::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
-    }
-
     fn measured(self, m: &Metrics) -> f64 {
         match self {
             Self::MinPassRate => m.pass_rate,
@@ -122,10 +96,11 @@ fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError
             value: value.to_owned(),
             source,
         })?;
-        let threshold =
-            Threshold::ALL.iter().copied().find(|t| t.name() == name).ok_or_else(|| {
-                GateFileError::UnknownThreshold { path: path.to_owned(), line, name: name.to_owned() }
-            })?;
+        let threshold = name.parse::<Threshold>().map_err(|_| GateFileError::UnknownThreshold {
+            path: path.to_owned(),
+            line,
+            name: name.to_owned(),
+        })?;
         map.insert(threshold, limit);
     }
     Ok(Thresholds(map))

@@ -28,6 +28,7 @@ mod user_steps;
 pub mod validate;
 pub mod world;
 
+pub use parameters::Switch;
 pub use runner::run_features;
 
 /// Logs to stderr, filtered by `RUST_LOG` (default: warnings).

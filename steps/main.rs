@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use navguard::adapter::BrowserKind;
+use navguard_harness::Switch;
 use navguard_harness::fixtures::FixtureSite;
 use navguard_harness::gate::Shard;
 use std::path::PathBuf;
@@ -41,8 +42,8 @@ enum Command {
         #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
         browser: BrowserKind,
         /// `off` switches both guards off, whatever the scenario says, to see the original race.
-        #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-        guards: String,
+        #[arg(long, default_value = "on")]
+        guards: Switch,
         /// Where reports go.
         #[arg(long, default_value = "target/navguard/repro")]
         report_dir: PathBuf,
@@ -104,7 +105,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { path, options } => runtime.block_on(run(path, options)),
         Command::Repro { target, repeat, headful, browser, guards, report_dir } => {
-            let how = ReproRun { repeat, headful, browser, guards_off: guards == "off" };
+            let how = ReproRun { repeat, headful, browser, guards_off: guards == Switch::Off };
             runtime.block_on(repro(&target, how, &report_dir))
         }
         Command::Gate { path, repeat, shard, thresholds, browser, expectations, report_dir, options } => {

@@ -42,9 +42,10 @@ navguard::closed_set! {
 }
 
 navguard::closed_set! {
+    /// On or off: a step's guard switch, and `navguard repro --guards`.
     #[derive(Parameter)]
     #[param(name = "switch", regex = "on|off")]
-    pub(crate) enum Switch("switch") { On = "on", Off = "off" }
+    pub enum Switch("switch") { On = "on", Off = "off" }
 }
 
 navguard::closed_set! {

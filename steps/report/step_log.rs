@@ -8,26 +8,15 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-/// How a step ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepStatus {
-    Passed,
-    Failed,
-    /// No step definition matched it.
-    Skipped,
-    /// An earlier step failed, so it never ran.
-    NotRun,
-}
-
-impl StepStatus {
-    /// The status in words.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Passed => "passed",
-            Self::Failed => "failed",
-            Self::Skipped => "skipped",
-            Self::NotRun => "not run",
-        }
+navguard::closed_set! {
+    /// How a step ended, in the words the HTML report shows.
+    pub enum StepStatus("step status") {
+        Passed = "passed",
+        Failed = "failed",
+        /// No step definition matched it.
+        Skipped = "skipped",
+        /// An earlier step failed, so it never ran.
+        NotRun = "not run",
     }
 }
 
