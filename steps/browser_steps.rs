@@ -16,10 +16,8 @@ pub(crate) fn same_url(a: &str, b: &str) -> bool {
 }
 
 fn kind(name: &str) -> StepResult<NavEventKind> {
-    NavEventKind::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = NavEventKind::ALL.iter().map(|k| k.name()).collect();
-        StepError::Setup(format!("unknown event {name:?}: expected one of {}", known.join(", ")))
-    })
+    name.parse()
+        .map_err(|_| StepError::Setup(format!("unknown event {name:?}: expected one of {}", NavEventKind::list())))
 }
 
 /// Opens a tab and waits until its first page has loaded, or has started to leave by itself

@@ -10,7 +10,7 @@ use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
 use crate::bidi::BidiClient;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
-use crate::bidi::modules::browsing_context::EVENTS;
+use crate::bidi::modules::browsing_context::EventMethod;
 use crate::browser::BrowserError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -99,7 +99,8 @@ impl BidiBrowser {
         let (webdriver, ws_url) = open(&url, caps, config.start_timeout).await?;
         let router = Router::default();
         let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-        let unsupported_events = subscribe_known(&client, &EVENTS, config.call_timeout).await?;
+        let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).collect();
+        let unsupported_events = subscribe_known(&client, &events, config.call_timeout).await?;
         Ok(Self {
             client,
             router,

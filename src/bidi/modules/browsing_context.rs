@@ -16,16 +16,16 @@ pub struct ContextId(pub String);
 #[serde(transparent)]
 pub struct Navigation(pub String);
 
-/// When a navigation command answers (`browsingContext.ReadinessState`).
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Readiness {
-    /// At once (Chromium 156 still answers only at commit).
-    None,
-    /// At DOMContentLoaded.
-    Interactive,
-    /// At load.
-    Complete,
+crate::closed_set! {
+    /// When a navigation command answers (`browsingContext.ReadinessState`).
+    pub enum Readiness("readiness state") {
+        /// At once (Chromium 156 still answers only at commit).
+        None = "none",
+        /// At DOMContentLoaded.
+        Interactive = "interactive",
+        /// At load.
+        Complete = "complete",
+    }
 }
 
 /// `browsingContext.create` of a tab.
@@ -236,61 +236,56 @@ pub struct NavigationInfo {
     pub url: String,
 }
 
-/// The `browsingContext` events navguard listens to.
-#[derive(Clone, Debug)]
-pub enum Event {
-    /// `contextCreated`
-    ContextCreated(Info),
-    /// `contextDestroyed`
-    ContextDestroyed(Info),
-    /// `navigationStarted`
-    NavigationStarted(NavigationInfo),
-    /// `navigationCommitted`
-    NavigationCommitted(NavigationInfo),
-    /// `domContentLoaded`
-    DomContentLoaded(NavigationInfo),
-    /// `load`
-    Load(NavigationInfo),
-    /// `navigationFailed`
-    NavigationFailed(NavigationInfo),
-    /// `navigationAborted`
-    NavigationAborted(NavigationInfo),
-    /// `fragmentNavigated`
-    FragmentNavigated(NavigationInfo),
-    /// `historyUpdated` (params: context, url, timestamp)
-    HistoryUpdated(NavigationInfo),
+crate::closed_set! {
+    /// The `browsingContext` events navguard subscribes to, by wire method: the one list both
+    /// the subscription and [`Event::parse`] use.
+    /// <https://w3c.github.io/webdriver-bidi/#module-browsingContext-events>
+    pub enum EventMethod("browsingContext event") {
+        ContextCreated = "browsingContext.contextCreated",
+        ContextDestroyed = "browsingContext.contextDestroyed",
+        NavigationStarted = "browsingContext.navigationStarted",
+        NavigationCommitted = "browsingContext.navigationCommitted",
+        DomContentLoaded = "browsingContext.domContentLoaded",
+        Load = "browsingContext.load",
+        NavigationFailed = "browsingContext.navigationFailed",
+        NavigationAborted = "browsingContext.navigationAborted",
+        FragmentNavigated = "browsingContext.fragmentNavigated",
+        HistoryUpdated = "browsingContext.historyUpdated",
+    }
 }
 
-/// The event names to subscribe to.
-pub const EVENTS: [&str; 10] = [
-    "browsingContext.contextCreated",
-    "browsingContext.contextDestroyed",
-    "browsingContext.navigationStarted",
-    "browsingContext.navigationCommitted",
-    "browsingContext.domContentLoaded",
-    "browsingContext.load",
-    "browsingContext.navigationFailed",
-    "browsingContext.navigationAborted",
-    "browsingContext.fragmentNavigated",
-    "browsingContext.historyUpdated",
-];
+/// A `browsingContext` event of [`EventMethod`], with its params.
+#[derive(Clone, Debug)]
+pub enum Event {
+    ContextCreated(Info),
+    ContextDestroyed(Info),
+    NavigationStarted(NavigationInfo),
+    NavigationCommitted(NavigationInfo),
+    DomContentLoaded(NavigationInfo),
+    Load(NavigationInfo),
+    NavigationFailed(NavigationInfo),
+    NavigationAborted(NavigationInfo),
+    FragmentNavigated(NavigationInfo),
+    /// Its params are only context, url and timestamp.
+    HistoryUpdated(NavigationInfo),
+}
 
 impl Event {
     /// Parses an event; `Ok(None)` for a method this module does not model.
     pub fn parse(method: &str, params: Value) -> Result<Option<Self>, serde_json::Error> {
         use serde_json::from_value as de;
+        let Ok(method) = method.parse::<EventMethod>() else { return Ok(None) };
         let event = match method {
-            "browsingContext.contextCreated" => Self::ContextCreated(de(params)?),
-            "browsingContext.contextDestroyed" => Self::ContextDestroyed(de(params)?),
-            "browsingContext.navigationStarted" => Self::NavigationStarted(de(params)?),
-            "browsingContext.navigationCommitted" => Self::NavigationCommitted(de(params)?),
-            "browsingContext.domContentLoaded" => Self::DomContentLoaded(de(params)?),
-            "browsingContext.load" => Self::Load(de(params)?),
-            "browsingContext.navigationFailed" => Self::NavigationFailed(de(params)?),
-            "browsingContext.navigationAborted" => Self::NavigationAborted(de(params)?),
-            "browsingContext.fragmentNavigated" => Self::FragmentNavigated(de(params)?),
-            "browsingContext.historyUpdated" => Self::HistoryUpdated(de(params)?),
-            _ => return Ok(None),
+            EventMethod::ContextCreated => Self::ContextCreated(de(params)?),
+            EventMethod::ContextDestroyed => Self::ContextDestroyed(de(params)?),
+            EventMethod::NavigationStarted => Self::NavigationStarted(de(params)?),
+            EventMethod::NavigationCommitted => Self::NavigationCommitted(de(params)?),
+            EventMethod::DomContentLoaded => Self::DomContentLoaded(de(params)?),
+            EventMethod::Load => Self::Load(de(params)?),
+            EventMethod::NavigationFailed => Self::NavigationFailed(de(params)?),
+            EventMethod::NavigationAborted => Self::NavigationAborted(de(params)?),
+            EventMethod::FragmentNavigated => Self::FragmentNavigated(de(params)?),
+            EventMethod::HistoryUpdated => Self::HistoryUpdated(de(params)?),
         };
         Ok(Some(event))
     }
