@@ -143,7 +143,7 @@ async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
 #[then(expr = "the tab has no {string} event within {int} ms")]
 async fn no_event_within(world: &mut NavWorld, name: String, ms: u64) -> StepResult {
     let (tab, kind) = (world.current_tab()?, kind(&name)?);
-    let mut events = world.port()?.scope().log.subscribe_from(world.mark_position());
+    let mut events = world.port()?.subscribe_from(world.mark_position());
     let found = async {
         loop {
             match events.next().await {

@@ -20,4 +20,3 @@ pub use error::LaunchError;
 pub use kind::{BrowserKind, CHROMIUM_ARGS, UnknownBrowser};
 pub use launch::{Driver, find_binary};
 pub use port::BidiPort;
-pub use router::{RawEvent, Scope};

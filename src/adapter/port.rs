@@ -9,12 +9,12 @@ use crate::bidi::modules::browsing_context::{
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command};
-use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEventKind, TabId, TabInfo};
+use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEvent, NavEventKind, TabId, TabInfo};
 use async_trait::async_trait;
 use base64::Engine;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a navigation command may stay unanswered in the background. Chromium answers
 /// `browsingContext.navigate` only at commit, even with `wait: none`; the port never awaits
@@ -48,7 +48,7 @@ fn shows_navigation_began(kind: NavEventKind) -> bool {
 }
 
 impl BidiPort {
-    pub(crate) fn new(
+    pub(super) fn new(
         client: BidiClient,
         scope: Arc<Scope>,
         user_context: Option<UserContext>,
@@ -65,11 +65,6 @@ impl BidiPort {
     /// The BiDi connection, for what the port does not cover.
     pub fn client(&self) -> &BidiClient {
         &self.client
-    }
-
-    /// Its events and raw BiDi record.
-    pub fn scope(&self) -> &Arc<Scope> {
-        &self.scope
     }
 
     async fn send<C: Command>(&self, tab: &TabId, cmd: &C) -> Result<C::Output, BrowserError> {
@@ -305,11 +300,29 @@ impl BrowserPort for BidiPort {
         self.scope.log.subscribe()
     }
 
-    fn subscribe_from_start(&self) -> EventStream {
-        self.scope.log.subscribe_from(0)
+    fn subscribe_from(&self, from: u64) -> EventStream {
+        self.scope.log.subscribe_from(from)
     }
 
+    fn position(&self) -> u64 {
+        self.scope.log.len()
+    }
+
+    fn events(&self) -> Vec<NavEvent> {
+        self.scope.log.snapshot_from(0)
+    }
+
+    fn events_origin(&self) -> Instant {
+        self.scope.log.origin()
+    }
+
+    #[cfg(any(test, feature = "test-util"))]
     fn listener_count(&self) -> usize {
         self.scope.log.listener_count()
+    }
+
+    #[cfg(feature = "test-util")]
+    fn wire_record(&self) -> Vec<String> {
+        self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
     }
 }
