@@ -1,6 +1,6 @@
 //! One browser session: the driver process, the WebDriver session, the BiDi connection.
 
-use super::error::LaunchError;
+use super::error::{DriverStartError, LaunchError};
 use super::kind::BrowserKind;
 use super::launch::Driver;
 use super::port::BidiPort;
@@ -83,7 +83,7 @@ impl BidiBrowser {
         let started = Instant::now();
         let profile = tempfile::tempdir().map_err(|e| LaunchError::DriverStart {
             name: config.browser.name().into(),
-            detail: format!("cannot make a temp profile: {e}"),
+            source: DriverStartError::Profile(e),
         })?;
         let (driver, url, binary) = match &config.webdriver_url {
             Some(url) => (None, url.clone(), None),

@@ -1,8 +1,8 @@
 //! Routes BiDi events to the scope (user context) that owns their tab, as port events.
 
-use crate::bidi::EventSink;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo};
+use crate::bidi::{EventSink, SocketClosed};
 use crate::browser::{EventLog, NavEvent, NavEventKind, NavigationId, TabId, TabTracker};
 #[cfg(feature = "test-util")]
 use serde::Serialize;
@@ -186,7 +186,7 @@ impl EventSink for Router {
         }
     }
 
-    fn on_close(&mut self, reason: &str) {
+    fn on_close(&mut self, reason: &SocketClosed) {
         let mut routes = lock(&self.routes);
         let reason = format!("browser disconnected ({reason})");
         routes.default_scope.log.close(reason.clone());

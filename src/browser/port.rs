@@ -44,7 +44,7 @@ impl Key {
             "arrowleft" | "left" => Self::ArrowLeft,
             "arrowright" | "right" => Self::ArrowRight,
             "space" | " " => Self::Space,
-            _ => return Err(BrowserError::InvalidArgument(format!("unknown key {name:?}"))),
+            _ => return Err(BrowserError::UnknownKey(name.to_owned())),
         };
         Ok(key)
     }
