@@ -19,7 +19,6 @@ use tempfile::TempDir;
 /// How to get a browser.
 #[derive(Clone, Debug)]
 pub struct BrowserConfig {
-    /// Which browser.
     pub browser: BrowserKind,
     /// A running WebDriver remote end (another chromedriver, a Selenium Grid) instead of
     /// starting chromedriver here.

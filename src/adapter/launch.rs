@@ -65,12 +65,10 @@ impl Driver {
         Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
     }
 
-    /// The driver's process id.
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
     }
 
-    /// The WebDriver URL.
     pub fn url(&self) -> &str {
         &self.url
     }

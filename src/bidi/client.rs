@@ -98,7 +98,6 @@ impl BidiClient {
         }
     }
 
-    /// Whether the socket has closed.
     pub fn is_closed(&self) -> bool {
         lock(&self.shared).is_none()
     }

@@ -23,7 +23,6 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    /// Parses the wire string.
     pub fn parse(code: &str) -> Self {
         match code {
             "invalid argument" => Self::InvalidArgument,
@@ -100,12 +99,10 @@ impl BidiError {
         matches!(self, Self::Remote { error: RemoteError { code: ErrorCode::NoSuchFrame, .. }, .. })
     }
 
-    /// The connection is gone.
     pub fn is_disconnected(&self) -> bool {
         matches!(self, Self::Disconnected)
     }
 
-    /// The command ran out of time.
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::Timeout { .. })
     }

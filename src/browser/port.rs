@@ -13,21 +13,13 @@ use std::time::Instant;
 pub enum Key {
     /// Enter / Return.
     Enter,
-    /// Escape.
     Escape,
-    /// Tab.
     Tab,
-    /// Backspace.
     Backspace,
-    /// Arrow up.
     ArrowUp,
-    /// Arrow down.
     ArrowDown,
-    /// Arrow left.
     ArrowLeft,
-    /// Arrow right.
     ArrowRight,
-    /// Space bar.
     Space,
 }
 
@@ -83,7 +75,6 @@ pub trait BrowserPort: Send + Sync {
     async fn reload(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// Goes back one history entry; returns once that navigation has started.
     async fn back(&self, tab: &TabId) -> Result<(), BrowserError>;
-    /// Closes a tab.
     async fn close(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// Makes a tab the browser's active tab.
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;

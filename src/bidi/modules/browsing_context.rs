@@ -41,10 +41,8 @@ pub struct Create {
     pub user_context: Option<UserContext>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Created {
-    /// The new context.
     pub context: ContextId,
 }
 
@@ -56,20 +54,15 @@ impl Command for Create {
 /// `browsingContext.navigate`.
 #[derive(Debug, Serialize)]
 pub struct Navigate {
-    /// The context.
     pub context: ContextId,
-    /// Where to.
     pub url: String,
-    /// When to answer.
     pub wait: Readiness,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct NavigateResult {
     /// The navigation, if one was started.
     pub navigation: Option<Navigation>,
-    /// The URL.
     pub url: String,
 }
 
@@ -81,9 +74,7 @@ impl Command for Navigate {
 /// `browsingContext.reload`.
 #[derive(Debug, Serialize)]
 pub struct Reload {
-    /// The context.
     pub context: ContextId,
-    /// When to answer.
     pub wait: Readiness,
 }
 
@@ -95,7 +86,6 @@ impl Command for Reload {
 /// `browsingContext.traverseHistory`.
 #[derive(Debug, Serialize)]
 pub struct TraverseHistory {
-    /// The context.
     pub context: ContextId,
     /// -1 goes back.
     pub delta: i64,
@@ -109,7 +99,6 @@ impl Command for TraverseHistory {
 /// `browsingContext.close`.
 #[derive(Debug, Serialize)]
 pub struct Close {
-    /// The context.
     pub context: ContextId,
 }
 
@@ -121,7 +110,6 @@ impl Command for Close {
 /// `browsingContext.activate`.
 #[derive(Debug, Serialize)]
 pub struct Activate {
-    /// The context.
     pub context: ContextId,
 }
 
@@ -141,10 +129,8 @@ pub struct GetTree {
     pub max_depth: Option<u32>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Tree {
-    /// The contexts.
     pub contexts: Vec<Info>,
 }
 
@@ -156,14 +142,12 @@ impl Command for GetTree {
 /// `browsingContext.Info`: a context as `getTree` and `contextCreated` describe it.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Info {
-    /// The context.
     pub context: ContextId,
     /// Its committed URL.
     pub url: String,
     /// Its parent frame; `None` for a tab.
     #[serde(default)]
     pub parent: Option<ContextId>,
-    /// Its user context.
     #[serde(rename = "userContext", default)]
     pub user_context: Option<UserContext>,
     /// The context whose page opened it.
@@ -174,11 +158,9 @@ pub struct Info {
 /// `browsingContext.locateNodes` with a CSS selector.
 #[derive(Debug, Serialize)]
 pub struct LocateNodes {
-    /// The context.
     pub context: ContextId,
     /// `{"type":"css","value":…}`.
     pub locator: Value,
-    /// At most this many.
     #[serde(rename = "maxNodeCount")]
     pub max_node_count: u32,
 }
@@ -190,7 +172,6 @@ impl LocateNodes {
     }
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Nodes {
     /// Remote values of the nodes, each with a `sharedId`.
@@ -205,11 +186,9 @@ impl Command for LocateNodes {
 /// `browsingContext.captureScreenshot`.
 #[derive(Debug, Serialize)]
 pub struct CaptureScreenshot {
-    /// The context.
     pub context: ContextId,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Screenshot {
     /// Base64 PNG.
@@ -224,7 +203,6 @@ impl Command for CaptureScreenshot {
 /// `browsingContext.NavigationInfo`: the params of the navigation events.
 #[derive(Clone, Debug, Deserialize)]
 pub struct NavigationInfo {
-    /// The context.
     pub context: ContextId,
     /// The navigation (absent for some same-document ones).
     #[serde(default)]
@@ -232,7 +210,6 @@ pub struct NavigationInfo {
     /// The browser's timestamp, ms since the epoch.
     #[serde(default)]
     pub timestamp: Option<u64>,
-    /// The URL.
     pub url: String,
 }
 

@@ -9,11 +9,9 @@ use serde_json::{Value, json};
 /// `script.evaluate`, awaiting promises, with the result serialized as JSON by the page.
 #[derive(Debug, Serialize)]
 pub struct Evaluate {
-    /// The expression.
     pub expression: String,
     /// `{"context": …}`.
     pub target: Value,
-    /// Await a returned promise.
     #[serde(rename = "awaitPromise")]
     pub await_promise: bool,
     /// Run as if the user had just interacted (so `window.open` is allowed).
@@ -88,7 +86,6 @@ impl Command for Evaluate {
 /// `script.getRealms` of one context.
 #[derive(Debug, Serialize)]
 pub struct GetRealms {
-    /// The context.
     pub context: ContextId,
     /// `window` realms only.
     #[serde(rename = "type")]
@@ -98,17 +95,14 @@ pub struct GetRealms {
 /// One realm (`script.RealmInfo`).
 #[derive(Debug, Deserialize)]
 pub struct RealmInfo {
-    /// The realm id.
     pub realm: String,
     /// Set for a sandbox realm; the page's own realm has none.
     #[serde(default)]
     pub sandbox: Option<String>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Realms {
-    /// The realms.
     pub realms: Vec<RealmInfo>,
 }
 
