@@ -20,7 +20,10 @@ pub fn folder_name(scenario: &str, line: usize) -> String {
 }
 
 fn write_jsonl<T: Serialize>(path: &Path, items: impl IntoIterator<Item = T>) -> std::io::Result<()> {
-    let lines: Vec<String> = items.into_iter().filter_map(|i| serde_json::to_string(&i).ok()).collect();
+    write_lines(path, items.into_iter().filter_map(|i| serde_json::to_string(&i).ok()).collect())
+}
+
+fn write_lines(path: &Path, lines: Vec<String>) -> std::io::Result<()> {
     std::fs::write(path, lines.join("\n") + "\n")
 }
 
@@ -42,12 +45,11 @@ pub async fn write(
     if let Some(trace) = trace.filter(|t| !t.entries.is_empty()) {
         std::fs::write(dir.join("trace.json"), serde_json::to_string_pretty(trace).unwrap_or_default())?;
     }
-    let log = &env.port.scope().log;
-    let events = log.snapshot_from(0);
+    let (events, origin) = (env.port.events(), env.port.events_origin());
     let timed =
-        events.iter().map(|e| TimedEvent { t_ms: e.at.duration_since(log.origin()).as_secs_f64() * 1000.0, event: e });
+        events.iter().map(|e| TimedEvent { t_ms: e.at.duration_since(origin).as_secs_f64() * 1000.0, event: e });
     write_jsonl(&dir.join("events.jsonl"), timed)?;
-    write_jsonl(&dir.join("bidi.jsonl"), env.port.scope().raw_events())?;
+    write_lines(&dir.join("bidi.jsonl"), env.port.wire_record())?;
     write_jsonl(&dir.join("requests.jsonl"), env.site.requests().all())?;
     if let Some(tab) = tab {
         let shot = tokio::time::timeout(SCREENSHOT_DEADLINE, env.port.screenshot(&tab)).await;

@@ -139,7 +139,7 @@ async fn the_tab_is_gone(world: &mut NavWorld) -> StepResult {
 #[then(expr = "the tab has no {event} event within {int} ms")]
 async fn no_event_within(world: &mut NavWorld, event: Event, ms: u64) -> StepResult {
     let (tab, kind) = (world.current_tab()?, event.0);
-    let mut events = world.port()?.scope().log.subscribe_from(world.mark_position());
+    let mut events = world.port()?.subscribe_from(world.mark_position());
     let found = async {
         loop {
             match events.next().await {

@@ -20,10 +20,8 @@ pub(crate) struct Event(pub(crate) NavEventKind);
 
 /// The one parse of an event's name: the `{event}` captures and the `| event | url |` cells.
 pub(crate) fn event_kind(name: &str) -> StepResult<NavEventKind> {
-    NavEventKind::from_name(name).ok_or_else(|| {
-        let known: Vec<&str> = NavEventKind::ALL.iter().map(|k| k.name()).collect();
-        StepError::Setup(format!("unknown event {name:?}: expected one of {}", known.join(", ")))
-    })
+    name.parse()
+        .map_err(|_| StepError::Setup(format!("unknown event {name:?}: expected one of {}", NavEventKind::list())))
 }
 
 impl FromStr for Event {

@@ -11,6 +11,7 @@ use crate::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
 use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
+use navguard::browser::BrowserPort;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -282,7 +283,7 @@ fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
 
 /// The scenario's timeline: its agent's trace and its browser events.
 fn timeline_of(world: &NavWorld) -> Timeline {
-    let events = world.port().map(|p| p.scope().log.snapshot_from(0)).unwrap_or_default();
+    let events = world.port().map(|p| p.events()).unwrap_or_default();
     timeline::build(&world.agent.task.trace, &events)
 }
 

@@ -5,7 +5,7 @@ use crate::error::{SetupError, StepError, StepResult};
 use crate::fixtures::FixtureSite;
 use crate::run_context::RunContext;
 use navguard::adapter::{BidiBrowser, BidiPort};
-use navguard::browser::{NavEvent, TabId};
+use navguard::browser::{BrowserPort, NavEvent, TabId};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -111,7 +111,7 @@ impl NavWorld {
 
     /// Remembers where the event log is, before an action: later waits look from here.
     pub fn mark(&mut self) -> StepResult {
-        self.mark = self.port()?.scope().log.len();
+        self.mark = self.port()?.position();
         Ok(())
     }
 
@@ -122,7 +122,7 @@ impl NavWorld {
 
     /// Waits for the first event since the mark that matches, up to [`EVENT_DEADLINE`].
     pub async fn wait_for_event(&self, what: &str, matches: impl Fn(&NavEvent) -> bool) -> StepResult<NavEvent> {
-        let mut events = self.port()?.scope().log.subscribe_from(self.mark);
+        let mut events = self.port()?.subscribe_from(self.mark);
         let found = async {
             loop {
                 match events.next().await {
@@ -140,7 +140,7 @@ impl NavWorld {
 
     /// Every event of `tab` in the scenario so far.
     pub fn events_of(&self, tab: &TabId) -> StepResult<Vec<NavEvent>> {
-        let all = self.port()?.scope().log.snapshot_from(0);
+        let all = self.port()?.events();
         Ok(all.into_iter().filter(|e| e.tab == *tab).collect())
     }
 }

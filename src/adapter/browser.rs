@@ -1,6 +1,6 @@
 //! One browser session: the driver process, the WebDriver session, the BiDi connection.
 
-use super::error::LaunchError;
+use super::error::{DriverStartError, LaunchError};
 use super::kind::BrowserKind;
 use super::launch::Driver;
 use super::port::BidiPort;
@@ -10,7 +10,7 @@ use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
 use crate::bidi::BidiClient;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
-use crate::bidi::modules::browsing_context::EVENTS;
+use crate::bidi::modules::browsing_context::EventMethod;
 use crate::browser::BrowserError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -19,7 +19,6 @@ use tempfile::TempDir;
 /// How to get a browser.
 #[derive(Clone, Debug)]
 pub struct BrowserConfig {
-    /// Which browser.
     pub browser: BrowserKind,
     /// A running WebDriver remote end (another chromedriver, a Selenium Grid) instead of
     /// starting chromedriver here.
@@ -83,7 +82,7 @@ impl BidiBrowser {
         let started = Instant::now();
         let profile = tempfile::tempdir().map_err(|e| LaunchError::DriverStart {
             name: config.browser.name().into(),
-            detail: format!("cannot make a temp profile: {e}"),
+            source: DriverStartError::Profile(e),
         })?;
         let (driver, url, binary) = match &config.webdriver_url {
             Some(url) => (None, url.clone(), None),
@@ -99,7 +98,8 @@ impl BidiBrowser {
         let (webdriver, ws_url) = open(&url, caps, config.start_timeout).await?;
         let router = Router::default();
         let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-        let unsupported_events = subscribe_known(&client, &EVENTS, config.call_timeout).await?;
+        let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).collect();
+        let unsupported_events = subscribe_known(&client, &events, config.call_timeout).await?;
         Ok(Self {
             client,
             router,

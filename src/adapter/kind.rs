@@ -31,7 +31,7 @@ pub enum BrowserKind {
 
 /// A browser name that is not one of [`BrowserKind::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown browser {0:?}: use chromium or firefox")]
+#[error("unknown browser {0:?}: use {known}", known = BrowserKind::ALL.map(BrowserKind::name).join(" or "))]
 pub struct UnknownBrowser(pub String);
 
 impl std::str::FromStr for BrowserKind {
@@ -52,7 +52,7 @@ impl BrowserKind {
     /// Every browser, in the order reports list them.
     pub const ALL: [BrowserKind; 2] = [Self::Chromium, Self::Firefox];
 
-    /// The browser's name in options, reports and expectation files.
+    /// The browser's name in options, reports and expectation files: the one list of them.
     pub fn name(self) -> &'static str {
         match self {
             Self::Chromium => "chromium",

@@ -1,6 +1,6 @@
 //! Finding and starting a WebDriver server (chromedriver, geckodriver) on a free loopback port.
 
-use super::error::LaunchError;
+use super::error::{DriverStartError, LaunchError};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -46,7 +46,7 @@ impl Driver {
         ready_line: &'static str,
         deadline: Duration,
     ) -> Result<Self, LaunchError> {
-        let port = free_port().map_err(|e| start_error(binary, e.to_string()))?;
+        let port = free_port().map_err(|e| start_error(binary, DriverStartError::Io(e)))?;
         // Its own process group, so the browser it starts can be killed with it.
         let mut child = Command::new(binary)
             .arg(format!("--port={port}"))
@@ -56,21 +56,19 @@ impl Driver {
             .process_group(0)
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| start_error(binary, e.to_string()))?;
-        let stdout = child.stdout.take().ok_or_else(|| start_error(binary, "no stdout".into()))?;
+            .map_err(|e| start_error(binary, DriverStartError::Io(e)))?;
+        let stdout = child.stdout.take().ok_or_else(|| start_error(binary, DriverStartError::NoStdout))?;
         tokio::time::timeout(deadline, wait_until_listening(stdout, ready_line))
             .await
-            .map_err(|_| start_error(binary, format!("not listening after {} ms", deadline.as_millis())))?
-            .map_err(|detail| start_error(binary, detail))?;
+            .map_err(|_| start_error(binary, DriverStartError::NotListening(deadline)))?
+            .map_err(|e| start_error(binary, e))?;
         Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
     }
 
-    /// The driver's process id.
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
     }
 
-    /// The WebDriver URL.
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -99,8 +97,8 @@ impl Drop for Driver {
     }
 }
 
-fn start_error(binary: &Path, detail: String) -> LaunchError {
-    LaunchError::DriverStart { name: binary.display().to_string(), detail }
+fn start_error(binary: &Path, source: DriverStartError) -> LaunchError {
+    LaunchError::DriverStart { name: binary.display().to_string(), source }
 }
 
 fn free_port() -> std::io::Result<u16> {
@@ -109,14 +107,14 @@ fn free_port() -> std::io::Result<u16> {
 
 /// Reads the driver's output until it says it started; keeps draining it afterwards so the
 /// pipe never fills.
-async fn wait_until_listening(stdout: ChildStdout, ready_line: &str) -> Result<(), String> {
+async fn wait_until_listening(stdout: ChildStdout, ready_line: &str) -> Result<(), DriverStartError> {
     let mut lines = BufReader::new(stdout).lines();
     loop {
         match lines.next_line().await {
             Ok(Some(line)) if line.contains(ready_line) => break,
             Ok(Some(line)) => tracing::debug!(target: "navguard::driver", "{line}"),
-            Ok(None) => return Err("it exited".into()),
-            Err(e) => return Err(e.to_string()),
+            Ok(None) => return Err(DriverStartError::Exited),
+            Err(e) => return Err(DriverStartError::Io(e)),
         }
     }
     tokio::spawn(async move {

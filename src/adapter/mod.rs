@@ -16,8 +16,7 @@ mod session;
 mod subscribe;
 
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
-pub use error::LaunchError;
+pub use error::{DriverStartError, LaunchError};
 pub use kind::{BrowserKind, CHROMIUM_ARGS, UnknownBrowser};
 pub use launch::{Driver, find_binary};
 pub use port::BidiPort;
-pub use router::{RawEvent, Scope};

@@ -7,14 +7,14 @@ use crate::bidi::modules::browsing_context::{
     Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, Navigate, Readiness, Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::{Evaluate, GetRealms};
-use crate::bidi::{BidiClient, BidiError, Command};
-use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEventKind, TabId, TabInfo};
+use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
+use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
+use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEvent, NavEventKind, TabId, TabInfo};
 use async_trait::async_trait;
 use base64::Engine;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a navigation command may stay unanswered in the background. Chromium answers
 /// `browsingContext.navigate` only at commit, even with `wait: none`; the port never awaits
@@ -48,7 +48,7 @@ fn shows_navigation_began(kind: NavEventKind) -> bool {
 }
 
 impl BidiPort {
-    pub(crate) fn new(
+    pub(super) fn new(
         client: BidiClient,
         scope: Arc<Scope>,
         user_context: Option<UserContext>,
@@ -65,11 +65,6 @@ impl BidiPort {
     /// The BiDi connection, for what the port does not cover.
     pub fn client(&self) -> &BidiClient {
         &self.client
-    }
-
-    /// Its events and raw BiDi record.
-    pub fn scope(&self) -> &Arc<Scope> {
-        &self.scope
     }
 
     async fn send<C: Command>(&self, tab: &TabId, cmd: &C) -> Result<C::Output, BrowserError> {
@@ -147,8 +142,8 @@ impl BidiPort {
     async fn shared_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
         let found = self.evaluate_raw(tab, Evaluate::query_selector(&ctx(tab), selector)).await?;
         if found.kind != "success" {
-            let detail = found.into_json().err().unwrap_or_default();
-            return Err(BrowserError::InvalidArgument(format!("selector {selector:?}: {detail}")));
+            let reason = found.exception_text();
+            return Err(BrowserError::InvalidSelector { selector: selector.to_owned(), reason });
         }
         found.shared_id().ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
     }
@@ -190,7 +185,7 @@ async fn wait_for_load(mut events: EventStream, tab: &TabId, limit: Duration) {
 
 fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
     match err {
-        BidiError::Remote { code: crate::bidi::ErrorCode::UnknownError, message, .. } => {
+        BidiError::Remote { error: RemoteError { code: ErrorCode::UnknownError, message }, .. } => {
             BrowserError::NavigationFailed { url: String::new(), reason: message }
         }
         other => on_tab(tab, method, other),
@@ -198,7 +193,7 @@ fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
 }
 
 fn check_url(url: &str) -> Result<(), BrowserError> {
-    url::Url::parse(url).map(|_| ()).map_err(|e| BrowserError::InvalidArgument(format!("{url:?} is not a URL: {e}")))
+    url::Url::parse(url).map(|_| ()).map_err(|source| BrowserError::InvalidUrl { url: url.to_owned(), source })
 }
 
 #[async_trait]
@@ -291,25 +286,46 @@ impl BrowserPort for BidiPort {
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
         let result = self.evaluate_raw(tab, Evaluate::json(&ctx(tab), expression)).await?;
-        result.into_json().map_err(BrowserError::Script)
+        result.into_json().map_err(|e| match e {
+            ScriptFailure::Exception(text) => BrowserError::Script(text),
+            ScriptFailure::NotJson(e) => BrowserError::ScriptValue(e),
+        })
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
         let shot = self.send(tab, &CaptureScreenshot { context: ctx(tab) }).await?;
         base64::engine::general_purpose::STANDARD
             .decode(shot.data)
-            .map_err(|e| BrowserError::Browser { op: CaptureScreenshot::METHOD.into(), message: e.to_string() })
+            .map_err(|e| BrowserError::Browser { op: CaptureScreenshot::METHOD.into(), source: Box::new(e) })
     }
 
     fn subscribe(&self) -> EventStream {
         self.scope.log.subscribe()
     }
 
-    fn subscribe_from_start(&self) -> EventStream {
-        self.scope.log.subscribe_from(0)
+    fn subscribe_from(&self, from: u64) -> EventStream {
+        self.scope.log.subscribe_from(from)
     }
 
+    fn position(&self) -> u64 {
+        self.scope.log.len()
+    }
+
+    fn events(&self) -> Vec<NavEvent> {
+        self.scope.log.snapshot_from(0)
+    }
+
+    fn events_origin(&self) -> Instant {
+        self.scope.log.origin()
+    }
+
+    #[cfg(any(test, feature = "test-util"))]
     fn listener_count(&self) -> usize {
         self.scope.log.listener_count()
+    }
+
+    #[cfg(feature = "test-util")]
+    fn wire_record(&self) -> Vec<String> {
+        self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
     }
 }

@@ -1,31 +1,31 @@
 //! Routes BiDi events to the scope (user context) that owns their tab, as port events.
 
-use crate::bidi::EventSink;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo};
+use crate::bidi::{EventSink, SocketClosed};
 use crate::browser::{EventLog, NavEvent, NavEventKind, NavigationId, TabId, TabTracker};
+#[cfg(feature = "test-util")]
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One BiDi event as it came off the wire, for failure artifacts.
+#[cfg(feature = "test-util")]
 #[derive(Clone, Debug, Serialize)]
-pub struct RawEvent {
+pub(super) struct RawEvent {
     /// Milliseconds since the scope's log began.
-    pub t_ms: f64,
-    /// The BiDi method.
-    pub method: String,
-    /// Its params.
-    pub params: Value,
+    t_ms: f64,
+    method: String,
+    params: Value,
 }
 
 /// The events and derived tab state of one user context.
 #[derive(Debug, Default)]
-pub struct Scope {
-    /// Its tabs' navigation events.
-    pub log: Arc<EventLog>,
+pub(super) struct Scope {
+    pub(super) log: Arc<EventLog>,
     tracker: Mutex<TabTracker>,
+    #[cfg(feature = "test-util")]
     raw: Mutex<Vec<RawEvent>>,
     /// Tab creations under way in this scope (see `create.rs`).
     pub(super) creates_in_flight: std::sync::atomic::AtomicUsize,
@@ -36,19 +36,26 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Scope {
-    /// The derived state of its tabs.
-    pub fn tracker(&self) -> MutexGuard<'_, TabTracker> {
+    /// The state of its tabs, derived from their events.
+    pub(super) fn tracker(&self) -> MutexGuard<'_, TabTracker> {
         lock(&self.tracker)
     }
 
     /// Every BiDi event of its tabs so far.
-    pub fn raw_events(&self) -> Vec<RawEvent> {
+    #[cfg(feature = "test-util")]
+    pub(super) fn raw_events(&self) -> Vec<RawEvent> {
         lock(&self.raw).clone()
     }
 
+    /// Keeps the wire event for the failure artifacts (test-util builds only).
     fn record_raw(&self, method: &str, params: &Value) {
-        let t_ms = self.log.origin().elapsed().as_secs_f64() * 1000.0;
-        lock(&self.raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
+        #[cfg(feature = "test-util")]
+        {
+            let t_ms = self.log.origin().elapsed().as_secs_f64() * 1000.0;
+            lock(&self.raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
+        }
+        #[cfg(not(feature = "test-util"))]
+        let _ = (method, params);
     }
 
     fn publish(&self, event: NavEvent) {
@@ -179,7 +186,7 @@ impl EventSink for Router {
         }
     }
 
-    fn on_close(&mut self, reason: &str) {
+    fn on_close(&mut self, reason: &SocketClosed) {
         let mut routes = lock(&self.routes);
         let reason = format!("browser disconnected ({reason})");
         routes.default_scope.log.close(reason.clone());

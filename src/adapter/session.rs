@@ -13,13 +13,12 @@ pub(super) async fn open(
     caps: Capabilities,
     deadline: Duration,
 ) -> Result<(Client, String), LaunchError> {
-    let session_error = |detail: String| LaunchError::Session { url: webdriver_url.to_owned(), detail };
     let mut builder = ClientBuilder::new(HttpConnector::new());
     builder.capabilities(caps);
     let client = tokio::time::timeout(deadline, builder.connect(webdriver_url))
         .await
-        .map_err(|_| session_error(format!("no answer within {} ms", deadline.as_millis())))?
-        .map_err(|e| session_error(e.to_string()))?;
+        .map_err(|_| LaunchError::SessionTimeout { url: webdriver_url.to_owned(), after: deadline })?
+        .map_err(|e| LaunchError::Session { url: webdriver_url.to_owned(), source: Box::new(e) })?;
     let ws = client.capabilities().and_then(|c| c.get("webSocketUrl")).and_then(Value::as_str).map(str::to_owned);
     match ws {
         Some(ws) => Ok((client, ws)),

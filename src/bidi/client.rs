@@ -1,7 +1,7 @@
 //! The connection: one writer task, one reader task, an id → reply map.
 
 use super::command::Command;
-use super::error::{BidiError, ErrorCode};
+use super::error::{BidiError, ErrorCode, RemoteError, SocketClosed};
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{self, Message};
 
 /// Receives the remote end's events, in arrival order, on the reader task. It runs before any
 /// later reply is handed out, so state it derives is current when a command returns.
@@ -19,12 +19,12 @@ pub trait EventSink: Send + 'static {
     /// One event: its method and params.
     fn on_event(&mut self, method: &str, params: Value);
     /// The socket closed; no more events will come.
-    fn on_close(&mut self, reason: &str);
+    fn on_close(&mut self, reason: &SocketClosed);
 }
 
 enum Reply {
     Success(Value),
-    Error { code: String, message: String },
+    Error(RemoteError),
 }
 
 type Pending = HashMap<u64, oneshot::Sender<Reply>>;
@@ -51,11 +51,10 @@ impl std::fmt::Debug for BidiClient {
 impl BidiClient {
     /// Connects to a BiDi websocket URL (`ws://…/session/<id>`) within `deadline`.
     pub async fn connect(url: &str, deadline: Duration, sink: impl EventSink) -> Result<Self, BidiError> {
-        let connect_error = |detail: String| BidiError::Connect { url: url.to_owned(), detail };
         let (ws, _) = tokio::time::timeout(deadline, tokio_tungstenite::connect_async(url))
             .await
-            .map_err(|_| connect_error(format!("no answer within {} ms", deadline.as_millis())))?
-            .map_err(|e| connect_error(e.to_string()))?;
+            .map_err(|_| BidiError::ConnectTimeout { url: url.to_owned(), after: deadline })?
+            .map_err(|e| BidiError::Connect { url: url.to_owned(), source: Box::new(e) })?;
         Ok(Self::from_stream(ws, sink))
     }
 
@@ -75,10 +74,9 @@ impl BidiClient {
 
     /// Sends a typed command and decodes its result.
     pub async fn send<C: Command>(&self, cmd: &C, deadline: Duration) -> Result<C::Output, BidiError> {
-        let params = serde_json::to_value(cmd)
-            .map_err(|e| BidiError::Decode { method: C::METHOD, detail: format!("params do not serialize: {e}") })?;
+        let params = serde_json::to_value(cmd).map_err(|source| BidiError::Encode { method: C::METHOD, source })?;
         let result = self.call(C::METHOD, params, deadline).await?;
-        serde_json::from_value(result).map_err(|e| BidiError::Decode { method: C::METHOD, detail: e.to_string() })
+        serde_json::from_value(result).map_err(|source| BidiError::Decode { method: C::METHOD, source })
     }
 
     /// Sends a raw command and returns its `result`.
@@ -96,13 +94,10 @@ impl BidiClient {
             }
             Ok(Err(_)) => Err(BidiError::Disconnected),
             Ok(Ok(Reply::Success(result))) => Ok(result),
-            Ok(Ok(Reply::Error { code, message })) => {
-                Err(BidiError::Remote { method, code: ErrorCode::parse(&code), message })
-            }
+            Ok(Ok(Reply::Error(error))) => Err(BidiError::Remote { method, error }),
         }
     }
 
-    /// Whether the socket has closed.
     pub fn is_closed(&self) -> bool {
         lock(&self.shared).is_none()
     }
@@ -144,16 +139,15 @@ where
     let _ = write.close().await;
 }
 
-async fn read_loop<R, E>(mut read: R, shared: Arc<Shared>, mut sink: impl EventSink)
+async fn read_loop<R>(mut read: R, shared: Arc<Shared>, mut sink: impl EventSink)
 where
-    R: futures::Stream<Item = Result<Message, E>> + Unpin,
-    E: std::fmt::Display,
+    R: futures::Stream<Item = Result<Message, tungstenite::Error>> + Unpin,
 {
     let reason = loop {
         match read.next().await {
-            None => break "the socket closed".to_owned(),
-            Some(Err(e)) => break format!("the socket failed: {e}"),
-            Some(Ok(Message::Close(_))) => break "the remote end closed the socket".to_owned(),
+            None => break SocketClosed::Ended,
+            Some(Err(e)) => break SocketClosed::Failed(Box::new(e)),
+            Some(Ok(Message::Close(_))) => break SocketClosed::ByRemote,
             Some(Ok(Message::Text(text))) => dispatch(&text, &shared, &mut sink),
             Some(Ok(_)) => {}
         }
@@ -180,7 +174,9 @@ fn dispatch(text: &str, shared: &Shared, sink: &mut impl EventSink) {
     };
     let reply = match kind.as_str() {
         "success" => Reply::Success(msg.get_mut("result").map(Value::take).unwrap_or(Value::Null)),
-        _ => Reply::Error { code: field(&msg, "error"), message: field(&msg, "message") },
+        _ => {
+            Reply::Error(RemoteError { code: ErrorCode::parse(&field(&msg, "error")), message: field(&msg, "message") })
+        }
     };
     let waiter = lock(shared).as_mut().and_then(|map| map.remove(&id));
     if let Some(waiter) = waiter {
@@ -205,7 +201,7 @@ mod tests {
         fn on_event(&mut self, method: &str, _params: Value) {
             self.0.lock().unwrap().push(method.to_owned());
         }
-        fn on_close(&mut self, _reason: &str) {
+        fn on_close(&mut self, _reason: &SocketClosed) {
             self.0.lock().unwrap().push("<closed>".to_owned());
         }
     }

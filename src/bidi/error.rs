@@ -1,34 +1,28 @@
 //! Transport and protocol errors of the BiDi client.
 
 use std::time::Duration;
+use tokio_tungstenite::tungstenite;
 
-/// A BiDi error code (spec §"Errors"). Closed set with an escape hatch for new codes.
+/// A BiDi error code. Closed set with an escape hatch for new codes.
+/// <https://w3c.github.io/webdriver-bidi/#errors>
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorCode {
-    /// `invalid argument`
     InvalidArgument,
     /// `no such frame`: the browsing context is gone.
     NoSuchFrame,
-    /// `no such node`
     NoSuchNode,
-    /// `no such user context`
     NoSuchUserContext,
-    /// `no such history entry`
     NoSuchHistoryEntry,
-    /// `unknown command`
     UnknownCommand,
-    /// `unknown error`
     UnknownError,
-    /// `unsupported operation`
     UnsupportedOperation,
-    /// `move target out of bounds`
     MoveTargetOutOfBounds,
-    /// Any other code.
+    /// A code this list does not know, as the remote end spelled it.
     Unknown(String),
 }
 
 impl ErrorCode {
-    /// Parses the wire string.
     pub fn parse(code: &str) -> Self {
         match code {
             "invalid argument" => Self::InvalidArgument,
@@ -45,60 +39,70 @@ impl ErrorCode {
     }
 }
 
+/// An error the remote end answered a command with (its `error` and `message`).
+/// <https://w3c.github.io/webdriver-bidi/#protocol-definition> (`ErrorResponse`)
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code:?}: {message}")]
+pub struct RemoteError {
+    pub code: ErrorCode,
+    /// The remote end's own words.
+    pub message: String,
+}
+
+/// Why the websocket closed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SocketClosed {
+    /// The stream ended without a close frame.
+    #[error("the socket closed")]
+    Ended,
+    #[error("the socket failed: {0}")]
+    Failed(#[source] Box<tungstenite::Error>),
+    #[error("the remote end closed the socket")]
+    ByRemote,
+}
+
 /// What can go wrong with a BiDi command.
-#[derive(Clone, Debug, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BidiError {
     /// No reply within the command's deadline.
     #[error("{method} got no reply within {} ms", after.as_millis())]
-    Timeout {
-        /// The command.
-        method: &'static str,
-        /// Its deadline.
-        after: Duration,
-    },
+    Timeout { method: &'static str, after: Duration },
     /// The socket is closed: the browser or its driver went away.
     #[error("browser disconnected")]
     Disconnected,
     /// The remote end answered with an error.
-    #[error("{method} failed: {code:?}: {message}")]
+    #[error("{method} failed: {error}")]
     Remote {
-        /// The command.
         method: &'static str,
-        /// The error code.
-        code: ErrorCode,
-        /// The remote end's message.
-        message: String,
+        #[source]
+        error: RemoteError,
     },
+    /// The command's params do not serialize.
+    #[error("{method}: unexpected reply: params do not serialize: {source}")]
+    Encode { method: &'static str, source: serde_json::Error },
     /// A reply did not have the shape the command expects.
-    #[error("{method}: unexpected reply: {detail}")]
-    Decode {
-        /// The command.
-        method: &'static str,
-        /// What did not fit.
-        detail: String,
-    },
+    #[error("{method}: unexpected reply: {source}")]
+    Decode { method: &'static str, source: serde_json::Error },
+    /// The websocket did not open within the deadline.
+    #[error("cannot connect to {url}: no answer within {} ms", after.as_millis())]
+    ConnectTimeout { url: String, after: Duration },
     /// The websocket could not be opened.
-    #[error("cannot connect to {url}: {detail}")]
-    Connect {
-        /// The websocket URL.
-        url: String,
-        /// Why.
-        detail: String,
-    },
+    #[error("cannot connect to {url}: {source}")]
+    Connect { url: String, source: Box<tungstenite::Error> },
 }
 
 impl BidiError {
     /// The target browsing context no longer exists.
     pub fn is_no_such_frame(&self) -> bool {
-        matches!(self, Self::Remote { code: ErrorCode::NoSuchFrame, .. })
+        matches!(self, Self::Remote { error: RemoteError { code: ErrorCode::NoSuchFrame, .. }, .. })
     }
 
-    /// The connection is gone.
     pub fn is_disconnected(&self) -> bool {
         matches!(self, Self::Disconnected)
     }
 
-    /// The command ran out of time.
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::Timeout { .. })
     }
@@ -106,7 +110,7 @@ impl BidiError {
     /// The remote end's error code, if it answered with one.
     pub fn code(&self) -> Option<&ErrorCode> {
         match self {
-            Self::Remote { code, .. } => Some(code),
+            Self::Remote { error, .. } => Some(&error.code),
             _ => None,
         }
     }

@@ -12,4 +12,4 @@ pub mod modules;
 
 pub use client::{BidiClient, EventSink};
 pub use command::Command;
-pub use error::{BidiError, ErrorCode};
+pub use error::{BidiError, ErrorCode, RemoteError, SocketClosed};

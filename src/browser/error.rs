@@ -4,66 +4,61 @@ use super::types::TabId;
 use std::time::Duration;
 
 /// What can go wrong in a call to the browser port.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BrowserError {
     /// The call did not finish within its deadline.
     #[error("{op} timed out after {} ms", after.as_millis())]
-    Timeout {
-        /// The call.
-        op: String,
-        /// Its deadline.
-        after: Duration,
-    },
+    Timeout { op: String, after: Duration },
     /// The tab no longer exists (closed by the user, the page or the agent).
     #[error("tab {0} is gone")]
     TabGone(TabId),
     /// The connection to the browser is gone; nothing more can be done with it.
     #[error("browser disconnected")]
     Disconnected,
-    /// No element matched the selector.
     #[error("no element matches {selector:?} in tab {tab}")]
-    NoSuchElement {
-        /// The tab searched.
-        tab: TabId,
-        /// The CSS selector.
-        selector: String,
-    },
-    /// The caller's input cannot be used (a malformed URL, an unknown key…).
+    NoSuchElement { tab: TabId, selector: String },
+    /// The browser found the caller's input unusable; its message.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A key name that is not a [`super::Key`].
+    #[error("invalid argument: unknown key {0:?}")]
+    UnknownKey(String),
+    #[error("invalid argument: {url:?} is not a URL: {source}")]
+    InvalidUrl { url: String, source: url::ParseError },
+    /// The page could not use the selector; its exception's text.
+    #[error("invalid argument: selector {selector:?}: {reason}")]
+    InvalidSelector { selector: String, reason: String },
     /// The browser refused a navigation before it started.
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed {
-        /// The URL.
         url: String,
         /// The browser's reason.
         reason: String,
     },
-    /// The page's script threw.
+    /// The page's script threw; its exception's text.
     #[error("script error: {0}")]
     Script(String),
-    /// Any other error the browser reported, with the operation it broke.
-    #[error("{op} failed: {message}")]
-    Browser {
-        /// The call.
-        op: String,
-        /// What the browser said.
-        message: String,
-    },
+    /// The page's script returned something that is not JSON.
+    #[error("script error: {0}")]
+    ScriptValue(#[source] serde_json::Error),
+    /// Any other error the browser reported, with the operation it broke. The source is the
+    /// port's own (a BiDi error for the real port), boxed so that its types stay out of the
+    /// agent.
+    #[error("{op} failed: {source}")]
+    Browser { op: String, source: Box<dyn std::error::Error + Send + Sync> },
 }
 
 impl BrowserError {
-    /// The call ran out of time.
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::Timeout { .. })
     }
 
-    /// The tab is gone.
     pub fn is_tab_gone(&self) -> bool {
         matches!(self, Self::TabGone(_))
     }
 
-    /// The browser connection is gone.
+    /// The browser connection is gone: nothing more can be done with it.
     pub fn is_disconnected(&self) -> bool {
         matches!(self, Self::Disconnected)
     }

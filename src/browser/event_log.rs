@@ -80,12 +80,10 @@ impl EventLog {
         self.closed.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// How many events the log holds.
     pub fn len(&self) -> u64 {
         self.lock().len() as u64
     }
 
-    /// Whether the log holds no event.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

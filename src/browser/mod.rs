@@ -12,6 +12,7 @@ mod error;
 mod event;
 mod event_log;
 mod port;
+#[cfg(any(test, feature = "test-util"))]
 mod sim;
 mod tab_state;
 mod types;
@@ -20,6 +21,7 @@ pub use error::BrowserError;
 pub use event::{NavEvent, NavEventKind};
 pub use event_log::{EventLog, EventStream, LogClosed};
 pub use port::{BrowserPort, Key};
+#[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub use tab_state::TabTracker;
 pub use types::{NavigationId, TabId, TabInfo};

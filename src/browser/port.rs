@@ -1,31 +1,25 @@
 //! The port trait: what the agent core may ask of a browser.
 
 use super::error::BrowserError;
+use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::types::{TabId, TabInfo};
 use async_trait::async_trait;
 use serde_json::Value;
+use std::time::Instant;
 
 /// A key the agent may press. Closed set, so a typo is an error before anything is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key {
     /// Enter / Return.
     Enter,
-    /// Escape.
     Escape,
-    /// Tab.
     Tab,
-    /// Backspace.
     Backspace,
-    /// Arrow up.
     ArrowUp,
-    /// Arrow down.
     ArrowDown,
-    /// Arrow left.
     ArrowLeft,
-    /// Arrow right.
     ArrowRight,
-    /// Space bar.
     Space,
 }
 
@@ -42,7 +36,7 @@ impl Key {
             "arrowleft" | "left" => Self::ArrowLeft,
             "arrowright" | "right" => Self::ArrowRight,
             "space" | " " => Self::Space,
-            _ => return Err(BrowserError::InvalidArgument(format!("unknown key {name:?}"))),
+            _ => return Err(BrowserError::UnknownKey(name.to_owned())),
         };
         Ok(key)
     }
@@ -81,7 +75,6 @@ pub trait BrowserPort: Send + Sync {
     async fn reload(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// Goes back one history entry; returns once that navigation has started.
     async fn back(&self, tab: &TabId) -> Result<(), BrowserError>;
-    /// Closes a tab.
     async fn close(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// Makes a tab the browser's active tab.
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;
@@ -100,9 +93,27 @@ pub trait BrowserPort: Send + Sync {
     /// A stream of every navigation event of this port's tabs from now on. Subscribe before
     /// reading a tab, so that an event between the two is never missed.
     fn subscribe(&self) -> EventStream;
+    /// A stream from the event numbered `from` on, events already seen included: with
+    /// [`Self::position`] taken before an action, a later wait misses none of its events.
+    fn subscribe_from(&self, from: u64) -> EventStream;
     /// A stream of every event this port has seen, from its first (for history: which tab
     /// appeared when, which page opened which).
-    fn subscribe_from_start(&self) -> EventStream;
+    fn subscribe_from_start(&self) -> EventStream {
+        self.subscribe_from(0)
+    }
+    /// The number the next event will get: a position in the event stream.
+    fn position(&self) -> u64;
+    /// Every event this port has seen so far, in order.
+    fn events(&self) -> Vec<NavEvent>;
+    /// When the port's event stream began; reports time events from here.
+    fn events_origin(&self) -> Instant;
     /// How many subscriptions are alive (a waiter must leave none behind).
+    #[cfg(any(test, feature = "test-util"))]
     fn listener_count(&self) -> usize;
+    /// The protocol messages behind the events, one JSON text each, for a failed test's
+    /// artifacts. A port without a wire protocol has none.
+    #[cfg(feature = "test-util")]
+    fn wire_record(&self) -> Vec<String> {
+        Vec::new()
+    }
 }

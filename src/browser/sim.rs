@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Default)]
 struct SimTab {
@@ -262,8 +262,20 @@ impl BrowserPort for SimPort {
         self.log.subscribe()
     }
 
-    fn subscribe_from_start(&self) -> EventStream {
-        self.log.subscribe_from(0)
+    fn subscribe_from(&self, from: u64) -> EventStream {
+        self.log.subscribe_from(from)
+    }
+
+    fn position(&self) -> u64 {
+        self.log.len()
+    }
+
+    fn events(&self) -> Vec<NavEvent> {
+        self.log.snapshot_from(0)
+    }
+
+    fn events_origin(&self) -> Instant {
+        self.log.origin()
     }
 
     fn listener_count(&self) -> usize {

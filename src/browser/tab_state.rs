@@ -17,9 +17,7 @@ pub struct TabState {
     pub loading: bool,
     /// The URL of the tab's last commit (or same-document move), as the events said.
     pub committed_url: Option<String>,
-    /// The tab that opened this one.
     pub opener: Option<TabId>,
-    /// The tab was closed.
     pub closed: bool,
 }
 
@@ -55,7 +53,6 @@ impl TabTracker {
         self.activation.last()
     }
 
-    /// Applies one event.
     pub fn apply(&mut self, event: &NavEvent) {
         match event.kind {
             // A page's popup comes to the front, as browsers show it.

@@ -28,7 +28,6 @@ pub struct NavigationId(pub String);
 /// What `chrome.tabs.get` would say of a tab.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TabInfo {
-    /// The tab.
     pub id: TabId,
     /// The committed URL: what the browser reports as the tab's URL now. A new tab reports
     /// `about:blank`, and an existing tab its old URL, until a navigation commits.

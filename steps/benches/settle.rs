@@ -46,7 +46,7 @@ async fn poll_until_committed(port: &dyn BrowserPort, tab: &TabId) -> Instant {
 
 /// When the port received the tab's commit (or the load that proves it).
 fn commit_arrival(port: &navguard::adapter::BidiPort, tab: &TabId) -> Instant {
-    let events = port.scope().log.snapshot_from(0);
+    let events = port.events();
     events.iter().find(|e| e.tab == *tab && e.kind.proves_commit()).map(|e| e.at).expect("a commit event")
 }
 

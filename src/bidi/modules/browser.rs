@@ -13,10 +13,8 @@ pub struct UserContext(pub String);
 #[derive(Debug, Serialize)]
 pub struct CreateUserContext {}
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct UserContextInfo {
-    /// The new user context.
     #[serde(rename = "userContext")]
     pub user_context: UserContext,
 }
@@ -29,7 +27,6 @@ impl Command for CreateUserContext {
 /// `browser.removeUserContext`: closes every tab in it.
 #[derive(Debug, Serialize)]
 pub struct RemoveUserContext {
-    /// The user context.
     #[serde(rename = "userContext")]
     pub user_context: UserContext,
 }

@@ -16,16 +16,16 @@ pub struct ContextId(pub String);
 #[serde(transparent)]
 pub struct Navigation(pub String);
 
-/// When a navigation command answers (`browsingContext.ReadinessState`).
-#[derive(Clone, Copy, Debug, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Readiness {
-    /// At once (Chromium 156 still answers only at commit).
-    None,
-    /// At DOMContentLoaded.
-    Interactive,
-    /// At load.
-    Complete,
+crate::closed_set! {
+    /// When a navigation command answers (`browsingContext.ReadinessState`).
+    pub enum Readiness("readiness state") {
+        /// At once (Chromium 156 still answers only at commit).
+        None = "none",
+        /// At DOMContentLoaded.
+        Interactive = "interactive",
+        /// At load.
+        Complete = "complete",
+    }
 }
 
 /// `browsingContext.create` of a tab.
@@ -41,10 +41,8 @@ pub struct Create {
     pub user_context: Option<UserContext>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Created {
-    /// The new context.
     pub context: ContextId,
 }
 
@@ -56,20 +54,15 @@ impl Command for Create {
 /// `browsingContext.navigate`.
 #[derive(Debug, Serialize)]
 pub struct Navigate {
-    /// The context.
     pub context: ContextId,
-    /// Where to.
     pub url: String,
-    /// When to answer.
     pub wait: Readiness,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct NavigateResult {
     /// The navigation, if one was started.
     pub navigation: Option<Navigation>,
-    /// The URL.
     pub url: String,
 }
 
@@ -81,9 +74,7 @@ impl Command for Navigate {
 /// `browsingContext.reload`.
 #[derive(Debug, Serialize)]
 pub struct Reload {
-    /// The context.
     pub context: ContextId,
-    /// When to answer.
     pub wait: Readiness,
 }
 
@@ -95,7 +86,6 @@ impl Command for Reload {
 /// `browsingContext.traverseHistory`.
 #[derive(Debug, Serialize)]
 pub struct TraverseHistory {
-    /// The context.
     pub context: ContextId,
     /// -1 goes back.
     pub delta: i64,
@@ -109,7 +99,6 @@ impl Command for TraverseHistory {
 /// `browsingContext.close`.
 #[derive(Debug, Serialize)]
 pub struct Close {
-    /// The context.
     pub context: ContextId,
 }
 
@@ -121,7 +110,6 @@ impl Command for Close {
 /// `browsingContext.activate`.
 #[derive(Debug, Serialize)]
 pub struct Activate {
-    /// The context.
     pub context: ContextId,
 }
 
@@ -141,10 +129,8 @@ pub struct GetTree {
     pub max_depth: Option<u32>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Tree {
-    /// The contexts.
     pub contexts: Vec<Info>,
 }
 
@@ -156,14 +142,12 @@ impl Command for GetTree {
 /// `browsingContext.Info`: a context as `getTree` and `contextCreated` describe it.
 #[derive(Clone, Debug, Deserialize)]
 pub struct Info {
-    /// The context.
     pub context: ContextId,
     /// Its committed URL.
     pub url: String,
     /// Its parent frame; `None` for a tab.
     #[serde(default)]
     pub parent: Option<ContextId>,
-    /// Its user context.
     #[serde(rename = "userContext", default)]
     pub user_context: Option<UserContext>,
     /// The context whose page opened it.
@@ -174,11 +158,9 @@ pub struct Info {
 /// `browsingContext.locateNodes` with a CSS selector.
 #[derive(Debug, Serialize)]
 pub struct LocateNodes {
-    /// The context.
     pub context: ContextId,
     /// `{"type":"css","value":…}`.
     pub locator: Value,
-    /// At most this many.
     #[serde(rename = "maxNodeCount")]
     pub max_node_count: u32,
 }
@@ -190,7 +172,6 @@ impl LocateNodes {
     }
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Nodes {
     /// Remote values of the nodes, each with a `sharedId`.
@@ -205,11 +186,9 @@ impl Command for LocateNodes {
 /// `browsingContext.captureScreenshot`.
 #[derive(Debug, Serialize)]
 pub struct CaptureScreenshot {
-    /// The context.
     pub context: ContextId,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Screenshot {
     /// Base64 PNG.
@@ -224,7 +203,6 @@ impl Command for CaptureScreenshot {
 /// `browsingContext.NavigationInfo`: the params of the navigation events.
 #[derive(Clone, Debug, Deserialize)]
 pub struct NavigationInfo {
-    /// The context.
     pub context: ContextId,
     /// The navigation (absent for some same-document ones).
     #[serde(default)]
@@ -232,65 +210,59 @@ pub struct NavigationInfo {
     /// The browser's timestamp, ms since the epoch.
     #[serde(default)]
     pub timestamp: Option<u64>,
-    /// The URL.
     pub url: String,
 }
 
-/// The `browsingContext` events navguard listens to.
-#[derive(Clone, Debug)]
-pub enum Event {
-    /// `contextCreated`
-    ContextCreated(Info),
-    /// `contextDestroyed`
-    ContextDestroyed(Info),
-    /// `navigationStarted`
-    NavigationStarted(NavigationInfo),
-    /// `navigationCommitted`
-    NavigationCommitted(NavigationInfo),
-    /// `domContentLoaded`
-    DomContentLoaded(NavigationInfo),
-    /// `load`
-    Load(NavigationInfo),
-    /// `navigationFailed`
-    NavigationFailed(NavigationInfo),
-    /// `navigationAborted`
-    NavigationAborted(NavigationInfo),
-    /// `fragmentNavigated`
-    FragmentNavigated(NavigationInfo),
-    /// `historyUpdated` (params: context, url, timestamp)
-    HistoryUpdated(NavigationInfo),
+crate::closed_set! {
+    /// The `browsingContext` events navguard subscribes to, by wire method: the one list both
+    /// the subscription and [`Event::parse`] use.
+    /// <https://w3c.github.io/webdriver-bidi/#module-browsingContext-events>
+    pub enum EventMethod("browsingContext event") {
+        ContextCreated = "browsingContext.contextCreated",
+        ContextDestroyed = "browsingContext.contextDestroyed",
+        NavigationStarted = "browsingContext.navigationStarted",
+        NavigationCommitted = "browsingContext.navigationCommitted",
+        DomContentLoaded = "browsingContext.domContentLoaded",
+        Load = "browsingContext.load",
+        NavigationFailed = "browsingContext.navigationFailed",
+        NavigationAborted = "browsingContext.navigationAborted",
+        FragmentNavigated = "browsingContext.fragmentNavigated",
+        HistoryUpdated = "browsingContext.historyUpdated",
+    }
 }
 
-/// The event names to subscribe to.
-pub const EVENTS: [&str; 10] = [
-    "browsingContext.contextCreated",
-    "browsingContext.contextDestroyed",
-    "browsingContext.navigationStarted",
-    "browsingContext.navigationCommitted",
-    "browsingContext.domContentLoaded",
-    "browsingContext.load",
-    "browsingContext.navigationFailed",
-    "browsingContext.navigationAborted",
-    "browsingContext.fragmentNavigated",
-    "browsingContext.historyUpdated",
-];
+/// A `browsingContext` event of [`EventMethod`], with its params.
+#[derive(Clone, Debug)]
+pub enum Event {
+    ContextCreated(Info),
+    ContextDestroyed(Info),
+    NavigationStarted(NavigationInfo),
+    NavigationCommitted(NavigationInfo),
+    DomContentLoaded(NavigationInfo),
+    Load(NavigationInfo),
+    NavigationFailed(NavigationInfo),
+    NavigationAborted(NavigationInfo),
+    FragmentNavigated(NavigationInfo),
+    /// Its params are only context, url and timestamp.
+    HistoryUpdated(NavigationInfo),
+}
 
 impl Event {
     /// Parses an event; `Ok(None)` for a method this module does not model.
     pub fn parse(method: &str, params: Value) -> Result<Option<Self>, serde_json::Error> {
         use serde_json::from_value as de;
+        let Ok(method) = method.parse::<EventMethod>() else { return Ok(None) };
         let event = match method {
-            "browsingContext.contextCreated" => Self::ContextCreated(de(params)?),
-            "browsingContext.contextDestroyed" => Self::ContextDestroyed(de(params)?),
-            "browsingContext.navigationStarted" => Self::NavigationStarted(de(params)?),
-            "browsingContext.navigationCommitted" => Self::NavigationCommitted(de(params)?),
-            "browsingContext.domContentLoaded" => Self::DomContentLoaded(de(params)?),
-            "browsingContext.load" => Self::Load(de(params)?),
-            "browsingContext.navigationFailed" => Self::NavigationFailed(de(params)?),
-            "browsingContext.navigationAborted" => Self::NavigationAborted(de(params)?),
-            "browsingContext.fragmentNavigated" => Self::FragmentNavigated(de(params)?),
-            "browsingContext.historyUpdated" => Self::HistoryUpdated(de(params)?),
-            _ => return Ok(None),
+            EventMethod::ContextCreated => Self::ContextCreated(de(params)?),
+            EventMethod::ContextDestroyed => Self::ContextDestroyed(de(params)?),
+            EventMethod::NavigationStarted => Self::NavigationStarted(de(params)?),
+            EventMethod::NavigationCommitted => Self::NavigationCommitted(de(params)?),
+            EventMethod::DomContentLoaded => Self::DomContentLoaded(de(params)?),
+            EventMethod::Load => Self::Load(de(params)?),
+            EventMethod::NavigationFailed => Self::NavigationFailed(de(params)?),
+            EventMethod::NavigationAborted => Self::NavigationAborted(de(params)?),
+            EventMethod::FragmentNavigated => Self::FragmentNavigated(de(params)?),
+            EventMethod::HistoryUpdated => Self::HistoryUpdated(de(params)?),
         };
         Ok(Some(event))
     }

@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 /// `input.performActions`.
 #[derive(Debug, Serialize)]
 pub struct PerformActions {
-    /// The context.
     pub context: ContextId,
     /// Input sources with their action lists.
     pub actions: Vec<Value>,

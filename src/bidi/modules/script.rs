@@ -9,11 +9,9 @@ use serde_json::{Value, json};
 /// `script.evaluate`, awaiting promises, with the result serialized as JSON by the page.
 #[derive(Debug, Serialize)]
 pub struct Evaluate {
-    /// The expression.
     pub expression: String,
     /// `{"context": …}`.
     pub target: Value,
-    /// Await a returned promise.
     #[serde(rename = "awaitPromise")]
     pub await_promise: bool,
     /// Run as if the user had just interacted (so `window.open` is allowed).
@@ -48,18 +46,35 @@ pub struct EvaluateResult {
     pub exception_details: Option<Value>,
 }
 
+/// Why an evaluation gave no JSON value.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScriptFailure {
+    /// The script threw: the exception's text (or the result's type when it has none).
+    #[error("{0}")]
+    Exception(String),
+    /// The page's JSON text did not parse.
+    #[error("{0}")]
+    NotJson(#[source] serde_json::Error),
+}
+
 impl EvaluateResult {
-    /// The JSON value the page returned, or the exception's text.
-    pub fn into_json(self) -> Result<Value, String> {
+    /// The JSON value the page returned.
+    pub fn into_json(self) -> Result<Value, ScriptFailure> {
         if self.kind != "success" {
-            let text = self.exception_details.as_ref().and_then(|d| d.get("text")).cloned();
-            return Err(text.and_then(|t| t.as_str().map(str::to_owned)).unwrap_or(self.kind));
+            return Err(ScriptFailure::Exception(self.exception_text()));
         }
         let text = self.result.as_ref().and_then(|r| r.get("value")).and_then(Value::as_str);
         match text {
-            Some(text) => serde_json::from_str(text).map_err(|e| e.to_string()),
+            Some(text) => serde_json::from_str(text).map_err(ScriptFailure::NotJson),
             None => Ok(Value::Null),
         }
+    }
+
+    /// The exception's text, or the result's type when it has none.
+    pub fn exception_text(&self) -> String {
+        let text = self.exception_details.as_ref().and_then(|d| d.get("text")).and_then(Value::as_str);
+        text.map_or_else(|| self.kind.clone(), str::to_owned)
     }
 }
 
@@ -71,7 +86,6 @@ impl Command for Evaluate {
 /// `script.getRealms` of one context.
 #[derive(Debug, Serialize)]
 pub struct GetRealms {
-    /// The context.
     pub context: ContextId,
     /// `window` realms only.
     #[serde(rename = "type")]
@@ -81,17 +95,14 @@ pub struct GetRealms {
 /// One realm (`script.RealmInfo`).
 #[derive(Debug, Deserialize)]
 pub struct RealmInfo {
-    /// The realm id.
     pub realm: String,
     /// Set for a sandbox realm; the page's own realm has none.
     #[serde(default)]
     pub sandbox: Option<String>,
 }
 
-/// Its result.
 #[derive(Debug, Deserialize)]
 pub struct Realms {
-    /// The realms.
     pub realms: Vec<RealmInfo>,
 }
 
