@@ -7,7 +7,7 @@ use crate::user_action::UserAction;
 use crate::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::agent::{Agent, GuardDecision, InFlightTrigger, TraceEvent, UrlSettle, safe_parse_origin};
+use navguard::agent::{Agent, GuardDecision, InFlightTrigger, ToolName, TraceEvent, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -319,7 +319,9 @@ async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepR
         .trace
         .tool_calls()
         .filter_map(|(_, c)| match c {
-            TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if tool == "open_url" => Some(o.name()),
+            TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if *tool == ToolName::OpenUrl.name() => {
+                Some(o.name())
+            }
             _ => None,
         })
         .collect();

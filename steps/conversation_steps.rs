@@ -130,13 +130,13 @@ fn tool_list(text: &str) -> Vec<String> {
 
 #[then(expr = "the model was offered the tools {string}")]
 async fn offered_tools(world: &mut NavWorld, list: String) -> StepResult {
-    let offered = last_turn(world)?.offered.join(", ");
+    let offered = last_turn(world)?.offered.to_string();
     expect_eq("the tools offered", tool_list(&list), tool_list(&offered))
 }
 
 #[then(expr = "the model was offered the tools {string} in turn {int}")]
 async fn offered_tools_in_turn(world: &mut NavWorld, list: String, n: usize) -> StepResult {
-    let offered = turn(world, n)?.offered.join(", ");
+    let offered = turn(world, n)?.offered.to_string();
     expect_eq(&format!("the tools offered in turn {n}"), tool_list(&list), tool_list(&offered))
 }
 

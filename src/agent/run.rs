@@ -1,14 +1,14 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
 use super::config::AgentConfig;
-use super::error::ToolError;
+use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
 use super::guard::loop_top_guard;
 use super::observe::{Observation, observe};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall};
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
-use super::tools::{TOOL_NAMES, parse_tool};
+use super::tools::{Tool, ToolName, ToolSet, parse_args, parse_name};
 use super::trace::{Trace, TraceEvent};
 use crate::browser::{BrowserPort, EventStream, NavEventKind};
 use async_trait::async_trait;
@@ -17,9 +17,7 @@ use tokio_util::sync::CancellationToken;
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
 #[derive(Debug, Default)]
 pub struct Task {
-    /// Pinned tabs, focus, primary.
     pub tabs: TaskTabs,
-    /// Every decision.
     pub trace: Trace,
 }
 
@@ -32,16 +30,13 @@ pub trait RoundHook: Send + Sync {
 
 /// The agent: a browser, a model, settings, and optionally a hook.
 pub struct Agent<'a> {
-    /// The browser.
     pub port: &'a dyn BrowserPort,
-    /// The model.
     pub planner: &'a dyn Planner,
-    /// The settings.
     pub config: AgentConfig,
     /// Called before each round.
     pub hook: Option<&'a dyn RoundHook>,
     /// The tools the model is offered.
-    pub tools: &'a [&'static str],
+    pub tools: ToolSet,
 }
 
 impl std::fmt::Debug for Agent<'_> {
@@ -72,18 +67,18 @@ fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<S
 impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
-        Self { port, planner, config, hook: None, tools: &TOOL_NAMES }
+        Self { port, planner, config, hook: None, tools: ToolSet::Creation }
     }
 
     /// Runs the task until it stops; returns why.
     pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {
         let mut previous = Vec::new();
         let mut events = self.port.subscribe();
-        let tools = self.tools.iter().map(|t| (*t).to_owned()).collect();
-        task.trace.record(0, TraceEvent::ToolsOffered { tools });
+        let tools = self.tools.tools();
+        task.trace.record(0, TraceEvent::ToolsOffered { tools: tools.clone() });
         for round in 1..=self.config.round_limit {
             let notices = update_ledger(task, round, &mut events);
-            match self.round(task, round, &previous, &notices, cancel).await {
+            match self.round(task, round, &tools, &previous, &notices, cancel).await {
                 RoundEnd::Next(results) => previous = results,
                 RoundEnd::Stop(reason) => return stop(task, round, reason),
             }
@@ -95,6 +90,7 @@ impl<'a> Agent<'a> {
         &self,
         task: &mut Task,
         round: u32,
+        tools: &[ToolName],
         previous: &[CallResult],
         notices: &[String],
         cancel: &CancellationToken,
@@ -110,7 +106,7 @@ impl<'a> Agent<'a> {
             Ok(observation) => observation,
             Err(reason) => return RoundEnd::Stop(reason),
         };
-        let request = PlanRequest { round, observation: observation.as_ref(), tools: self.tools, previous, notices };
+        let request = PlanRequest { round, observation: observation.as_ref(), tools, previous, notices };
         let turn = tokio::select! {
             () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
             turn = self.planner.next_turn(request) => turn,
@@ -165,7 +161,7 @@ impl<'a> Agent<'a> {
             if cancel.is_cancelled() {
                 return RoundEnd::Stop(StopReason::User);
             }
-            let run = match self.offered(&call.name).and_then(|()| parse_tool(&call.name, &call.args)) {
+            let run = match self.check(&call) {
                 Ok(tool) => context.run(&mut task.tabs, tool).await,
                 Err(e) => ToolRun { result: Err(e), guard: None, done: None, notes: Vec::new() },
             };
@@ -182,12 +178,13 @@ impl<'a> Agent<'a> {
 }
 
 impl Agent<'_> {
-    /// A known tool that this run does not offer fails; an unknown one is left to the parser.
-    fn offered(&self, name: &str) -> Result<(), ToolError> {
-        if self.tools.contains(&name) || !TOOL_NAMES.contains(&name) {
-            return Ok(());
+    /// The call as a tool this run offers, with checked arguments.
+    fn check(&self, call: &ToolCall) -> Result<Tool, ToolError> {
+        let tool = parse_name(&call.name)?;
+        if !self.tools.offers(tool) {
+            return Err(ToolFailure::NotOffered { offered: self.tools }.of(tool));
         }
-        Err(ToolError::NotOffered { tool: name.to_owned(), offered: self.tools.join(", ") })
+        parse_args(tool, &call.args)
     }
 }
 

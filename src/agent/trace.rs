@@ -3,6 +3,7 @@
 
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
+use super::tools::ToolName;
 use serde::Serialize;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -46,10 +47,7 @@ impl GuardDecision {
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum TraceEvent {
     /// A run began with these tools offered to the model.
-    ToolsOffered {
-        /// The tools.
-        tools: Vec<String>,
-    },
+    ToolsOffered { tools: Vec<ToolName> },
     /// A conversation turn prepared its page.
     PagePrepared {
         /// The tab.
