@@ -259,7 +259,7 @@ async fn the_task_stops_with(world: &mut NavWorld, message: String) -> StepResul
     Err(StepError::Expectation(format!(
         "the task stopped with {:?} ({}), not {message:?}",
         stop.message(),
-        stop.detail().unwrap_or("no detail")
+        stop.detail().unwrap_or_else(|| "no detail".into())
     )))
 }
 
@@ -423,14 +423,7 @@ async fn no_listener_left(world: &mut NavWorld) -> StepResult {
 
 #[then(expr = "the trace of round {int} shows the guard {string}")]
 async fn guard_kind(world: &mut NavWorld, round: u32, kind: String) -> StepResult {
-    let decisions: BTreeMap<u32, String> = world
-        .agent
-        .task
-        .trace
-        .guards()
-        .map(|(r, d, _)| {
-            (r, serde_json::to_value(d).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)).unwrap_or_default())
-        })
-        .collect();
+    let decisions: BTreeMap<u32, String> =
+        world.agent.task.trace.guards().map(|(r, d, _)| (r, d.kind().name().to_owned())).collect();
     expect_eq(&format!("round {round}'s guard"), Some(&kind), decisions.get(&round))
 }

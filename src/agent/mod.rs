@@ -37,10 +37,10 @@ pub use restricted::is_restricted_url;
 pub use run::{Agent, RoundHook, Task};
 pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
-pub use stop::StopReason;
+pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
 pub use tools::{MAX_WAIT, Tool, ToolName, ToolSet, parse_args, parse_name, parse_tool};
-pub use trace::{GuardDecision, Trace, TraceEntry, TraceEvent};
+pub use trace::{GuardDecision, GuardKind, Trace, TraceEntry, TraceEvent};
 
 #[cfg(test)]
 mod loop_tests;

@@ -12,6 +12,7 @@ use super::tools::{Tool, ToolName, ToolSet, parse_args, parse_name};
 use super::trace::{Trace, TraceEvent};
 use crate::browser::{BrowserPort, EventStream, NavEventKind};
 use async_trait::async_trait;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
@@ -113,7 +114,7 @@ impl<'a> Agent<'a> {
         };
         let calls = match turn {
             Ok(turn) => turn.calls,
-            Err(e) => return RoundEnd::Stop(StopReason::PlannerFailed { detail: e.to_string() }),
+            Err(e) => return RoundEnd::Stop(StopReason::PlannerFailed { source: Arc::new(e) }),
         };
         task.trace.record(round, TraceEvent::ModelTurn { calls: calls.len() });
         if calls.is_empty() {
@@ -143,8 +144,8 @@ impl<'a> Agent<'a> {
                 Ok(Some(o))
             }
             Err(e) if e.is_tab_gone() => Err(StopReason::TabClosed),
-            Err(e) if e.is_disconnected() => Err(StopReason::Browser { detail: e.to_string() }),
-            Err(e) => Err(StopReason::ObservationFailed { detail: e.to_string() }),
+            Err(e) if e.is_disconnected() => Err(StopReason::browser(e)),
+            Err(e) => Err(StopReason::ObservationFailed { source: Arc::new(e) }),
         }
     }
 
@@ -199,8 +200,10 @@ fn record_call(
     for text in run.notes {
         task.trace.record(round, TraceEvent::Note { text });
     }
-    let disconnected = run.result.as_ref().err().filter(|e| e.is_disconnected()).map(ToString::to_string);
-    let result = run.result.map_err(|e| e.to_string());
+    let (result, disconnected) = match run.result {
+        Ok(text) => (Ok(text), None),
+        Err(e) => (Err(e.to_string()), disconnected_stop(e)),
+    };
     let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
     task.trace.record(
         round,
@@ -210,7 +213,17 @@ fn record_call(
     if let Some(summary) = run.done {
         return Some(StopReason::Done { summary });
     }
-    disconnected.map(|detail| StopReason::Browser { detail })
+    disconnected
+}
+
+/// The stop for a call that lost the browser.
+fn disconnected_stop(e: ToolError) -> Option<StopReason> {
+    match e {
+        ToolError::Call { tool, kind: ToolFailure::Browser(source) } if source.is_disconnected() => {
+            Some(StopReason::Browser { tool: Some(tool), source: Arc::new(source) })
+        }
+        _ => None,
+    }
 }
 
 fn stop(task: &mut Task, round: u32, reason: StopReason) -> StopReason {

@@ -8,9 +8,19 @@ use serde::Serialize;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// What the loop-top guard decided in a round.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+crate::closed_set! {
+    /// The kinds of [`GuardDecision`], by their names in the step language.
+    pub enum GuardKind("guard decision") {
+        Off = "off",
+        NoTab = "no-tab",
+        NotInFlight = "not-in-flight",
+        FastFail = "fast-fail",
+        Settled = "settled",
+    }
+}
+
+/// What the loop-top guard decided in a round. Serialised as `{"kind": <kind>, …}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GuardDecision {
     /// The guard is switched off: only the restricted-URL and origin checks ran.
     Off,
@@ -19,26 +29,44 @@ pub enum GuardDecision {
     /// The tab was not navigating: no wait.
     NotInFlight,
     /// A pending URL on another origin: stopped without waiting.
-    FastFail {
-        /// The pending URL.
-        pending_url: String,
-    },
+    FastFail { pending_url: String },
     /// Waited for the navigation to settle.
-    Settled {
-        /// The wait's outcome.
-        outcome: SettleOutcome,
-    },
+    Settled { outcome: SettleOutcome },
 }
 
 impl GuardDecision {
+    pub fn kind(&self) -> GuardKind {
+        match self {
+            Self::Off => GuardKind::Off,
+            Self::NoTab => GuardKind::NoTab,
+            Self::NotInFlight => GuardKind::NotInFlight,
+            Self::FastFail { .. } => GuardKind::FastFail,
+            Self::Settled { .. } => GuardKind::Settled,
+        }
+    }
+
     /// The outcome name in the step language (`committed`, …, `fast-fail`), if it waited or
     /// fast-failed.
     pub fn outcome_name(&self) -> Option<&'static str> {
         match self {
-            Self::FastFail { .. } => Some("fast-fail"),
+            Self::FastFail { .. } => Some(GuardKind::FastFail.name()),
             Self::Settled { outcome } => Some(outcome.name()),
             _ => None,
         }
+    }
+}
+
+impl Serialize for GuardDecision {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", &self.kind())?;
+        match self {
+            Self::FastFail { pending_url } => map.serialize_entry("pending_url", pending_url)?,
+            Self::Settled { outcome } => map.serialize_entry("outcome", outcome)?,
+            Self::Off | Self::NoTab | Self::NotInFlight => {}
+        }
+        map.end()
     }
 }
 
@@ -178,5 +206,23 @@ impl Trace {
     /// Time since the trace began.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_guard_decision_serialises_as_its_kind_with_its_fields() {
+        let fast = GuardDecision::FastFail { pending_url: "https://x.test/".into() };
+        assert_eq!(serde_json::to_value(fast).unwrap(), json!({"kind": "fast-fail", "pending_url": "https://x.test/"}));
+        let settled = GuardDecision::Settled { outcome: SettleOutcome::Timeout };
+        assert_eq!(
+            serde_json::to_value(settled).unwrap(),
+            json!({"kind": "settled", "outcome": {"outcome": "timeout"}})
+        );
+        assert_eq!(serde_json::to_value(GuardDecision::NoTab).unwrap(), json!({"kind": "no-tab"}));
     }
 }
