@@ -8,7 +8,7 @@ use crate::agent::{
     is_restricted_url, safe_parse_origin,
 };
 use crate::browser::{BrowserPort, TabId};
-use crate::store::{Field, TaskStatus, TaskStore, TaskUpdate};
+use crate::store::{Field, KnownStatus, TaskStore, TaskUpdate};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -77,7 +77,7 @@ impl Conversation<'_> {
                 tab_id: Field::Set(prepared.tab.0.clone()),
                 current_url: Field::Set(url.clone()),
                 client_id: Field::Set(client.clone()),
-                status: Some(TaskStatus::Ongoing),
+                status: Some(KnownStatus::Ongoing.into()),
                 ..TaskUpdate::default()
             },
         )?;
@@ -178,8 +178,8 @@ impl Conversation<'_> {
         port: &dyn BrowserPort,
         stop: &StopReason,
     ) -> Result<(), TurnError> {
-        let status = if stop.is_success() { TaskStatus::Done } else { TaskStatus::Stopped };
-        let mut update = TaskUpdate { status: Some(status), ..TaskUpdate::default() };
+        let status = if stop.is_success() { KnownStatus::Done } else { KnownStatus::Stopped };
+        let mut update = TaskUpdate { status: Some(status.into()), ..TaskUpdate::default() };
         if let Some(tab) = task.tabs.focused()
             && let Ok(info) = port.tab(tab).await
         {
