@@ -11,10 +11,7 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum ToolError {
     /// The model named a tool that does not exist.
-    UnknownTool {
-        /// The name it used.
-        name: String,
-    },
+    UnknownTool { name: String },
     /// A call of a known tool failed.
     Call { tool: ToolName, kind: ToolFailure },
 }
@@ -67,7 +64,6 @@ pub enum ToolFailure {
         tab: TabId,
         /// The origin it was to commit on.
         origin: String,
-        /// The settle timeout.
         timeout: Duration,
         /// How the settle ended (never `committed`).
         outcome: SettleKind,

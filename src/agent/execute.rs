@@ -38,9 +38,7 @@ impl ToolRun {
 
 /// What a tool needs.
 pub struct ToolContext<'a> {
-    /// The browser.
     pub port: &'a dyn BrowserPort,
-    /// The settings.
     pub config: &'a AgentConfig,
     /// The user's Stop.
     pub cancel: &'a CancellationToken,

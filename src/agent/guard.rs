@@ -20,9 +20,7 @@ use url::Origin;
 pub struct GuardResult {
     /// The tab's URL when the guard read it.
     pub read_url: String,
-    /// What it decided.
     pub decision: GuardDecision,
-    /// How long it waited.
     pub waited: Duration,
     /// `Ok(url)`: observe the page at `url`; `Err`: stop the task.
     pub verdict: Result<String, StopReason>,

@@ -78,7 +78,6 @@ pub enum TraceEvent {
     ToolsOffered { tools: Vec<ToolName> },
     /// A conversation turn prepared its page.
     PagePrepared {
-        /// The tab.
         tab: String,
         /// The URL it was settled on.
         url: String,
@@ -87,7 +86,6 @@ pub enum TraceEvent {
     },
     /// A page of the task opened a tab: it joins the task's ledger and the model is told.
     ChildTab {
-        /// The new tab.
         tab: String,
         /// The tab whose page opened it.
         opener: String,
@@ -98,28 +96,18 @@ pub enum TraceEvent {
     Guard {
         /// The focused tab's URL when the guard read it.
         read_url: String,
-        /// What it decided.
         decision: GuardDecision,
         /// How long it waited, ms.
         waited_ms: u64,
     },
     /// The round's observation.
-    Observed {
-        /// The page URL.
-        url: String,
-        /// The page title.
-        title: String,
-    },
+    Observed { url: String, title: String },
     /// The model answered.
-    ModelTurn {
-        /// Its tool calls.
-        calls: usize,
-    },
+    ModelTurn { calls: usize },
     /// A tool call and its result.
     ToolCall {
-        /// The tool.
+        /// The tool as the model named it (which may be no tool).
         tool: String,
-        /// Its arguments.
         args: Value,
         /// `Ok` text or the error message.
         result: Result<String, String>,
@@ -127,15 +115,9 @@ pub enum TraceEvent {
         guard: Option<(SettleOutcome, u64)>,
     },
     /// A note (a focus fallback, a stale tab cleared, …).
-    Note {
-        /// What happened.
-        text: String,
-    },
+    Note { text: String },
     /// The task stopped.
-    Stopped {
-        /// Why.
-        reason: StopReason,
-    },
+    Stopped { reason: StopReason },
 }
 
 /// One entry: when, in which round, what.
@@ -145,7 +127,6 @@ pub struct TraceEntry {
     pub at_ms: f64,
     /// The round (0 before the first).
     pub round: u32,
-    /// The decision.
     #[serde(flatten)]
     pub event: TraceEvent,
 }

@@ -29,11 +29,8 @@ pub struct TurnOutcome {
 
 /// Turns on tasks of a store, with a set of browser clients.
 pub struct Conversation<'a> {
-    /// The task store.
     pub store: &'a TaskStore,
-    /// The browser clients.
     pub clients: &'a Clients,
-    /// The agent's settings.
     pub config: AgentConfig,
 }
 
