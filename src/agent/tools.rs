@@ -288,6 +288,17 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_not_offered_names_itself_and_the_set() {
+        let err = ToolFailure::NotOffered { offered: ToolSet::Tab }.of(ToolName::OpenUrl);
+        assert_eq!(
+            err.to_string(),
+            "open_url: not offered in this turn; the tools offered are focus_tab, navigate, click, type, press_key, \
+             close_tabs, wait, done"
+        );
+        assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
+    }
+
+    #[test]
     fn names_an_unknown_tool() {
         assert!(err("fly", json!({})).starts_with("unknown tool \"fly\": the tools are open_url"));
     }
