@@ -8,7 +8,7 @@ use crate::user_action::UserAction;
 use crate::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::agent::{Agent, GuardDecision, TraceEvent, UrlSettle, safe_parse_origin};
+use navguard::agent::{Agent, GuardDecision, ToolName, TraceEvent, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -256,7 +256,7 @@ async fn the_task_stops_with(world: &mut NavWorld, message: String) -> StepResul
     Err(StepError::Expectation(format!(
         "the task stopped with {:?} ({}), not {message:?}",
         stop.message(),
-        stop.detail().unwrap_or("no detail")
+        stop.detail().unwrap_or_else(|| "no detail".into())
     )))
 }
 
@@ -316,7 +316,9 @@ async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepR
         .trace
         .tool_calls()
         .filter_map(|(_, c)| match c {
-            TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if tool == "open_url" => Some(o.name()),
+            TraceEvent::ToolCall { tool, guard: Some((o, _)), .. } if *tool == ToolName::OpenUrl.name() => {
+                Some(o.name())
+            }
             _ => None,
         })
         .collect();
@@ -418,14 +420,7 @@ async fn no_listener_left(world: &mut NavWorld) -> StepResult {
 
 #[then(expr = "the trace of round {int} shows the guard {string}")]
 async fn guard_kind(world: &mut NavWorld, round: u32, kind: String) -> StepResult {
-    let decisions: BTreeMap<u32, String> = world
-        .agent
-        .task
-        .trace
-        .guards()
-        .map(|(r, d, _)| {
-            (r, serde_json::to_value(d).ok().and_then(|v| v["kind"].as_str().map(str::to_owned)).unwrap_or_default())
-        })
-        .collect();
+    let decisions: BTreeMap<u32, String> =
+        world.agent.task.trace.guards().map(|(r, d, _)| (r, d.kind().name().to_owned())).collect();
     expect_eq(&format!("round {round}'s guard"), Some(&kind), decisions.get(&round))
 }

@@ -8,7 +8,7 @@ use cucumber::{given, then, when};
 use navguard::agent::{TaskTabs, TraceEvent};
 use navguard::browser::BrowserPort;
 use navguard::conversation::{Conversation, TurnOutcome};
-use navguard::store::{Field, TaskStore, TaskUpdate};
+use navguard::store::{Field, TaskRecord, TaskStore, TaskUpdate};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -130,13 +130,13 @@ fn tool_list(text: &str) -> Vec<String> {
 
 #[then(expr = "the model was offered the tools {string}")]
 async fn offered_tools(world: &mut NavWorld, list: String) -> StepResult {
-    let offered = last_turn(world)?.offered.join(", ");
+    let offered = last_turn(world)?.offered.to_string();
     expect_eq("the tools offered", tool_list(&list), tool_list(&offered))
 }
 
 #[then(expr = "the model was offered the tools {string} in turn {int}")]
 async fn offered_tools_in_turn(world: &mut NavWorld, list: String, n: usize) -> StepResult {
-    let offered = turn(world, n)?.offered.join(", ");
+    let offered = turn(world, n)?.offered.to_string();
     expect_eq(&format!("the tools offered in turn {n}"), tool_list(&list), tool_list(&offered))
 }
 
@@ -147,9 +147,25 @@ async fn close_the_tasks_tab(world: &mut NavWorld) -> StepResult {
     Ok(())
 }
 
+/// A field of the record by its name in the step language (`tab id`, `current url`, …), as text.
+fn field_text(record: &TaskRecord, name: &str) -> Option<Option<String>> {
+    let value = match name.trim().to_ascii_lowercase().replace(['_', '-'], " ").as_str() {
+        "task id" => Some(record.task_id.clone()),
+        "title" => Some(record.title.clone()),
+        "status" => Some(record.status.as_str().to_owned()),
+        "client" | "client id" => record.client_id.clone(),
+        "current url" => record.current_url.clone(),
+        "tab" | "tab id" => record.tab_id.clone(),
+        "group" | "group id" => record.group_id.clone(),
+        "window" | "window id" => record.window_id.clone(),
+        _ => return None,
+    };
+    Some(value)
+}
+
 fn record_field(world: &NavWorld, field: &str) -> StepResult<Option<String>> {
     let record = store(world)?.get(&world.agent.conversation.task_id).map_err(setup)?;
-    record.field(field).ok_or_else(|| setup(format!("the task record has no field {field:?}")))
+    field_text(&record, field).ok_or_else(|| setup(format!("the task record has no field {field:?}")))
 }
 
 #[then(expr = "the task record has {string} = {string}")]

@@ -53,6 +53,6 @@ pub fn expect_success(what: &str, stop: &navguard::agent::StopReason) -> StepRes
     Err(StepError::Expectation(format!(
         "{what} stopped with {:?} ({})",
         stop.message(),
-        stop.detail().unwrap_or("no detail")
+        stop.detail().unwrap_or_else(|| "no detail".into())
     )))
 }

@@ -1,116 +1,130 @@
 //! A tool call's failure. It fails the call, never the task: the loop goes on and the model
-//! sees the message. Each variant names the problem.
+//! sees the message, which names the tool first ("{tool}: …").
 
+use super::settle::SettleKind;
+use super::tools::{ToolName, ToolSet};
 use crate::browser::{BrowserError, TabId};
+use std::time::Duration;
 
 /// Why a tool call failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The model named a tool that does not exist.
-    #[error("unknown tool {name:?}: the tools are {}", super::tools::TOOL_NAMES.join(", "))]
-    UnknownTool {
-        /// The name it used.
-        name: String,
-    },
+    UnknownTool { name: String },
+    /// A call of a known tool failed.
+    Call { tool: ToolName, kind: ToolFailure },
+}
+
+/// How a call of a known tool failed; [`ToolError::Call`] names the tool.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolFailure {
     /// The tool exists but is not offered in this turn (a task with a tab is not offered
     /// open_url).
-    #[error("{tool}: not offered in this turn; the tools offered are {offered}")]
-    NotOffered {
-        /// The tool.
-        tool: String,
-        /// The offered tools.
-        offered: String,
-    },
-    /// The args are not a JSON object.
-    #[error("{tool}: args must be a JSON object, got {got}")]
+    #[error("not offered in this turn; the tools offered are {offered}")]
+    NotOffered { offered: ToolSet },
+    #[error("args must be a JSON object, got {got}")]
     ArgsNotObject {
-        /// The tool.
-        tool: &'static str,
-        /// What came.
+        /// The args as they came, as JSON.
         got: String,
     },
-    /// A required argument is missing.
-    #[error("{tool}: missing argument {arg:?}")]
-    MissingArg {
-        /// The tool.
-        tool: &'static str,
-        /// The argument.
-        arg: &'static str,
-    },
+    #[error("missing argument {arg:?}")]
+    MissingArg { arg: &'static str },
     /// An argument has the wrong type or value.
-    #[error("{tool}: argument {arg:?} must be {expected}, got {got}")]
+    #[error("argument {arg:?} must be {expected}, got {got}")]
     BadArg {
-        /// The tool.
-        tool: &'static str,
-        /// The argument.
         arg: &'static str,
-        /// What it must be.
         expected: &'static str,
-        /// What came.
+        /// The value as it came, as JSON.
         got: String,
     },
     /// A tab reference names no tab of the task.
-    #[error("{tool}: unknown tab reference {reference:?}")]
-    UnknownTab {
-        /// The tool.
-        tool: &'static str,
-        /// The reference.
-        reference: String,
-    },
-    /// A URL that does not parse.
-    #[error("{tool}: {url:?} is not a URL ({reason})")]
+    #[error("unknown tab reference {reference:?}")]
+    UnknownTab { reference: String },
+    #[error("{url:?} is not a URL ({reason})")]
     BadUrl {
-        /// The tool.
-        tool: &'static str,
-        /// The URL.
         url: String,
-        /// Why.
-        reason: String,
+        #[source]
+        reason: url::ParseError,
     },
     /// A URL the agent must not open.
-    #[error("{tool}: {url} is a restricted URL")]
-    Restricted {
-        /// The tool.
-        tool: &'static str,
-        /// The URL.
-        url: String,
-    },
+    #[error("{url} is a restricted URL")]
+    Restricted { url: String },
     /// The tool needs a focused tab and the task has none.
-    #[error("{tool}: no tab is focused")]
-    NoFocusedTab {
-        /// The tool.
-        tool: &'static str,
-    },
+    #[error("no tab is focused")]
+    NoFocusedTab,
     /// open_url's tab did not commit on its origin (the seed's text, exactly).
-    #[error("open_url: tab {tab} created but navigation did not commit to {origin} within {secs}s ({reason}).")]
+    #[error(
+        "tab {tab} created but navigation did not commit to {origin} within {}s ({outcome}).",
+        timeout.as_secs_f64()
+    )]
     NotCommitted {
         /// The tab (left open for the model to close).
         tab: TabId,
         /// The origin it was to commit on.
         origin: String,
-        /// The settle timeout, in seconds.
-        secs: String,
-        /// The settle outcome (timeout, origin-mismatch, tab-gone, aborted).
-        reason: &'static str,
+        timeout: Duration,
+        /// How the settle ended (never `committed`).
+        outcome: SettleKind,
     },
     /// The browser failed the call.
-    #[error("{tool}: {source}")]
-    Browser {
-        /// The tool.
-        tool: &'static str,
-        /// The browser's error.
-        source: BrowserError,
-    },
+    #[error(transparent)]
+    Browser(BrowserError),
+}
+
+impl ToolFailure {
+    /// This failure, as a call of `tool`.
+    pub fn of(self, tool: ToolName) -> ToolError {
+        ToolError::Call { tool, kind: self }
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownTool { name } => write!(f, "unknown tool {name:?}: the tools are {}", ToolName::list()),
+            Self::Call { tool, kind } => write!(f, "{tool}: {kind}"),
+        }
+    }
+}
+
+/// The browser's error, when the browser failed the call; the other failures are the
+/// message's whole story.
+impl std::error::Error for ToolError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Call { kind: ToolFailure::Browser(e), .. } => Some(e),
+            Self::Call { kind: ToolFailure::BadUrl { reason, .. }, .. } => Some(reason),
+            _ => None,
+        }
+    }
 }
 
 impl ToolError {
+    /// The tool the call named, if it exists.
+    pub fn tool(&self) -> Option<ToolName> {
+        match self {
+            Self::Call { tool, .. } => Some(*tool),
+            Self::UnknownTool { .. } => None,
+        }
+    }
+
+    /// The browser's error, if the browser failed the call.
+    pub fn browser_error(&self) -> Option<&BrowserError> {
+        match self {
+            Self::Call { kind: ToolFailure::Browser(e), .. } => Some(e),
+            _ => None,
+        }
+    }
+
     /// The browser connection is gone: the task cannot go on.
     pub fn is_disconnected(&self) -> bool {
-        matches!(self, Self::Browser { source, .. } if source.is_disconnected())
+        self.browser_error().is_some_and(BrowserError::is_disconnected)
     }
 
     /// The model's input was at fault (not the browser).
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, Self::Browser { .. } | Self::NotCommitted { .. })
+        !matches!(self, Self::Call { kind: ToolFailure::Browser(_) | ToolFailure::NotCommitted { .. }, .. })
     }
 }

@@ -2,13 +2,13 @@
 
 use super::action_settle::{ActionSettleEnd, settle_action};
 use super::config::AgentConfig;
-use super::error::ToolError;
+use super::error::{ToolError, ToolFailure};
 use super::origin::{origin_text, safe_parse_origin};
 use super::restricted::is_restricted_url;
 use super::settle::SettleOutcome;
 use super::settle_wait::{SettleReport, UrlSettle};
 use super::tabs::{TabRef, TaskTabs};
-use super::tools::Tool;
+use super::tools::{Tool, ToolName};
 use crate::browser::{BrowserError, BrowserPort, Key, TabId};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -38,9 +38,7 @@ impl ToolRun {
 
 /// What a tool needs.
 pub struct ToolContext<'a> {
-    /// The browser.
     pub port: &'a dyn BrowserPort,
-    /// The settings.
     pub config: &'a AgentConfig,
     /// The user's Stop.
     pub cancel: &'a CancellationToken,
@@ -52,12 +50,12 @@ impl std::fmt::Debug for ToolContext<'_> {
     }
 }
 
-fn browser(tool: &'static str) -> impl Fn(BrowserError) -> ToolError {
-    move |source| ToolError::Browser { tool, source }
+fn browser(tool: ToolName) -> impl Fn(BrowserError) -> ToolError {
+    move |e| ToolFailure::Browser(e).of(tool)
 }
 
-fn focused(tabs: &TaskTabs, tool: &'static str) -> Result<TabId, ToolError> {
-    tabs.focused().cloned().ok_or(ToolError::NoFocusedTab { tool })
+fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
+    tabs.focused().cloned().ok_or(ToolFailure::NoFocusedTab.of(tool))
 }
 
 impl ToolContext<'_> {
@@ -67,9 +65,9 @@ impl ToolContext<'_> {
             Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
             Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,
             Tool::Navigate { url } => self.navigate(tabs, url).await.map_or_else(ToolRun::err, ToolRun::ok),
-            Tool::Click { selector } => self.act(tabs, "click", Act::Click(&selector)).await,
-            Tool::Type { selector, text, submit } => self.act(tabs, "type", Act::Type(&selector, &text, submit)).await,
-            Tool::PressKey { key } => self.act(tabs, "press_key", Act::Key(key)).await,
+            Tool::Click { selector } => self.act(tabs, Act::Click(&selector)).await,
+            Tool::Type { selector, text, submit } => self.act(tabs, Act::Type(&selector, &text, submit)).await,
+            Tool::PressKey { key } => self.act(tabs, Act::Key(key)).await,
             Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
             Tool::Wait { duration } => self.wait(duration).await,
             Tool::Done { summary } => ToolRun { done: Some(summary.clone()), ..ToolRun::ok(summary) },
@@ -79,15 +77,12 @@ impl ToolContext<'_> {
     /// Creates the tab, waits for it to commit on the target origin (the first guard), then
     /// pins it. A failure fails the call; the tab stays open for the model to close.
     async fn open_url(&self, tabs: &mut TaskTabs, url: String, active: bool) -> ToolRun {
-        if is_restricted_url(&url) {
-            return ToolRun::err(ToolError::Restricted { tool: "open_url", url });
-        }
-        let Some(origin) = safe_parse_origin(&url) else {
-            return ToolRun::err(ToolError::Restricted { tool: "open_url", url });
-        };
+        const TOOL: ToolName = ToolName::OpenUrl;
+        let origin = safe_parse_origin(&url).filter(|_| !is_restricted_url(&url));
+        let Some(origin) = origin else { return ToolRun::err(ToolFailure::Restricted { url }.of(TOOL)) };
         let tab = match self.port.create_tab(&url, active).await {
             Ok(tab) => tab,
-            Err(e) => return ToolRun::err(browser("open_url")(e)),
+            Err(e) => return ToolRun::err(browser(TOOL)(e)),
         };
         tabs.record_opened(tab.clone());
         let mut run = ToolRun::ok(format!("opened tab {tab} on {url}"));
@@ -95,12 +90,16 @@ impl ToolContext<'_> {
             let settle = UrlSettle::new(tab.clone(), origin.clone()).timeout(self.config.settle_timeout);
             let report = match settle.wait(self.port, self.cancel).await {
                 Ok(report) => report,
-                Err(e) => return ToolRun::err(browser("open_url")(e)),
+                Err(e) => return ToolRun::err(browser(TOOL)(e)),
             };
             if !matches!(report.outcome, SettleOutcome::Committed { .. }) {
-                let secs = format!("{}", self.config.settle_timeout.as_secs_f64());
-                let error =
-                    ToolError::NotCommitted { tab, origin: origin_text(&origin), secs, reason: report.outcome.name() };
+                let error = ToolFailure::NotCommitted {
+                    tab,
+                    origin: origin_text(&origin),
+                    timeout: self.config.settle_timeout,
+                    outcome: report.outcome.kind(),
+                }
+                .of(TOOL);
                 return ToolRun { guard: Some(report), ..ToolRun::err(error) };
             }
             run.guard = Some(report);
@@ -124,7 +123,7 @@ impl ToolContext<'_> {
             TabRef::Active => match self.port.active_tab().await {
                 Ok(Some(tab)) => Some(tab),
                 Ok(None) => None,
-                Err(e) => return ToolRun::err(browser("focus_tab")(e)),
+                Err(e) => return ToolRun::err(browser(ToolName::FocusTab)(e)),
             },
             other => tabs.resolve(other),
         };
@@ -133,22 +132,24 @@ impl ToolContext<'_> {
                 tabs.focus(tab.clone());
                 ToolRun::ok(format!("focused tab {tab}"))
             }
-            None => ToolRun::err(ToolError::UnknownTab { tool: "focus_tab", reference: describe(reference) }),
+            None => ToolRun::err(ToolFailure::UnknownTab { reference: describe(reference) }.of(ToolName::FocusTab)),
         }
     }
 
     /// Navigates the focused tab and re-pins it to the new origin: the agent chose to go there.
     async fn navigate(&self, tabs: &mut TaskTabs, url: String) -> Result<String, ToolError> {
-        let tab = focused(tabs, "navigate")?;
+        const TOOL: ToolName = ToolName::Navigate;
+        let tab = focused(tabs, TOOL)?;
         let origin = safe_parse_origin(&url).filter(|_| !is_restricted_url(&url));
-        let Some(origin) = origin else { return Err(ToolError::Restricted { tool: "navigate", url }) };
-        self.port.navigate(&tab, &url).await.map_err(browser("navigate"))?;
+        let Some(origin) = origin else { return Err(ToolFailure::Restricted { url }.of(TOOL)) };
+        self.port.navigate(&tab, &url).await.map_err(browser(TOOL))?;
         tabs.pin(tab.clone(), origin);
         Ok(format!("tab {tab} is navigating to {url}"))
     }
 
     /// A real input action on the focused tab, then the action settle.
-    async fn act(&self, tabs: &TaskTabs, tool: &'static str, act: Act<'_>) -> ToolRun {
+    async fn act(&self, tabs: &TaskTabs, act: Act<'_>) -> ToolRun {
+        let tool = act.tool();
         let tab = match focused(tabs, tool) {
             Ok(tab) => tab,
             Err(e) => return ToolRun::err(e),
@@ -174,7 +175,8 @@ impl ToolContext<'_> {
             match tab {
                 Some(tab) => targets.push(tab),
                 None => {
-                    return ToolRun::err(ToolError::UnknownTab { tool: "close_tabs", reference: describe(reference) });
+                    let failure = ToolFailure::UnknownTab { reference: describe(reference) };
+                    return ToolRun::err(failure.of(ToolName::CloseTabs));
                 }
             }
         }
@@ -183,7 +185,7 @@ impl ToolContext<'_> {
             match self.port.close(tab).await {
                 Ok(()) => {}
                 Err(e) if e.is_tab_gone() => run.notes.push(format!("tab {tab} was already gone")),
-                Err(e) => return ToolRun::err(browser("close_tabs")(e)),
+                Err(e) => return ToolRun::err(browser(ToolName::CloseTabs)(e)),
             }
             self.forget_closed(tabs, tab, &mut run);
         }
@@ -236,6 +238,14 @@ enum Act<'a> {
 }
 
 impl Act<'_> {
+    fn tool(&self) -> ToolName {
+        match self {
+            Self::Click(_) => ToolName::Click,
+            Self::Type(..) => ToolName::Type,
+            Self::Key(_) => ToolName::PressKey,
+        }
+    }
+
     async fn perform(&self, port: &dyn BrowserPort, tab: &TabId) -> Result<(), BrowserError> {
         match self {
             Self::Click(selector) => port.click(tab, selector).await,

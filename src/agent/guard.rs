@@ -20,9 +20,7 @@ use url::Origin;
 pub struct GuardResult {
     /// The tab's URL when the guard read it.
     pub read_url: String,
-    /// What it decided.
     pub decision: GuardDecision,
-    /// How long it waited.
     pub waited: Duration,
     /// `Ok(url)`: observe the page at `url`; `Err`: stop the task.
     pub verdict: Result<String, StopReason>,
@@ -36,8 +34,8 @@ pub fn in_flight(info: &TabInfo, trigger: InFlightTrigger) -> bool {
     }
 }
 
-fn browser_stop(e: &BrowserError) -> StopReason {
-    if e.is_tab_gone() { StopReason::TabClosed } else { StopReason::Browser { detail: e.to_string() } }
+fn browser_stop(e: BrowserError) -> StopReason {
+    if e.is_tab_gone() { StopReason::TabClosed } else { StopReason::browser(e) }
 }
 
 /// The settle outcome's meaning at the top of a round (the seed's error matrix, left column).
@@ -89,7 +87,7 @@ pub async fn loop_top_guard(
                 read_url: String::new(),
                 decision,
                 waited: Duration::ZERO,
-                verdict: Err(browser_stop(&e)),
+                verdict: Err(browser_stop(e)),
             };
         }
     };
@@ -132,7 +130,7 @@ async fn settle_then_check(
             read_url,
             decision: GuardDecision::NotInFlight,
             waited: Duration::ZERO,
-            verdict: Err(browser_stop(&e)),
+            verdict: Err(browser_stop(e)),
         },
         Ok(report) => {
             let verdict = verdict_of(&report.outcome).and_then(|url| check_url(&url, pinned.as_ref()));

@@ -27,7 +27,7 @@ mod trace;
 
 pub use action_settle::{ActionSettleEnd, QuietWindow, settle_action};
 pub use config::{AgentConfig, InFlightTrigger};
-pub use error::ToolError;
+pub use error::{ToolError, ToolFailure};
 pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
 pub use observe::{Element, Observation, observe};
@@ -35,12 +35,12 @@ pub use origin::{origin_text, safe_parse_origin, same_origin};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall};
 pub use restricted::is_restricted_url;
 pub use run::{Agent, RoundHook, Task};
-pub use settle::{SettleMachine, SettleOutcome, is_transient};
+pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
-pub use stop::StopReason;
+pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
-pub use tools::{CREATION_TOOLS, MAX_WAIT, TAB_TOOLS, TOOL_NAMES, Tool, parse_tool};
-pub use trace::{GuardDecision, Trace, TraceEntry, TraceEvent};
+pub use tools::{MAX_WAIT, Tool, ToolName, ToolSet, parse_args, parse_name, parse_tool};
+pub use trace::{GuardDecision, GuardKind, Trace, TraceEntry, TraceEvent};
 
 #[cfg(test)]
 mod loop_tests;

@@ -2,16 +2,16 @@
 //! here without touching the loop; [`ScriptedPlanner`] plays a fixed plan for the harness.
 
 use super::observe::Observation;
+use super::tools::ToolName;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// One tool call as the model wrote it (checked later).
+/// One tool call as the model wrote it (checked later: the name may be no tool at all).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolCall {
-    /// The tool's name.
     pub name: String,
     /// Its arguments (a JSON object).
     pub args: Value,
@@ -20,14 +20,13 @@ pub struct ToolCall {
 /// One model turn: its tool calls, run in order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ModelTurn {
-    /// The calls.
     pub calls: Vec<ToolCall>,
 }
 
 /// The result of one earlier tool call, as the model sees it.
 #[derive(Clone, Debug, Serialize)]
 pub struct CallResult {
-    /// The tool.
+    /// The tool as the model named it.
     pub tool: String,
     /// Its result or error text.
     pub result: Result<String, String>,
@@ -41,7 +40,7 @@ pub struct PlanRequest<'a> {
     /// The focused tab, observed after the guard.
     pub observation: Option<&'a Observation>,
     /// The tools it may call.
-    pub tools: &'a [&'static str],
+    pub tools: &'a [ToolName],
     /// The results of the previous round's calls.
     pub previous: &'a [CallResult],
     /// What the model should know that it did not do (a page opened a tab).
@@ -51,12 +50,18 @@ pub struct PlanRequest<'a> {
 /// Why the model could not answer.
 #[derive(Debug, thiserror::Error)]
 #[error("the model failed: {0}")]
-pub struct PlannerError(pub String);
+pub struct PlannerError(#[source] pub Box<dyn std::error::Error + Send + Sync>);
+
+impl PlannerError {
+    /// Wraps the model client's error (a message will do: `PlannerError::new("quota")`).
+    pub fn new(source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(source.into())
+    }
+}
 
 /// The model: one turn per round.
 #[async_trait]
 pub trait Planner: Send + Sync {
-    /// The next turn.
     async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError>;
 }
 

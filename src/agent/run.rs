@@ -1,25 +1,24 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
 use super::config::AgentConfig;
-use super::error::ToolError;
+use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
 use super::guard::loop_top_guard;
 use super::observe::{Observation, observe};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall};
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
-use super::tools::{TOOL_NAMES, parse_tool};
+use super::tools::{Tool, ToolName, ToolSet, parse_args, parse_name};
 use super::trace::{Trace, TraceEvent};
 use crate::browser::{BrowserPort, EventStream, NavEventKind};
 use async_trait::async_trait;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
 #[derive(Debug, Default)]
 pub struct Task {
-    /// Pinned tabs, focus, primary.
     pub tabs: TaskTabs,
-    /// Every decision.
     pub trace: Trace,
 }
 
@@ -32,16 +31,13 @@ pub trait RoundHook: Send + Sync {
 
 /// The agent: a browser, a model, settings, and optionally a hook.
 pub struct Agent<'a> {
-    /// The browser.
     pub port: &'a dyn BrowserPort,
-    /// The model.
     pub planner: &'a dyn Planner,
-    /// The settings.
     pub config: AgentConfig,
     /// Called before each round.
     pub hook: Option<&'a dyn RoundHook>,
     /// The tools the model is offered.
-    pub tools: &'a [&'static str],
+    pub tools: ToolSet,
 }
 
 impl std::fmt::Debug for Agent<'_> {
@@ -72,18 +68,18 @@ fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<S
 impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
-        Self { port, planner, config, hook: None, tools: &TOOL_NAMES }
+        Self { port, planner, config, hook: None, tools: ToolSet::Creation }
     }
 
     /// Runs the task until it stops; returns why.
     pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {
         let mut previous = Vec::new();
         let mut events = self.port.subscribe();
-        let tools = self.tools.iter().map(|t| (*t).to_owned()).collect();
-        task.trace.record(0, TraceEvent::ToolsOffered { tools });
+        let tools = self.tools.tools();
+        task.trace.record(0, TraceEvent::ToolsOffered { tools: tools.clone() });
         for round in 1..=self.config.round_limit {
             let notices = update_ledger(task, round, &mut events);
-            match self.round(task, round, &previous, &notices, cancel).await {
+            match self.round(task, round, &tools, &previous, &notices, cancel).await {
                 RoundEnd::Next(results) => previous = results,
                 RoundEnd::Stop(reason) => return stop(task, round, reason),
             }
@@ -95,6 +91,7 @@ impl<'a> Agent<'a> {
         &self,
         task: &mut Task,
         round: u32,
+        tools: &[ToolName],
         previous: &[CallResult],
         notices: &[String],
         cancel: &CancellationToken,
@@ -110,14 +107,14 @@ impl<'a> Agent<'a> {
             Ok(observation) => observation,
             Err(reason) => return RoundEnd::Stop(reason),
         };
-        let request = PlanRequest { round, observation: observation.as_ref(), tools: self.tools, previous, notices };
+        let request = PlanRequest { round, observation: observation.as_ref(), tools, previous, notices };
         let turn = tokio::select! {
             () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
             turn = self.planner.next_turn(request) => turn,
         };
         let calls = match turn {
             Ok(turn) => turn.calls,
-            Err(e) => return RoundEnd::Stop(StopReason::PlannerFailed { detail: e.to_string() }),
+            Err(e) => return RoundEnd::Stop(StopReason::PlannerFailed { source: Arc::new(e) }),
         };
         task.trace.record(round, TraceEvent::ModelTurn { calls: calls.len() });
         if calls.is_empty() {
@@ -147,8 +144,8 @@ impl<'a> Agent<'a> {
                 Ok(Some(o))
             }
             Err(e) if e.is_tab_gone() => Err(StopReason::TabClosed),
-            Err(e) if e.is_disconnected() => Err(StopReason::Browser { detail: e.to_string() }),
-            Err(e) => Err(StopReason::ObservationFailed { detail: e.to_string() }),
+            Err(e) if e.is_disconnected() => Err(StopReason::browser(e)),
+            Err(e) => Err(StopReason::ObservationFailed { source: Arc::new(e) }),
         }
     }
 
@@ -165,7 +162,7 @@ impl<'a> Agent<'a> {
             if cancel.is_cancelled() {
                 return RoundEnd::Stop(StopReason::User);
             }
-            let run = match self.offered(&call.name).and_then(|()| parse_tool(&call.name, &call.args)) {
+            let run = match self.check(&call) {
                 Ok(tool) => context.run(&mut task.tabs, tool).await,
                 Err(e) => ToolRun { result: Err(e), guard: None, done: None, notes: Vec::new() },
             };
@@ -182,12 +179,13 @@ impl<'a> Agent<'a> {
 }
 
 impl Agent<'_> {
-    /// A known tool that this run does not offer fails; an unknown one is left to the parser.
-    fn offered(&self, name: &str) -> Result<(), ToolError> {
-        if self.tools.contains(&name) || !TOOL_NAMES.contains(&name) {
-            return Ok(());
+    /// The call as a tool this run offers, with checked arguments.
+    fn check(&self, call: &ToolCall) -> Result<Tool, ToolError> {
+        let tool = parse_name(&call.name)?;
+        if !self.tools.offers(tool) {
+            return Err(ToolFailure::NotOffered { offered: self.tools }.of(tool));
         }
-        Err(ToolError::NotOffered { tool: name.to_owned(), offered: self.tools.join(", ") })
+        parse_args(tool, &call.args)
     }
 }
 
@@ -202,8 +200,10 @@ fn record_call(
     for text in run.notes {
         task.trace.record(round, TraceEvent::Note { text });
     }
-    let disconnected = run.result.as_ref().err().filter(|e| e.is_disconnected()).map(ToString::to_string);
-    let result = run.result.map_err(|e| e.to_string());
+    let (result, disconnected) = match run.result {
+        Ok(text) => (Ok(text), None),
+        Err(e) => (Err(e.to_string()), disconnected_stop(e)),
+    };
     let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
     task.trace.record(
         round,
@@ -213,7 +213,17 @@ fn record_call(
     if let Some(summary) = run.done {
         return Some(StopReason::Done { summary });
     }
-    disconnected.map(|detail| StopReason::Browser { detail })
+    disconnected
+}
+
+/// The stop for a call that lost the browser.
+fn disconnected_stop(e: ToolError) -> Option<StopReason> {
+    match e {
+        ToolError::Call { tool, kind: ToolFailure::Browser(source) } if source.is_disconnected() => {
+            Some(StopReason::Browser { tool: Some(tool), source: Arc::new(source) })
+        }
+        _ => None,
+    }
 }
 
 fn stop(task: &mut Task, round: u32, reason: StopReason) -> StopReason {

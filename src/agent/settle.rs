@@ -8,22 +8,26 @@ use std::time::Duration;
 use tokio::time::Instant;
 use url::Origin;
 
-/// How a settle wait ended.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(tag = "outcome", rename_all = "kebab-case")]
+crate::closed_set! {
+    /// The kinds of [`SettleOutcome`], by their names in the step language.
+    pub enum SettleKind("settle outcome") {
+        Committed = "committed",
+        Timeout = "timeout",
+        OriginMismatch = "origin-mismatch",
+        TabGone = "tab-gone",
+        Aborted = "aborted",
+    }
+}
+
+/// How a settle wait ended. Serialised as `{"outcome": <kind>, …its URL}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SettleOutcome {
     /// The navigation committed on the expected origin.
-    Committed {
-        /// The committed URL.
-        url: String,
-    },
+    Committed { url: String },
     /// Nothing committed in time.
     Timeout,
     /// It committed on another origin.
-    OriginMismatch {
-        /// The URL it committed to.
-        observed_url: String,
-    },
+    OriginMismatch { observed_url: String },
     /// The tab was closed.
     TabGone,
     /// The user stopped the task.
@@ -31,16 +35,33 @@ pub enum SettleOutcome {
 }
 
 impl SettleOutcome {
-    /// The outcome's name in the step language: `committed`, `timeout`, `origin-mismatch`,
-    /// `tab-gone`, `aborted`.
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> SettleKind {
         match self {
-            Self::Committed { .. } => "committed",
-            Self::Timeout => "timeout",
-            Self::OriginMismatch { .. } => "origin-mismatch",
-            Self::TabGone => "tab-gone",
-            Self::Aborted => "aborted",
+            Self::Committed { .. } => SettleKind::Committed,
+            Self::Timeout => SettleKind::Timeout,
+            Self::OriginMismatch { .. } => SettleKind::OriginMismatch,
+            Self::TabGone => SettleKind::TabGone,
+            Self::Aborted => SettleKind::Aborted,
         }
+    }
+
+    /// The kind's name in the step language.
+    pub fn name(&self) -> &'static str {
+        self.kind().name()
+    }
+}
+
+impl serde::Serialize for SettleOutcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("outcome", &self.kind())?;
+        match self {
+            Self::Committed { url } => map.serialize_entry("url", url)?,
+            Self::OriginMismatch { observed_url } => map.serialize_entry("observed_url", observed_url)?,
+            Self::Timeout | Self::TabGone | Self::Aborted => {}
+        }
+        map.end()
     }
 }
 
@@ -219,6 +240,13 @@ mod tests {
     }
 
     const TARGET: &str = "https://docs.example.com/start";
+
+    #[test]
+    fn an_outcome_serialises_as_its_kind_and_url() {
+        let json = serde_json::to_value(SettleOutcome::OriginMismatch { observed_url: "https://x.test/".into() });
+        assert_eq!(json.unwrap(), serde_json::json!({"outcome": "origin-mismatch", "observed_url": "https://x.test/"}));
+        assert_eq!(serde_json::to_value(SettleOutcome::TabGone).unwrap(), serde_json::json!({"outcome": "tab-gone"}));
+    }
 
     #[test]
     fn a_commit_on_the_expected_origin_settles() {

@@ -1,10 +1,31 @@
 //! Why a task stopped, with the exact messages a user sees.
 
-use serde::Serialize;
+use super::planner::PlannerError;
+use super::tools::ToolName;
+use crate::browser::BrowserError;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::sync::Arc;
 
-/// How a task ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "reason", rename_all = "kebab-case")]
+crate::closed_set! {
+    /// The kinds of [`StopReason`], by the names the trace gives them.
+    pub enum StopKind("stop reason") {
+        Done = "done",
+        Restricted = "restricted",
+        OriginChanged = "origin-changed",
+        TabClosed = "tab-closed",
+        User = "user",
+        RoundLimit = "round-limit",
+        NoAction = "no-action",
+        Browser = "browser",
+        ObservationFailed = "observation-failed",
+        PlannerFailed = "planner-failed",
+    }
+}
+
+/// How a task ended. The causes are shared (a stop is cloned into the trace); two stops are
+/// equal when their kinds and details are. Serialised as `{"reason": <kind>}` with the
+/// `summary` or the `detail` text.
+#[derive(Clone, Debug)]
 pub enum StopReason {
     /// The model called `done`: the task succeeded.
     Done {
@@ -19,28 +40,45 @@ pub enum StopReason {
     TabClosed,
     /// The user pressed Stop.
     User,
-    /// The round limit was reached.
     RoundLimit,
     /// The model answered with no tool call.
     NoAction,
-    /// The browser went away or failed.
+    /// The browser went away or failed (during the call of `tool`, if one was running).
     Browser {
-        /// What it said.
-        detail: String,
+        tool: Option<ToolName>,
+        source: Arc<BrowserError>,
     },
     /// The page could not be observed.
     ObservationFailed {
-        /// Why.
-        detail: String,
+        source: Arc<BrowserError>,
     },
     /// The model could not be asked.
     PlannerFailed {
-        /// Why.
-        detail: String,
+        source: Arc<PlannerError>,
     },
 }
 
 impl StopReason {
+    /// The browser failed outside a tool call.
+    pub fn browser(e: BrowserError) -> Self {
+        Self::Browser { tool: None, source: Arc::new(e) }
+    }
+
+    pub fn kind(&self) -> StopKind {
+        match self {
+            Self::Done { .. } => StopKind::Done,
+            Self::Restricted => StopKind::Restricted,
+            Self::OriginChanged => StopKind::OriginChanged,
+            Self::TabClosed => StopKind::TabClosed,
+            Self::User => StopKind::User,
+            Self::RoundLimit => StopKind::RoundLimit,
+            Self::NoAction => StopKind::NoAction,
+            Self::Browser { .. } => StopKind::Browser,
+            Self::ObservationFailed { .. } => StopKind::ObservationFailed,
+            Self::PlannerFailed { .. } => StopKind::PlannerFailed,
+        }
+    }
+
     /// The message shown to the user (the seed's texts, exactly).
     pub fn message(&self) -> String {
         match self {
@@ -57,14 +95,23 @@ impl StopReason {
         }
     }
 
-    /// What went wrong underneath, for the trace and reports (not part of the message).
-    pub fn detail(&self) -> Option<&str> {
+    /// The error underneath, if one stopped the task.
+    pub fn cause(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Browser { detail } | Self::ObservationFailed { detail } | Self::PlannerFailed { detail } => {
-                Some(detail)
-            }
+            Self::Browser { source, .. } | Self::ObservationFailed { source } => Some(&**source),
+            Self::PlannerFailed { source } => Some(&**source),
             _ => None,
         }
+    }
+
+    /// What went wrong underneath, for the trace and reports (not part of the message): the
+    /// cause's text, after the tool that was running.
+    pub fn detail(&self) -> Option<String> {
+        let cause = self.cause()?;
+        Some(match self {
+            Self::Browser { tool: Some(tool), .. } => format!("{tool}: {cause}"),
+            _ => cause.to_string(),
+        })
     }
 
     /// The task succeeded.
@@ -75,5 +122,49 @@ impl StopReason {
     /// The user stopped it.
     pub fn is_aborted(&self) -> bool {
         matches!(self, Self::User)
+    }
+}
+
+impl PartialEq for StopReason {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Done { summary: a }, Self::Done { summary: b }) => a == b,
+            _ => self.kind() == other.kind() && self.detail() == other.detail(),
+        }
+    }
+}
+
+impl Eq for StopReason {}
+
+impl Serialize for StopReason {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("reason", &self.kind())?;
+        if let Self::Done { summary } = self {
+            map.serialize_entry("summary", summary)?;
+        }
+        if let Some(detail) = self.detail() {
+            map.serialize_entry("detail", &detail)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_stop_serialises_as_its_kind_with_its_summary_or_detail() {
+        let done = StopReason::Done { summary: "ok".into() };
+        assert_eq!(serde_json::to_value(done).unwrap(), json!({"reason": "done", "summary": "ok"}));
+        assert_eq!(serde_json::to_value(StopReason::OriginChanged).unwrap(), json!({"reason": "origin-changed"}));
+        let browser = StopReason::Browser { tool: Some(ToolName::Click), source: Arc::new(BrowserError::Disconnected) };
+        assert_eq!(
+            serde_json::to_value(&browser).unwrap(),
+            json!({"reason": "browser", "detail": "click: browser disconnected"})
+        );
+        assert!(browser.cause().unwrap().downcast_ref::<BrowserError>().is_some());
     }
 }

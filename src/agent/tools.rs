@@ -1,20 +1,66 @@
 //! The tools the model may call, parsed strictly from (name, JSON args) into typed calls.
+//!
+//! Adding a tool means adding its [`ToolName`] member and its arm in [`parse_args`]; the tool
+//! sets, the messages and the trace take their names from there.
 
-use super::error::ToolError;
+use super::error::{ToolError, ToolFailure};
 use super::tabs::TabRef;
 use crate::browser::Key;
 use serde_json::{Map, Value};
 use std::time::Duration;
 
-/// Every tool, by name.
-pub const TOOL_NAMES: [&str; 9] =
-    ["open_url", "focus_tab", "navigate", "click", "type", "press_key", "close_tabs", "wait", "done"];
+crate::closed_set! {
+    /// A tool the model may call, by its wire name.
+    pub enum ToolName("tool") {
+        OpenUrl = "open_url",
+        FocusTab = "focus_tab",
+        Navigate = "navigate",
+        Click = "click",
+        Type = "type",
+        PressKey = "press_key",
+        CloseTabs = "close_tabs",
+        Wait = "wait",
+        Done = "done",
+    }
+}
 
-/// The tools offered while a task has no tab yet (seed 004's task-creation set): all of them.
-pub const CREATION_TOOLS: [&str; 9] = TOOL_NAMES;
+impl ToolName {
+    /// The tool creates a tab: a task that has one already is not offered it.
+    pub const fn creates_tab(self) -> bool {
+        matches!(self, Self::OpenUrl)
+    }
+}
 
-/// The tools offered once a task has a tab (seed 004's tab-operation set): never open_url.
-pub const TAB_TOOLS: [&str; 8] = ["focus_tab", "navigate", "click", "type", "press_key", "close_tabs", "wait", "done"];
+/// The tool sets of seed 004, derived from [`ToolName`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolSet {
+    /// While a task has no tab yet: every tool.
+    Creation,
+    /// Once a task has a tab: every tool except the ones that create a tab.
+    Tab,
+}
+
+impl ToolSet {
+    pub fn offers(self, tool: ToolName) -> bool {
+        match self {
+            Self::Creation => true,
+            Self::Tab => !tool.creates_tab(),
+        }
+    }
+
+    /// The tools of the set, in [`ToolName`] order.
+    pub fn tools(self) -> Vec<ToolName> {
+        ToolName::ALL.iter().copied().filter(|t| self.offers(*t)).collect()
+    }
+}
+
+/// The names, comma-separated (for messages).
+impl std::fmt::Display for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.tools().into_iter().map(ToolName::name).collect();
+        f.write_str(&names.join(", "))
+    }
+}
 
 /// The longest `wait` the model may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
@@ -24,19 +70,16 @@ pub const MAX_WAIT: Duration = Duration::from_secs(60);
 pub enum Tool {
     /// Opens a URL in a new tab and pins it.
     OpenUrl {
-        /// Where.
         url: String,
         /// Make it the browser's active tab.
         active: bool,
     },
     /// Moves the focus pointer.
     FocusTab {
-        /// Which tab.
         tab: TabRef,
     },
     /// Navigates the focused tab.
     Navigate {
-        /// Where.
         url: String,
     },
     /// Clicks an element of the focused tab.
@@ -48,24 +91,18 @@ pub enum Tool {
     Type {
         /// CSS selector.
         selector: String,
-        /// What to type.
         text: String,
         /// Press Enter after.
         submit: bool,
     },
     /// Presses a key in the focused tab.
     PressKey {
-        /// The key.
         key: Key,
     },
-    /// Closes tabs.
     CloseTabs {
-        /// Which.
         tabs: Vec<TabRef>,
     },
-    /// Waits.
     Wait {
-        /// How long.
         duration: Duration,
     },
     /// Ends the task as succeeded.
@@ -75,19 +112,43 @@ pub enum Tool {
     },
 }
 
+impl Tool {
+    pub fn name(&self) -> ToolName {
+        match self {
+            Self::OpenUrl { .. } => ToolName::OpenUrl,
+            Self::FocusTab { .. } => ToolName::FocusTab,
+            Self::Navigate { .. } => ToolName::Navigate,
+            Self::Click { .. } => ToolName::Click,
+            Self::Type { .. } => ToolName::Type,
+            Self::PressKey { .. } => ToolName::PressKey,
+            Self::CloseTabs { .. } => ToolName::CloseTabs,
+            Self::Wait { .. } => ToolName::Wait,
+            Self::Done { .. } => ToolName::Done,
+        }
+    }
+}
+
 struct Args<'a> {
-    tool: &'static str,
+    tool: ToolName,
     map: &'a Map<String, Value>,
 }
 
 impl Args<'_> {
+    fn fail(&self, kind: ToolFailure) -> ToolError {
+        kind.of(self.tool)
+    }
+
+    fn missing(&self, arg: &'static str) -> ToolError {
+        self.fail(ToolFailure::MissingArg { arg })
+    }
+
     fn bad(&self, arg: &'static str, expected: &'static str, got: &Value) -> ToolError {
-        ToolError::BadArg { tool: self.tool, arg, expected, got: got.to_string() }
+        self.fail(ToolFailure::BadArg { arg, expected, got: got.to_string() })
     }
 
     fn string(&self, arg: &'static str) -> Result<String, ToolError> {
         match self.map.get(arg) {
-            None | Some(Value::Null) => Err(ToolError::MissingArg { tool: self.tool, arg }),
+            None | Some(Value::Null) => Err(self.missing(arg)),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
             Some(other) => Err(self.bad(arg, "a non-empty string", other)),
         }
@@ -95,7 +156,7 @@ impl Args<'_> {
 
     fn text(&self, arg: &'static str) -> Result<String, ToolError> {
         match self.map.get(arg) {
-            None | Some(Value::Null) => Err(ToolError::MissingArg { tool: self.tool, arg }),
+            None | Some(Value::Null) => Err(self.missing(arg)),
             Some(Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(self.bad(arg, "a string", other)),
         }
@@ -118,56 +179,62 @@ impl Args<'_> {
         parsed
             .ok_or_else(|| self.bad(arg, "a tab reference (@primary, @opened, @opened#N, @active or a tab id)", value))
     }
-}
 
-fn checked_url(tool: &'static str, url: String) -> Result<String, ToolError> {
-    match url::Url::parse(url.trim()) {
-        Ok(_) => Ok(url.trim().to_owned()),
-        Err(e) => Err(ToolError::BadUrl { tool, url, reason: e.to_string() }),
+    fn url(&self, arg: &'static str) -> Result<String, ToolError> {
+        let url = self.string(arg)?;
+        match url::Url::parse(url.trim()) {
+            Ok(_) => Ok(url.trim().to_owned()),
+            Err(reason) => Err(self.fail(ToolFailure::BadUrl { url, reason })),
+        }
     }
-}
-
-fn tool_name(name: &str) -> Result<&'static str, ToolError> {
-    TOOL_NAMES.into_iter().find(|t| *t == name).ok_or_else(|| ToolError::UnknownTool { name: name.to_owned() })
 }
 
 /// Parses a call. A missing `args` counts as `{}`.
 pub fn parse_tool(name: &str, args: &Value) -> Result<Tool, ToolError> {
-    let tool = tool_name(name)?;
+    parse_args(parse_name(name)?, args)
+}
+
+/// The tool a call names; an unknown name is [`ToolError::UnknownTool`].
+pub fn parse_name(name: &str) -> Result<ToolName, ToolError> {
+    name.parse().map_err(|_| ToolError::UnknownTool { name: name.to_owned() })
+}
+
+/// Checks the arguments of a call of `tool`. A missing `args` counts as `{}`.
+pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
     let empty = Map::new();
     let map = match args {
         Value::Object(map) => map,
         Value::Null => &empty,
-        other => return Err(ToolError::ArgsNotObject { tool, got: other.to_string() }),
+        other => return Err(ToolFailure::ArgsNotObject { got: other.to_string() }.of(tool)),
     };
     let a = Args { tool, map };
     Ok(match tool {
-        "open_url" => Tool::OpenUrl { url: checked_url(tool, a.string("url")?)?, active: a.flag("active", true)? },
-        "focus_tab" => {
-            let value = map.get("tab").ok_or(ToolError::MissingArg { tool, arg: "tab" })?;
+        ToolName::OpenUrl => Tool::OpenUrl { url: a.url("url")?, active: a.flag("active", true)? },
+        ToolName::FocusTab => {
+            let value = map.get("tab").ok_or_else(|| a.missing("tab"))?;
             Tool::FocusTab { tab: a.tab("tab", value)? }
         }
-        "navigate" => Tool::Navigate { url: checked_url(tool, a.string("url")?)? },
-        "click" => Tool::Click { selector: a.string("selector")? },
-        "type" => {
+        ToolName::Navigate => Tool::Navigate { url: a.url("url")? },
+        ToolName::Click => Tool::Click { selector: a.string("selector")? },
+        ToolName::Type => {
             Tool::Type { selector: a.string("selector")?, text: a.text("text")?, submit: a.flag("submit", false)? }
         }
-        "press_key" => {
+        ToolName::PressKey => {
             let key = a.string("key")?;
             let parsed = Key::parse(&key).map_err(|_| {
                 a.bad("key", "a key name (Enter, Escape, Tab, Backspace, Arrow…, Space)", &Value::String(key))
             })?;
             Tool::PressKey { key: parsed }
         }
-        "close_tabs" => parse_close_tabs(&a)?,
-        "wait" => parse_wait(&a)?,
-        _ => Tool::Done { summary: a.text("summary").unwrap_or_default() },
+        ToolName::CloseTabs => parse_close_tabs(&a)?,
+        ToolName::Wait => parse_wait(&a)?,
+        ToolName::Done => Tool::Done { summary: a.text("summary").unwrap_or_default() },
     })
 }
 
 fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {
     let list = match a.map.get("tabs") {
-        None | Some(Value::Null) => return Err(ToolError::MissingArg { tool: a.tool, arg: "tabs" }),
+        None | Some(Value::Null) => return Err(a.missing("tabs")),
         Some(Value::Array(list)) if !list.is_empty() => list,
         Some(other) => return Err(a.bad("tabs", "a non-empty list of tab references", other)),
     };
@@ -176,7 +243,7 @@ fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {
 }
 
 fn parse_wait(a: &Args<'_>) -> Result<Tool, ToolError> {
-    let value = a.map.get("ms").ok_or(ToolError::MissingArg { tool: a.tool, arg: "ms" })?;
+    let value = a.map.get("ms").ok_or_else(|| a.missing("ms"))?;
     match value.as_u64() {
         Some(ms) if Duration::from_millis(ms) <= MAX_WAIT => Ok(Tool::Wait { duration: Duration::from_millis(ms) }),
         _ => Err(a.bad("ms", "a whole number of milliseconds up to 60000", value)),
@@ -212,6 +279,23 @@ mod tests {
             Tool::Wait { duration: Duration::from_millis(250) }
         );
         assert_eq!(parse_tool("done", &Value::Null).unwrap(), Tool::Done { summary: String::new() });
+    }
+
+    #[test]
+    fn the_tab_set_is_every_tool_but_the_ones_that_create_a_tab() {
+        assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
+        assert_eq!(ToolSet::Tab.to_string(), "focus_tab, navigate, click, type, press_key, close_tabs, wait, done");
+    }
+
+    #[test]
+    fn a_tool_not_offered_names_itself_and_the_set() {
+        let err = ToolFailure::NotOffered { offered: ToolSet::Tab }.of(ToolName::OpenUrl);
+        assert_eq!(
+            err.to_string(),
+            "open_url: not offered in this turn; the tools offered are focus_tab, navigate, click, type, press_key, \
+             close_tabs, wait, done"
+        );
+        assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
     }
 
     #[test]

@@ -3,13 +3,24 @@
 
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
+use super::tools::ToolName;
 use serde::Serialize;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
-/// What the loop-top guard decided in a round.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+crate::closed_set! {
+    /// The kinds of [`GuardDecision`], by their names in the step language.
+    pub enum GuardKind("guard decision") {
+        Off = "off",
+        NoTab = "no-tab",
+        NotInFlight = "not-in-flight",
+        FastFail = "fast-fail",
+        Settled = "settled",
+    }
+}
+
+/// What the loop-top guard decided in a round. Serialised as `{"kind": <kind>, …}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GuardDecision {
     /// The guard is switched off: only the restricted-URL and origin checks ran.
     Off,
@@ -18,26 +29,44 @@ pub enum GuardDecision {
     /// The tab was not navigating: no wait.
     NotInFlight,
     /// A pending URL on another origin: stopped without waiting.
-    FastFail {
-        /// The pending URL.
-        pending_url: String,
-    },
+    FastFail { pending_url: String },
     /// Waited for the navigation to settle.
-    Settled {
-        /// The wait's outcome.
-        outcome: SettleOutcome,
-    },
+    Settled { outcome: SettleOutcome },
 }
 
 impl GuardDecision {
+    pub fn kind(&self) -> GuardKind {
+        match self {
+            Self::Off => GuardKind::Off,
+            Self::NoTab => GuardKind::NoTab,
+            Self::NotInFlight => GuardKind::NotInFlight,
+            Self::FastFail { .. } => GuardKind::FastFail,
+            Self::Settled { .. } => GuardKind::Settled,
+        }
+    }
+
     /// The outcome name in the step language (`committed`, …, `fast-fail`), if it waited or
     /// fast-failed.
     pub fn outcome_name(&self) -> Option<&'static str> {
         match self {
-            Self::FastFail { .. } => Some("fast-fail"),
+            Self::FastFail { .. } => Some(GuardKind::FastFail.name()),
             Self::Settled { outcome } => Some(outcome.name()),
             _ => None,
         }
+    }
+}
+
+impl Serialize for GuardDecision {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("kind", &self.kind())?;
+        match self {
+            Self::FastFail { pending_url } => map.serialize_entry("pending_url", pending_url)?,
+            Self::Settled { outcome } => map.serialize_entry("outcome", outcome)?,
+            Self::Off | Self::NoTab | Self::NotInFlight => {}
+        }
+        map.end()
     }
 }
 
@@ -46,13 +75,9 @@ impl GuardDecision {
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum TraceEvent {
     /// A run began with these tools offered to the model.
-    ToolsOffered {
-        /// The tools.
-        tools: Vec<String>,
-    },
+    ToolsOffered { tools: Vec<ToolName> },
     /// A conversation turn prepared its page.
     PagePrepared {
-        /// The tab.
         tab: String,
         /// The URL it was settled on.
         url: String,
@@ -61,7 +86,6 @@ pub enum TraceEvent {
     },
     /// A page of the task opened a tab: it joins the task's ledger and the model is told.
     ChildTab {
-        /// The new tab.
         tab: String,
         /// The tab whose page opened it.
         opener: String,
@@ -72,28 +96,18 @@ pub enum TraceEvent {
     Guard {
         /// The focused tab's URL when the guard read it.
         read_url: String,
-        /// What it decided.
         decision: GuardDecision,
         /// How long it waited, ms.
         waited_ms: u64,
     },
     /// The round's observation.
-    Observed {
-        /// The page URL.
-        url: String,
-        /// The page title.
-        title: String,
-    },
+    Observed { url: String, title: String },
     /// The model answered.
-    ModelTurn {
-        /// Its tool calls.
-        calls: usize,
-    },
+    ModelTurn { calls: usize },
     /// A tool call and its result.
     ToolCall {
-        /// The tool.
+        /// The tool as the model named it (which may be no tool).
         tool: String,
-        /// Its arguments.
         args: Value,
         /// `Ok` text or the error message.
         result: Result<String, String>,
@@ -101,15 +115,9 @@ pub enum TraceEvent {
         guard: Option<(SettleOutcome, u64)>,
     },
     /// A note (a focus fallback, a stale tab cleared, …).
-    Note {
-        /// What happened.
-        text: String,
-    },
+    Note { text: String },
     /// The task stopped.
-    Stopped {
-        /// Why.
-        reason: StopReason,
-    },
+    Stopped { reason: StopReason },
 }
 
 /// One entry: when, in which round, what.
@@ -119,7 +127,6 @@ pub struct TraceEntry {
     pub at_ms: f64,
     /// The round (0 before the first).
     pub round: u32,
-    /// The decision.
     #[serde(flatten)]
     pub event: TraceEvent,
 }
@@ -180,5 +187,23 @@ impl Trace {
     /// Time since the trace began.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_guard_decision_serialises_as_its_kind_with_its_fields() {
+        let fast = GuardDecision::FastFail { pending_url: "https://x.test/".into() };
+        assert_eq!(serde_json::to_value(fast).unwrap(), json!({"kind": "fast-fail", "pending_url": "https://x.test/"}));
+        let settled = GuardDecision::Settled { outcome: SettleOutcome::Timeout };
+        assert_eq!(
+            serde_json::to_value(settled).unwrap(),
+            json!({"kind": "settled", "outcome": {"outcome": "timeout"}})
+        );
+        assert_eq!(serde_json::to_value(GuardDecision::NoTab).unwrap(), json!({"kind": "no-tab"}));
     }
 }

@@ -6,6 +6,7 @@ use crate::store::StoreError;
 
 /// A turn's failure before the agent loop could start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TurnError {
     /// The task store failed (or has no such task).
     #[error(transparent)]
@@ -18,12 +19,7 @@ pub enum TurnError {
     Restricted(String),
     /// The page did not settle on its origin.
     #[error("the page for {url} did not settle ({}{})", outcome.name(), match outcome { SettleOutcome::OriginMismatch { observed_url } => format!(": committed on {observed_url}"), _ => String::new() })]
-    PageNotReady {
-        /// The URL.
-        url: String,
-        /// The settle outcome.
-        outcome: SettleOutcome,
-    },
+    PageNotReady { url: String, outcome: SettleOutcome },
     /// The browser failed.
     #[error(transparent)]
     Browser(#[from] BrowserError),

@@ -4,11 +4,11 @@
 use super::clients::Clients;
 use super::error::TurnError;
 use crate::agent::{
-    Agent, AgentConfig, CREATION_TOOLS, Planner, RoundHook, SettleOutcome, StopReason, TAB_TOOLS, Task, TraceEvent,
-    UrlSettle, is_restricted_url, safe_parse_origin,
+    Agent, AgentConfig, Planner, RoundHook, SettleOutcome, StopReason, Task, ToolSet, TraceEvent, UrlSettle,
+    is_restricted_url, safe_parse_origin,
 };
 use crate::browser::{BrowserPort, TabId};
-use crate::store::{Field, TaskStatus, TaskStore, TaskUpdate};
+use crate::store::{Field, KnownStatus, TaskStore, TaskUpdate};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +18,7 @@ pub struct TurnOutcome {
     /// How the agent loop ended.
     pub stop: StopReason,
     /// The tools offered to the model.
-    pub offered: Vec<&'static str>,
+    pub offered: ToolSet,
     /// The task's tab in this turn.
     pub tab: TabId,
     /// The tab was reused rather than opened.
@@ -29,11 +29,8 @@ pub struct TurnOutcome {
 
 /// Turns on tasks of a store, with a set of browser clients.
 pub struct Conversation<'a> {
-    /// The task store.
     pub store: &'a TaskStore,
-    /// The browser clients.
     pub clients: &'a Clients,
-    /// The agent's settings.
     pub config: AgentConfig,
 }
 
@@ -77,12 +74,12 @@ impl Conversation<'_> {
                 tab_id: Field::Set(prepared.tab.0.clone()),
                 current_url: Field::Set(url.clone()),
                 client_id: Field::Set(client.clone()),
-                status: Some(TaskStatus::Ongoing),
+                status: Some(KnownStatus::Ongoing.into()),
                 ..TaskUpdate::default()
             },
         )?;
-        let offered: Vec<&'static str> = if prepared.reused { TAB_TOOLS.to_vec() } else { CREATION_TOOLS.to_vec() };
-        let agent = Agent { hook, tools: &offered, ..Agent::new(&*port, planner, self.config.clone()) };
+        let offered = if prepared.reused { ToolSet::Tab } else { ToolSet::Creation };
+        let agent = Agent { hook, tools: offered, ..Agent::new(&*port, planner, self.config.clone()) };
         let stop = agent.run(task, cancel).await;
         self.record_end(task_id, task, &*port, &stop).await?;
         Ok(TurnOutcome { stop, offered, tab: prepared.tab, reused: prepared.reused, client })
@@ -178,8 +175,8 @@ impl Conversation<'_> {
         port: &dyn BrowserPort,
         stop: &StopReason,
     ) -> Result<(), TurnError> {
-        let status = if stop.is_success() { TaskStatus::Done } else { TaskStatus::Stopped };
-        let mut update = TaskUpdate { status: Some(status), ..TaskUpdate::default() };
+        let status = if stop.is_success() { KnownStatus::Done } else { KnownStatus::Stopped };
+        let mut update = TaskUpdate { status: Some(status.into()), ..TaskUpdate::default() };
         if let Some(tab) = task.tabs.focused()
             && let Ok(info) = port.tab(tab).await
         {
@@ -214,7 +211,7 @@ mod tests {
 #[cfg(test)]
 mod turn_tests {
     use super::*;
-    use crate::agent::ScriptedPlanner;
+    use crate::agent::{ScriptedPlanner, ToolName};
     use crate::browser::SimPort;
     use serde_json::json;
     use std::time::Duration;
@@ -249,7 +246,7 @@ mod turn_tests {
         let second = turn(&store, &clients, &mut task, "https://b.test/2", &plan).await.unwrap();
         assert_eq!(first.tab, second.tab);
         assert!(!first.reused && second.reused);
-        assert!(first.offered.contains(&"open_url") && !second.offered.contains(&"open_url"));
+        assert!(first.offered.offers(ToolName::OpenUrl) && !second.offered.offers(ToolName::OpenUrl));
         assert_eq!(store.get("t").unwrap().current_url.as_deref(), Some("https://b.test/2"));
     }
 

@@ -4,29 +4,28 @@ use std::path::PathBuf;
 
 /// What can go wrong with the task store.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// No task has that id (nothing was created).
     #[error("no such task: {0}")]
     NoSuchTask(String),
-    /// A task with that id exists already.
     #[error("task {0} exists already")]
     TaskExists(String),
     /// The file is not a task store (or is damaged); it was left as it is.
-    #[error("{path} is not a readable task store ({detail}); the file was left untouched")]
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What SQLite said.
-        detail: String,
-    },
+    #[error("{path} is not a readable task store ({source}); the file was left untouched")]
+    Corrupt { path: PathBuf, source: rusqlite::Error },
+    /// The file has a schema version but no tasks table; it was left as it is.
+    #[error(
+        "{path} is not a readable task store (schema version {version} without its tasks table); the file was left \
+         untouched"
+    )]
+    NoTasksTable { path: PathBuf, version: i64 },
     /// The file was written by a newer navguard; it was left as it is.
     #[error(
         "{path} has store schema version {found}, newer than this navguard's {supported}; the file was left untouched"
     )]
     NewerSchema {
-        /// The file.
         path: PathBuf,
-        /// Its version.
         found: i64,
         /// The newest this build reads.
         supported: i64,

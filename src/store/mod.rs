@@ -10,5 +10,5 @@ mod record;
 mod sqlite;
 
 pub use error::StoreError;
-pub use record::{Field, TaskRecord, TaskStatus, TaskUpdate};
+pub use record::{Field, KnownStatus, TaskRecord, TaskStatus, TaskUpdate};
 pub use sqlite::{SCHEMA_VERSION, TaskStore};

@@ -2,18 +2,25 @@
 
 use serde::Serialize;
 
-/// Where a task stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+crate::closed_set! {
+    /// The statuses this build writes.
+    pub enum KnownStatus("task status") {
+        /// Created, no turn yet.
+        Created = "created",
+        /// A turn is running or the task awaits the next one.
+        Ongoing = "ongoing",
+        /// The last turn succeeded.
+        Done = "done",
+        /// The last turn stopped without success.
+        Stopped = "stopped",
+    }
+}
+
+/// Where a task stands, as stored. Serialised as the stored text.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TaskStatus {
-    /// Created, no turn yet.
-    Created,
-    /// A turn is running or the task awaits the next one.
-    Ongoing,
-    /// The last turn succeeded.
-    Done,
-    /// The last turn stopped without success.
-    Stopped,
-    /// A status this build does not know (written by another version).
+    Known(KnownStatus),
+    /// A status this build does not know (written by another version), kept as it is.
     Unknown(String),
 }
 
@@ -21,34 +28,34 @@ impl TaskStatus {
     /// The stored text.
     pub fn as_str(&self) -> &str {
         match self {
-            Self::Created => "created",
-            Self::Ongoing => "ongoing",
-            Self::Done => "done",
-            Self::Stopped => "stopped",
+            Self::Known(status) => status.name(),
             Self::Unknown(s) => s,
         }
     }
 
     /// Parses the stored text.
     pub fn parse(text: &str) -> Self {
-        match text {
-            "created" => Self::Created,
-            "ongoing" => Self::Ongoing,
-            "done" => Self::Done,
-            "stopped" => Self::Stopped,
-            other => Self::Unknown(other.to_owned()),
-        }
+        text.parse().map_or_else(|_| Self::Unknown(text.to_owned()), Self::Known)
+    }
+}
+
+impl From<KnownStatus> for TaskStatus {
+    fn from(status: KnownStatus) -> Self {
+        Self::Known(status)
+    }
+}
+
+impl Serialize for TaskStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
     }
 }
 
 /// One task's record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TaskRecord {
-    /// The task id.
     pub task_id: String,
-    /// Its title.
     pub title: String,
-    /// Its status.
     pub status: TaskStatus,
     /// When it was created (ms since the epoch).
     pub created_at: i64,
@@ -58,30 +65,9 @@ pub struct TaskRecord {
     pub client_id: Option<String>,
     /// The URL its tab is on.
     pub current_url: Option<String>,
-    /// Its tab.
     pub tab_id: Option<String>,
-    /// Its tab group.
     pub group_id: Option<String>,
-    /// Its window.
     pub window_id: Option<String>,
-}
-
-impl TaskRecord {
-    /// A field by its name in the step language (`tab id`, `current url`, …), as text.
-    pub fn field(&self, name: &str) -> Option<Option<String>> {
-        let value = match name.trim().to_ascii_lowercase().replace(['_', '-'], " ").as_str() {
-            "task id" => Some(self.task_id.clone()),
-            "title" => Some(self.title.clone()),
-            "status" => Some(self.status.as_str().to_owned()),
-            "client" | "client id" => self.client_id.clone(),
-            "current url" => self.current_url.clone(),
-            "tab" | "tab id" => self.tab_id.clone(),
-            "group" | "group id" => self.group_id.clone(),
-            "window" | "window id" => self.window_id.clone(),
-            _ => return None,
-        };
-        Some(value)
-    }
 }
 
 /// One field of an update.
@@ -110,18 +96,11 @@ impl<T> Field<T> {
 /// A partial update: every field it does not mention keeps its value.
 #[derive(Clone, Debug, Default)]
 pub struct TaskUpdate {
-    /// The title.
     pub title: Option<String>,
-    /// The status.
     pub status: Option<TaskStatus>,
-    /// The browser client.
     pub client_id: Field<String>,
-    /// The current URL.
     pub current_url: Field<String>,
-    /// The tab.
     pub tab_id: Field<String>,
-    /// The tab group.
     pub group_id: Field<String>,
-    /// The window.
     pub window_id: Field<String>,
 }

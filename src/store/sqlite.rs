@@ -1,7 +1,7 @@
 //! The SQLite task store: versioned schema, migrations, one statement per update.
 
 use super::error::StoreError;
-use super::record::{Field, TaskRecord, TaskStatus, TaskUpdate};
+use super::record::{Field, KnownStatus, TaskRecord, TaskStatus, TaskUpdate};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -41,7 +41,7 @@ impl TaskStore {
     /// schema, is an error naming it, and is left untouched; an older one is migrated.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
-            .map_err(|e| corrupt(path, &e))?;
+            .map_err(|e| corrupt(path, e))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let store = Self { conn: Mutex::new(conn), path: Some(path.to_owned()) };
         store.prepare_schema()?;
@@ -67,12 +67,12 @@ impl TaskStore {
     fn prepare_schema(&self) -> Result<(), StoreError> {
         let conn = self.lock();
         let version: i64 =
-            conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| corrupt(&self.path(), &e))?;
+            conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| corrupt(&self.path(), e))?;
         let has_table: bool = conn
             .query_row("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'tasks'", [], |r| {
                 r.get::<_, i64>(0)
             })
-            .map_err(|e| corrupt(&self.path(), &e))?
+            .map_err(|e| corrupt(&self.path(), e))?
             > 0;
         match (version, has_table) {
             (v, _) if v > SCHEMA_VERSION => {
@@ -86,10 +86,7 @@ impl TaskStore {
                 Ok(conn.execute_batch(&format!("BEGIN; {MIGRATE_V1_TO_V2} PRAGMA user_version = 2; COMMIT;"))?)
             }
             (SCHEMA_VERSION, true) => Ok(()),
-            (v, _) => Err(StoreError::Corrupt {
-                path: self.path(),
-                detail: format!("schema version {v} without its tasks table"),
-            }),
+            (v, _) => Err(StoreError::NoTasksTable { path: self.path(), version: v }),
         }
     }
 
@@ -97,9 +94,9 @@ impl TaskStore {
     pub fn create(&self, task_id: &str, title: &str) -> Result<TaskRecord, StoreError> {
         let now = now_ms();
         let inserted = self.lock().execute(
-            "INSERT INTO tasks (task_id, title, status, created_at, updated_at) VALUES (?1, ?2, 'created', ?3, ?3)
+            "INSERT INTO tasks (task_id, title, status, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)
              ON CONFLICT(task_id) DO NOTHING",
-            params![task_id, title, now],
+            params![task_id, title, KnownStatus::Created.name(), now],
         )?;
         if inserted == 0 {
             return Err(StoreError::TaskExists(task_id.to_owned()));
@@ -178,8 +175,8 @@ fn read_record(row: &Row<'_>) -> rusqlite::Result<TaskRecord> {
     })
 }
 
-fn corrupt(path: &Path, e: &rusqlite::Error) -> StoreError {
-    StoreError::Corrupt { path: path.to_owned(), detail: e.to_string() }
+fn corrupt(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Corrupt { path: path.to_owned(), source }
 }
 
 #[cfg(test)]
@@ -295,6 +292,23 @@ mod tests {
         assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
         assert!(err.to_string().contains("junk.db"));
         assert_eq!(std::fs::read(&path).unwrap(), junk);
+    }
+
+    #[test]
+    fn a_versioned_file_without_its_table_is_named_and_its_cause_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("empty.db");
+        Connection::open(&path).unwrap().execute_batch("PRAGMA user_version = 2;").unwrap();
+        let err = TaskStore::open(&path).unwrap_err();
+        let expected = format!(
+            "{} is not a readable task store (schema version 2 without its tasks table); the file was left untouched",
+            path.display()
+        );
+        assert_eq!(err.to_string(), expected);
+        let junk = dir.path().join("junk.db");
+        std::fs::write(&junk, b"not a database".repeat(100)).unwrap();
+        let err = TaskStore::open(&junk).unwrap_err();
+        assert!(std::error::Error::source(&err).is_some_and(|s| s.is::<rusqlite::Error>()), "{err:?}");
     }
 
     #[test]

@@ -263,7 +263,10 @@ fn trace_words(event: &TraceEvent) -> (Lane, Mark, String) {
         TraceEvent::ChildTab { tab, opener } => {
             (Lane::Agent, format!("tab {} opened by {}'s page joins the task", short(tab), short(opener)))
         }
-        TraceEvent::ToolsOffered { tools } => (Lane::Agent, format!("offers {}", tools.join(", "))),
+        TraceEvent::ToolsOffered { tools } => {
+            let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+            (Lane::Agent, format!("offers {}", names.join(", ")))
+        }
     };
     let mark = match event {
         TraceEvent::Guard { decision: GuardDecision::FastFail { .. }, .. } => Mark::Stop,
