@@ -8,10 +8,10 @@ use crate::user_action::UserAction;
 use crate::world::{EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::agent::{Agent, GuardDecision, ToolName, TraceEvent, UrlSettle, safe_parse_origin};
+use navguard::agent::{Agent, GuardDecision, ToolName, ToolReply, TraceEvent, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -122,7 +122,7 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     let focused = task.tabs.focused().cloned();
     let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, focused, placeholders));
     let plan = world.agent.plan.clone();
-    let agent = Agent { hook: Some(&script), ..Agent::new(&port, &plan, world.agent.effective_config()) };
+    let agent = Agent { hook: Some(&script), ..Agent::new(&*port, &plan, world.agent.effective_config()) };
     let started = Instant::now();
     let stop = agent.run(&mut task, &cancel).await;
     world.agent.took = Some(started.elapsed());
@@ -151,7 +151,7 @@ fn spawn_during(
     after: Duration,
     what: During,
     cancel: &CancellationToken,
-    port: &navguard::adapter::BidiPort,
+    port: &Arc<dyn BrowserPort>,
     tab: Option<TabId>,
     placeholders: crate::fixtures::Placeholders,
 ) -> tokio::task::JoinHandle<()> {
@@ -163,7 +163,7 @@ fn spawn_during(
             During::Stop => cancel.cancel(),
             During::User(action) => {
                 let tab = tab.unwrap_or(TabId(String::new()));
-                if let Err(e) = action.perform(&port, &tab, |t| placeholders.expand(t)).await {
+                if let Err(e) = action.perform(&*port, &tab, |t| placeholders.expand(t)).await {
                     tracing::warn!("the user's action failed: {e}");
                 }
             }
@@ -199,7 +199,7 @@ async fn open_and_settle(world: &mut NavWorld, url: String, origin: String) -> S
     let tab = port.create_tab(&world.expand(&url), true).await?;
     world.adopt(tab.clone());
     let timeout = world.agent.config.settle_timeout;
-    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await?;
+    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&*port, &CancellationToken::new()).await?;
     world.agent.settles.push(report);
     Ok(())
 }
@@ -213,7 +213,7 @@ async fn settle_focused(world: &mut NavWorld, origin: String) -> StepResult {
     };
     let port = world.port()?.clone();
     let timeout = world.agent.config.settle_timeout;
-    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await?;
+    let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&*port, &CancellationToken::new()).await?;
     world.agent.settles.push(report);
     Ok(())
 }
@@ -229,7 +229,7 @@ async fn open_and_settle_at_once(world: &mut NavWorld, step: &Step) -> StepResul
         let port = port.clone();
         waits.push(async move {
             let tab = port.create_tab(&url, true).await?;
-            UrlSettle::new(tab, origin).timeout(timeout).wait(&port, &CancellationToken::new()).await
+            UrlSettle::new(tab, origin).timeout(timeout).wait(&*port, &CancellationToken::new()).await
         });
     }
     for report in futures::future::join_all(waits).await {
@@ -328,7 +328,7 @@ async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepR
     }
 }
 
-fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<Result<String, String>> {
+fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<ToolReply> {
     world
         .agent
         .task
@@ -344,8 +344,8 @@ fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<Result<St
 #[then(expr = "tool call {string} in round {int} succeeded")]
 async fn call_succeeded(world: &mut NavWorld, tool: String, round: u32) -> StepResult {
     match call_result(world, &tool, round)? {
-        Ok(_) => Ok(()),
-        Err(e) => Err(StepError::Expectation(format!("{tool} in round {round} failed: {e}"))),
+        ToolReply::Ok(_) => Ok(()),
+        ToolReply::Failed(e) => Err(StepError::Expectation(format!("{tool} in round {round} failed: {e}"))),
     }
 }
 
@@ -353,11 +353,11 @@ async fn call_succeeded(world: &mut NavWorld, tool: String, round: u32) -> StepR
 async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
     let text = world.expand(&text);
     match call_result(world, &tool, round)? {
-        Err(e) if e.contains(&text) => Ok(()),
-        Err(e) => {
+        ToolReply::Failed(e) if e.contains(&text) => Ok(()),
+        ToolReply::Failed(e) => {
             Err(StepError::Expectation(format!("{tool} in round {round} failed with {e:?}, which lacks {text:?}")))
         }
-        Ok(r) => Err(StepError::Expectation(format!("{tool} in round {round} succeeded: {r}"))),
+        ToolReply::Ok(r) => Err(StepError::Expectation(format!("{tool} in round {round} succeeded: {r}"))),
     }
 }
 

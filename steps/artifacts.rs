@@ -2,7 +2,7 @@
 //! site's request log, and a screenshot of its current tab.
 
 use crate::world::ScenarioEnv;
-use navguard::browser::{BrowserPort, TabId};
+use navguard::browser::TabId;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

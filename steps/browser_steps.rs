@@ -5,7 +5,7 @@ use crate::parameters::{Event, event_kind};
 use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::browser::{BrowserPort, NavEvent, NavEventKind, TabId};
+use navguard::browser::{NavEvent, NavEventKind, TabId};
 use std::time::Duration;
 
 /// URLs compared as the browser normalizes them (`http://h:1` is `http://h:1/`).
@@ -259,9 +259,7 @@ async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
         Ok(Ok(Err(_))) => Ok(()),
         Ok(Ok(Ok(value))) => Err(StepError::Expectation(format!("the page answered {value}"))),
         Ok(Err(e)) => Err(StepError::Setup(e.to_string())),
-        Err(_) => {
-            Err(StepError::Timeout { what: "the page's answer".into(), ms: crate::world::EVENT_DEADLINE.as_millis() })
-        }
+        Err(_) => Err(StepError::Timeout { what: "the page's answer".into(), after: crate::world::EVENT_DEADLINE }),
     }
 }
 
@@ -272,10 +270,7 @@ async fn the_page_answers(world: &mut NavWorld, expected: String) -> StepResult 
     let result = tokio::time::timeout(crate::world::EVENT_DEADLINE, answer).await;
     let value = match result {
         Err(_) => {
-            return Err(StepError::Timeout {
-                what: "the page's answer".into(),
-                ms: crate::world::EVENT_DEADLINE.as_millis(),
-            });
+            return Err(StepError::Timeout { what: "the page's answer".into(), after: crate::world::EVENT_DEADLINE });
         }
         Ok(joined) => joined.map_err(|e| StepError::Setup(e.to_string()))??,
     };

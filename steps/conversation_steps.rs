@@ -6,7 +6,7 @@ use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{TaskTabs, TraceEvent};
-use navguard::browser::BrowserPort;
+
 use navguard::conversation::{Conversation, TurnOutcome};
 use navguard::store::{Field, TaskRecord, TaskStore, TaskUpdate};
 use std::sync::Arc;
@@ -27,7 +27,7 @@ async fn a_new_task(world: &mut NavWorld) -> StepResult {
     store.create("task-1", "Task").map_err(setup)?;
     let port = world.port()?.clone();
     let conversation = &mut world.agent.conversation;
-    conversation.clients.register("A", Arc::new(port));
+    conversation.clients.register("A", port);
     (conversation.dir, conversation.store, conversation.task_id) = (Some(dir), Some(store), "task-1".into());
     Ok(())
 }

@@ -13,8 +13,8 @@ pub enum StepError {
     Browser(#[from] BrowserError),
     #[error("{0}")]
     Expectation(String),
-    #[error("waited {ms} ms for {what}, in vain")]
-    Timeout { what: String, ms: u128 },
+    #[error("waited {} ms for {what}, in vain", .after.as_millis())]
+    Timeout { what: String, after: std::time::Duration },
     /// The scenario is not set up for the step (no tab yet, …).
     #[error("{0}")]
     Setup(String),

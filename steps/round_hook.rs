@@ -3,15 +3,16 @@
 use crate::fixtures::Placeholders;
 use crate::user_action::UserAction;
 use async_trait::async_trait;
-use navguard::adapter::BidiPort;
 use navguard::agent::{RoundHook, TaskTabs};
+use navguard::browser::BrowserPort;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::sync::Mutex;
 
 /// Performs `Given before round <n> the user <action>` on the task's focused tab.
 pub(crate) struct UserScript {
     /// The scenario's tabs.
-    pub port: BidiPort,
+    pub port: Arc<dyn BrowserPort>,
     /// The actions, by round.
     pub actions: BTreeMap<u32, Vec<UserAction>>,
     /// Expands `{site}` / `{other}`.
@@ -28,7 +29,7 @@ impl RoundHook for UserScript {
                 self.fail(format!("before round {round}: the task has no focused tab for {action:?}"));
                 continue;
             };
-            if let Err(e) = action.perform(&self.port, &tab, |u| self.placeholders.expand(u)).await {
+            if let Err(e) = action.perform(&*self.port, &tab, |u| self.placeholders.expand(u)).await {
                 self.fail(format!("before round {round}: {action:?} failed: {e}"));
             }
         }

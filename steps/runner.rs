@@ -11,7 +11,7 @@ use crate::world::NavWorld;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
 use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
-use navguard::browser::BrowserPort;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -323,7 +323,7 @@ async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Durat
     for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
         let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
     }
-    let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.port)).await;
+    let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.user_context)).await;
     env.site.shutdown().await;
     (duration, kept)
 }

@@ -5,7 +5,7 @@ use crate::parameters::KeyName;
 use crate::user_action::TabAction;
 use crate::world::NavWorld;
 use cucumber::{given, when};
-use navguard::browser::{BrowserPort, Key};
+use navguard::browser::Key;
 
 #[when(expr = "the user {tab-action}")]
 #[given(expr = "the user {tab-action}")]
@@ -13,7 +13,7 @@ async fn the_user_acts(world: &mut NavWorld, action: TabAction) -> StepResult {
     let TabAction(action) = action;
     world.mark()?;
     let tab = world.current_tab()?;
-    let opened = action.perform(world.port()?, &tab, |u| world.expand(u)).await?;
+    let opened = action.perform(&**world.port()?, &tab, |u| world.expand(u)).await?;
     if let Some(tab) = opened {
         world.adopt(tab);
     }

@@ -18,8 +18,10 @@ pub const EVENT_DEADLINE: Duration = Duration::from_secs(15);
 pub struct ScenarioEnv {
     /// The run's browser.
     pub browser: Arc<BidiBrowser>,
-    /// The scenario's tabs.
-    pub port: BidiPort,
+    /// The scenario's tabs, as everything but the teardown sees them.
+    pub port: Arc<dyn BrowserPort>,
+    /// The same tabs as the adapter made them: the teardown hands them back to the browser.
+    pub user_context: BidiPort,
     /// The scenario's fixture site.
     pub site: FixtureSite,
     /// When the scenario began.
@@ -50,7 +52,8 @@ impl NavWorld {
         let browser = run.browser().await?;
         let port = browser.open_port().await.map_err(SetupError::Tabs)?;
         let site = FixtureSite::start().await.map_err(SetupError::Site)?;
-        self.env = Some(ScenarioEnv { browser, port, site, started: Instant::now() });
+        let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
+        self.env = Some(ScenarioEnv { browser, port: shared, user_context: port, site, started: Instant::now() });
         Ok(())
     }
 
@@ -65,7 +68,8 @@ impl NavWorld {
     }
 
     /// The scenario's port.
-    pub fn port(&self) -> StepResult<&BidiPort> {
+    /// Steps reach the browser only through the port's trait, as the agent does.
+    pub fn port(&self) -> StepResult<&Arc<dyn BrowserPort>> {
         Ok(&self.env()?.port)
     }
 
@@ -134,7 +138,7 @@ impl NavWorld {
         };
         match tokio::time::timeout(EVENT_DEADLINE, found).await {
             Ok(result) => result,
-            Err(_) => Err(StepError::Timeout { what: what.to_owned(), ms: EVENT_DEADLINE.as_millis() }),
+            Err(_) => Err(StepError::Timeout { what: what.to_owned(), after: EVENT_DEADLINE }),
         }
     }
 

@@ -200,7 +200,7 @@ async fn bad_tool_input_fails_the_call_and_the_loop_goes_on() {
         .trace
         .tool_calls()
         .filter_map(|(_, c)| match c {
-            TraceEvent::ToolCall { result: Err(e), .. } => Some(e.clone()),
+            TraceEvent::ToolCall { result: ToolReply::Failed(e), .. } => Some(e.clone()),
             _ => None,
         })
         .collect();
@@ -217,7 +217,7 @@ async fn open_url_refuses_a_restricted_url_before_any_tab_exists() {
     run(&port, &plan, AgentConfig::default(), &mut task).await;
     let (_, call) = task.trace.tool_calls().next().unwrap();
     assert!(
-        matches!(call, TraceEvent::ToolCall { result: Err(e), .. } if e == "open_url: chrome://settings is a restricted URL")
+        matches!(call, TraceEvent::ToolCall { result: ToolReply::Failed(e), .. } if e == "open_url: chrome://settings is a restricted URL")
     );
     assert_eq!(port.tabs_created(), 0);
 }
@@ -230,7 +230,7 @@ async fn open_url_that_never_commits_fails_the_call_with_the_seed_message_and_ke
     let mut task = Task::default();
     run(&port, &plan, AgentConfig::default(), &mut task).await;
     let (_, call) = task.trace.tool_calls().next().unwrap();
-    let TraceEvent::ToolCall { result: Err(e), .. } = call else { panic!("{call:?}") };
+    let TraceEvent::ToolCall { result: ToolReply::Failed(e), .. } = call else { panic!("{call:?}") };
     assert_eq!(
         e,
         "open_url: tab tab-1 created but navigation did not commit to https://docs.example.com within 5s (timeout)."

@@ -32,7 +32,7 @@ pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
 pub use observe::{Element, Observation, observe};
 pub use origin::{origin_text, safe_parse_origin, same_origin};
-pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall};
+pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
 pub use restricted::is_restricted_url;
 pub use run::{Agent, RoundHook, Task};
 pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};

@@ -28,8 +28,31 @@ pub struct ModelTurn {
 pub struct CallResult {
     /// The tool as the model named it.
     pub tool: String,
-    /// Its result or error text.
-    pub result: Result<String, String>,
+    pub result: ToolReply,
+}
+
+/// What a tool call answered the model. Words on both sides: the model reads text, and the
+/// typed error behind a failure has already been classified by the loop (a lost browser stops
+/// the task) before it is turned into words.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum ToolReply {
+    Ok(String),
+    /// The call failed; the model is told why.
+    #[serde(rename = "Err")]
+    Failed(String),
+}
+
+impl ToolReply {
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Self::Ok(_))
+    }
+
+    /// The reply's text, whichever it is.
+    pub fn text(&self) -> &str {
+        match self {
+            Self::Ok(text) | Self::Failed(text) => text,
+        }
+    }
 }
 
 /// What the model is given in a round.

@@ -5,7 +5,7 @@ use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
 use super::guard::loop_top_guard;
 use super::observe::{Observation, observe};
-use super::planner::{CallResult, PlanRequest, Planner, ToolCall};
+use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::tools::{Tool, ToolName, ToolSet, parse_args, parse_name};
@@ -201,8 +201,8 @@ fn record_call(
         task.trace.record(round, TraceEvent::Note { text });
     }
     let (result, disconnected) = match run.result {
-        Ok(text) => (Ok(text), None),
-        Err(e) => (Err(e.to_string()), disconnected_stop(e)),
+        Ok(text) => (ToolReply::Ok(text), None),
+        Err(e) => (ToolReply::Failed(e.to_string()), disconnected_stop(e)),
     };
     let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
     task.trace.record(

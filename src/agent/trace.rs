@@ -1,6 +1,7 @@
 //! The trace of every decision a task made: what assertions, reports and the terminal
 //! timeline read.
 
+use super::planner::ToolReply;
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
 use super::tools::ToolName;
@@ -110,7 +111,7 @@ pub enum TraceEvent {
         tool: String,
         args: Value,
         /// `Ok` text or the error message.
-        result: Result<String, String>,
+        result: ToolReply,
         /// For open_url: its guard's outcome and wait, if it waited.
         guard: Option<(SettleOutcome, u64)>,
     },

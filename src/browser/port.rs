@@ -61,7 +61,7 @@ impl Key {
 ///
 /// Every method has a deadline (set when the port is made); a port sees only its own tabs.
 #[async_trait]
-pub trait BrowserPort: Send + Sync {
+pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     /// Opens a tab on `url` and returns once its navigation has started, before it commits
     /// (like `chrome.tabs.create`).
     async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError>;

@@ -2,7 +2,7 @@
 //! wait as a span: the seed's sequence diagrams (WAIT, the event that ended it, the round going
 //! on). The terminal and the HTML report both draw from it.
 
-use navguard::agent::{GuardDecision, SettleOutcome, Trace, TraceEvent};
+use navguard::agent::{GuardDecision, SettleOutcome, ToolReply, Trace, TraceEvent};
 use navguard::browser::{NavEvent, NavEventKind};
 use std::collections::HashMap;
 
@@ -288,14 +288,14 @@ fn guard_words(read_url: &str, decision: &GuardDecision, waited_ms: u64) -> Stri
 fn tool_words(
     tool: &str,
     args: &serde_json::Value,
-    result: &Result<String, String>,
+    result: &ToolReply,
     guard: &Option<(SettleOutcome, u64)>,
 ) -> String {
     let waited =
         guard.as_ref().map(|(o, ms)| format!(" [open_url guard: {} after {ms} ms]", o.name())).unwrap_or_default();
     match result {
-        Ok(_) => format!("{tool}({args}) ok{waited}"),
-        Err(e) => format!("{tool}({args}) FAILED: {e}{waited}"),
+        ToolReply::Ok(_) => format!("{tool}({args}) ok{waited}"),
+        ToolReply::Failed(e) => format!("{tool}({args}) FAILED: {e}{waited}"),
     }
 }
 
