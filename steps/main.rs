@@ -255,7 +255,7 @@ async fn gate(
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
     if !judgement.passed {
-        let missed: Vec<&str> = judgement.missed().into_iter().map(|t| t.name()).collect();
+        let missed: Vec<&str> = judgement.missed().into_iter().map(navguard_harness::gate::Threshold::name).collect();
         let unexpected = metrics.unexpected_failures.len();
         println!(
             "gate: FAILED ({} missed thresholds: {}; {unexpected} unexpected failures)",

@@ -38,11 +38,11 @@ impl RoundHook for UserScript {
 
 impl UserScript {
     fn fail(&self, text: String) {
-        self.failures.lock().unwrap_or_else(|e| e.into_inner()).push(text);
+        self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(text);
     }
 
     /// The failures so far.
     pub(crate) fn failures(&self) -> Vec<String> {
-        self.failures.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.failures.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }

@@ -69,7 +69,7 @@ impl RunContext {
 
     /// Every finished scenario, with its steps.
     pub fn finished(&self) -> Vec<ScenarioResult> {
-        let mut results = self.results.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut results = self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         for r in &mut results {
             r.steps = self.steps.steps(&(r.feature_path.clone(), r.line));
         }
@@ -77,6 +77,6 @@ impl RunContext {
     }
 
     pub fn record(&self, result: ScenarioResult) {
-        self.results.lock().unwrap_or_else(|e| e.into_inner()).push(result);
+        self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(result);
     }
 }

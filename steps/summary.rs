@@ -119,9 +119,9 @@ pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
     for r in results {
         let entry = by_feature.entry(&r.feature_path).or_insert((0, 0, Duration::ZERO, &r.feature));
         if r.failure.is_some() {
-            entry.1 += 1
+            entry.1 += 1;
         } else {
-            entry.0 += 1
+            entry.0 += 1;
         }
         entry.2 += r.duration;
     }

@@ -125,7 +125,7 @@ impl BidiBrowser {
 
     /// The process id of the WebDriver server this session started, if it started one.
     pub fn driver_pid(&self) -> Option<u32> {
-        self.driver.lock().unwrap_or_else(|e| e.into_inner()).as_ref().and_then(Driver::pid)
+        self.driver.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().and_then(Driver::pid)
     }
 
     /// Whether the connection to the browser is gone.
@@ -163,7 +163,7 @@ impl BidiBrowser {
         if let Some(client) = self.webdriver.lock().await.take() {
             let _ = tokio::time::timeout(self.config.call_timeout, client.close()).await;
         }
-        let driver = self.driver.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let driver = self.driver.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         if let Some(driver) = driver {
             driver.stop().await;
         }

@@ -104,11 +104,11 @@ impl ToolContext<'_> {
             }
             run.guard = Some(report);
         }
-        self.pin_new_tab(tabs, tab, origin, &mut run);
+        Self::pin_new_tab(tabs, tab, origin, &mut run);
         run
     }
 
-    fn pin_new_tab(&self, tabs: &mut TaskTabs, tab: TabId, origin: url::Origin, run: &mut ToolRun) {
+    fn pin_new_tab(tabs: &mut TaskTabs, tab: TabId, origin: url::Origin, run: &mut ToolRun) {
         if tabs.primary().is_none() {
             tabs.adopt_primary(tab, origin);
             run.notes.push("the first tab of the task: primary and focused".into());
@@ -187,7 +187,7 @@ impl ToolContext<'_> {
                 Err(e) if e.is_tab_gone() => run.notes.push(format!("tab {tab} was already gone")),
                 Err(e) => return ToolRun::err(browser(ToolName::CloseTabs)(e)),
             }
-            self.forget_closed(tabs, tab, &mut run);
+            Self::forget_closed(tabs, tab, &mut run);
         }
         let closed: Vec<String> = targets.iter().map(ToString::to_string).collect();
         run.result = Ok(format!("closed {}", closed.join(", ")));
@@ -195,7 +195,7 @@ impl ToolContext<'_> {
     }
 
     /// A closed focused tab hands the focus back to the primary tab (the explicit fallback).
-    fn forget_closed(&self, tabs: &mut TaskTabs, tab: &TabId, run: &mut ToolRun) {
+    fn forget_closed(tabs: &mut TaskTabs, tab: &TabId, run: &mut ToolRun) {
         let was_focused = tabs.focused() == Some(tab);
         tabs.forget(tab);
         if let (true, Some(primary)) = (was_focused, tabs.primary().cloned()) {

@@ -124,7 +124,7 @@ impl BidiClient {
 }
 
 fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Option<Pending>> {
-    shared.pending.lock().unwrap_or_else(|e| e.into_inner())
+    shared.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 async fn write_loop<W>(mut write: W, mut inbox: mpsc::UnboundedReceiver<String>)

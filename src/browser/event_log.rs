@@ -50,7 +50,7 @@ impl EventLog {
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<NavEvent>> {
-        self.events.lock().unwrap_or_else(|e| e.into_inner())
+        self.events.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Appends an event, numbering it; returns its sequence number.
@@ -67,7 +67,7 @@ impl EventLog {
 
     /// Marks the log closed: subscribers drain what is there, then get the reason.
     pub fn close(&self, reason: impl Into<String>) {
-        let mut closed = self.closed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut closed = self.closed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if closed.is_none() {
             *closed = Some(LogClosed(reason.into()));
         }
@@ -77,7 +77,7 @@ impl EventLog {
 
     /// Why the log is closed, if it is.
     pub fn closed(&self) -> Option<LogClosed> {
-        self.closed.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.closed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     pub fn len(&self) -> u64 {

@@ -55,12 +55,12 @@ impl SimPort {
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn emit(&self, tab: &TabId, kind: NavEventKind, url: &str, nav: Option<&NavigationId>) {
         let event = NavEvent::new(tab.clone(), kind).with_url(url).with_navigation(nav.cloned());
-        self.tracker.lock().unwrap_or_else(|e| e.into_inner()).apply(&event);
+        self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).apply(&event);
         self.log.append(event);
     }
 
@@ -153,7 +153,7 @@ impl SimPort {
         }
         let state = self.state();
         let t = state.tabs.get(tab).filter(|t| !t.closed).ok_or_else(|| BrowserError::TabGone(tab.clone()))?;
-        let tracker = self.tracker.lock().unwrap_or_else(|e| e.into_inner());
+        let tracker = self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let derived = tracker.get(tab).cloned().unwrap_or_default();
         Ok(TabInfo {
             id: tab.clone(),
@@ -184,7 +184,7 @@ impl BrowserPort for SimPort {
         };
         self.emit(&tab, NavEventKind::TabCreated, "about:blank", None);
         if active {
-            self.tracker.lock().unwrap_or_else(|e| e.into_inner()).activated(&tab);
+            self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).activated(&tab);
         }
         self.start(&tab, url);
         Ok(tab)
@@ -223,12 +223,12 @@ impl BrowserPort for SimPort {
 
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError> {
         self.open_tab(tab)?;
-        self.tracker.lock().unwrap_or_else(|e| e.into_inner()).activated(tab);
+        self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).activated(tab);
         Ok(())
     }
 
     async fn active_tab(&self) -> Result<Option<TabId>, BrowserError> {
-        Ok(self.tracker.lock().unwrap_or_else(|e| e.into_inner()).active().cloned())
+        Ok(self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).active().cloned())
     }
 
     async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError> {

@@ -17,7 +17,7 @@ impl std::fmt::Debug for Clients {
 
 impl Clients {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(String, Arc<dyn BrowserPort>)>> {
-        self.clients.lock().unwrap_or_else(|e| e.into_inner())
+        self.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Registers (or replaces) a client.

@@ -56,7 +56,7 @@ impl TaskStore {
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+        self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn path(&self) -> PathBuf {
@@ -308,7 +308,8 @@ mod tests {
         let junk = dir.path().join("junk.db");
         std::fs::write(&junk, b"not a database".repeat(100)).unwrap();
         let err = TaskStore::open(&junk).unwrap_err();
-        assert!(std::error::Error::source(&err).is_some_and(|s| s.is::<rusqlite::Error>()), "{err:?}");
+        let source = std::error::Error::source(&err);
+        assert!(source.and_then(|e| e.downcast_ref::<rusqlite::Error>()).is_some(), "{err:?}");
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn hold(i: usize) -> Duration {
 }
 
 fn percentile(samples: &mut [f64], p: f64) -> f64 {
-    samples.sort_by(|a, b| a.total_cmp(b));
+    samples.sort_by(f64::total_cmp);
     let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
     samples[rank]
 }

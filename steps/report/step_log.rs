@@ -77,15 +77,15 @@ pub struct StepLog(Arc<Mutex<HashMap<ScenarioKey, Vec<StepRecord>>>>);
 impl StepLog {
     /// A scenario's steps (empty if it never started).
     pub fn steps(&self, key: &ScenarioKey) -> Vec<StepRecord> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned().unwrap_or_default()
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(key).cloned().unwrap_or_default()
     }
 
     fn begin(&self, key: ScenarioKey, steps: Vec<StepRecord>) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, steps);
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key, steps);
     }
 
     fn update(&self, key: &ScenarioKey, line: usize, change: impl FnOnce(&mut StepRecord)) {
-        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(step) = all.get_mut(key).and_then(|steps| steps.iter_mut().find(|s| s.line == line)) {
             change(step);
         }
@@ -176,7 +176,7 @@ impl<W: cucumber::World> cucumber::Writer<W> for StepLogWriter {
         match event.value {
             Cucumber::Feature(f, Feature::Scenario(sc, ev)) => self.on_scenario(&f, None, &sc, ev.event, at),
             Cucumber::Feature(f, Feature::Rule(r, Rule::Scenario(sc, ev))) => {
-                self.on_scenario(&f, Some(&r), &sc, ev.event, at)
+                self.on_scenario(&f, Some(&r), &sc, ev.event, at);
             }
             _ => {}
         }

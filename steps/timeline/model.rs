@@ -153,7 +153,7 @@ fn trace_drafts(trace: &Trace) -> Vec<Draft> {
         match &entry.event {
             TraceEvent::Guard { read_url, decision: GuardDecision::Settled { outcome }, waited_ms } => {
                 let begun = at - *waited_ms as f64;
-                let words = format!("guard waits: the tab reads {:?}, a navigation is in flight", read_url);
+                let words = format!("guard waits: the tab reads {read_url:?}, a navigation is in flight");
                 push(begun, Lane::Agent, Mark::Wait, words, Role::WaitStart(n));
                 let (lane, mark, text) = trace_words(&entry.event);
                 push(at, lane, mark, text, Role::WaitEnd(n, outcome.clone(), "loop-top guard"));
