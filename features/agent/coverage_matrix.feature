@@ -154,7 +154,7 @@ Feature: The seed's coverage matrix: every navigation path that leaves a transie
 
   Scenario: The user goes back on the pinned tab between rounds: the loop top catches it
     Given the agent starts on "{site}/slow?delay=1500&title=First"
-    And the page runs "navigator.locks.request('navguard-hold', () => new Promise(() => {})) && 0"
+    And the page runs "new Promise(held => navigator.locks.request('navguard-hold', () => { held(0); return new Promise(() => {}); }))"
     And before round 3 the user goes back
     And the model plans:
       | round | tool     | args                                 |
