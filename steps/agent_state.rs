@@ -9,9 +9,7 @@ use std::time::Duration;
 /// What the agent steps set up and record.
 #[derive(Debug, Default)]
 pub struct AgentState {
-    /// The agent's settings.
     pub config: AgentConfig,
-    /// The scripted model.
     pub plan: ScriptedPlanner,
     /// The task (its tabs and trace).
     pub task: Task,
@@ -45,13 +43,11 @@ impl AgentState {
 pub struct ConversationState {
     /// The store's folder (removed with the scenario).
     pub dir: Option<tempfile::TempDir>,
-    /// The store.
     pub store: Option<navguard::store::TaskStore>,
     /// The registered browser clients.
     pub clients: navguard::conversation::Clients,
     /// Ports of the clients beyond the scenario's own, to close afterwards.
     pub extra_ports: Vec<navguard::adapter::BidiPort>,
-    /// The task's id.
     pub task_id: String,
     /// Each turn's outcome, in order.
     pub turns: Vec<navguard::conversation::TurnOutcome>,

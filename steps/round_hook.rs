@@ -11,7 +11,6 @@ use std::sync::Mutex;
 
 /// Performs `Given before round <n> the user <action>` on the task's focused tab.
 pub(crate) struct UserScript {
-    /// The scenario's tabs.
     pub port: Arc<dyn BrowserPort>,
     /// The actions, by round.
     pub actions: BTreeMap<u32, Vec<UserAction>>,

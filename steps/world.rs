@@ -16,7 +16,6 @@ pub const EVENT_DEADLINE: Duration = Duration::from_secs(15);
 /// What one scenario owns.
 #[derive(Debug)]
 pub struct ScenarioEnv {
-    /// The run's browser.
     pub browser: Arc<BidiBrowser>,
     /// The scenario's tabs, as everything but the teardown sees them.
     pub port: Arc<dyn BrowserPort>,

@@ -40,7 +40,6 @@ impl ToolRun {
 pub struct ToolContext<'a> {
     pub port: &'a dyn BrowserPort,
     pub config: &'a AgentConfig,
-    /// The user's Stop.
     pub cancel: &'a CancellationToken,
 }
 

@@ -11,7 +11,6 @@ pub(super) const MAX_ELEMENTS: usize = 60;
 pub struct Element {
     /// A CSS selector that finds it.
     pub selector: String,
-    /// Its tag.
     pub tag: String,
     /// Its text (or value, or label), shortened.
     pub text: String,
@@ -23,11 +22,8 @@ pub struct Observation {
     /// The tab.
     #[serde(skip_deserializing, default = "unknown_tab")]
     pub tab: TabId,
-    /// The page URL.
     pub url: String,
-    /// The page title.
     pub title: String,
-    /// Its interactive elements.
     pub elements: Vec<Element>,
 }
 

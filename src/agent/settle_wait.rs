@@ -12,7 +12,6 @@ use url::Origin;
 /// What a settle wait decided, and how long it took.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettleReport {
-    /// The outcome.
     pub outcome: SettleOutcome,
     /// How long the wait lasted.
     pub waited: Duration,

@@ -29,7 +29,6 @@ crate::closed_set! {
 pub enum StopReason {
     /// The model called `done`: the task succeeded.
     Done {
-        /// The model's summary.
         summary: String,
     },
     /// The focused tab is on a URL the agent must not operate (or never committed).

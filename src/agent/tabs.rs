@@ -13,7 +13,6 @@ pub enum TabRef {
     Opened(Option<usize>),
     /// `@active`: the browser's active tab at the time of the call.
     Active,
-    /// A tab id.
     Id(TabId),
 }
 
@@ -38,9 +37,7 @@ impl TabRef {
 /// A pinned tab: the agent may operate it while it stays on its origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pinned {
-    /// The tab.
     pub tab: TabId,
-    /// Its origin.
     pub origin: Origin,
 }
 

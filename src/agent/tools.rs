@@ -107,7 +107,6 @@ pub enum Tool {
     },
     /// Ends the task as succeeded.
     Done {
-        /// The model's summary.
         summary: String,
     },
 }

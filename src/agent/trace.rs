@@ -76,7 +76,9 @@ impl Serialize for GuardDecision {
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum TraceEvent {
     /// A run began with these tools offered to the model.
-    ToolsOffered { tools: Vec<ToolName> },
+    ToolsOffered {
+        tools: Vec<ToolName>,
+    },
     /// A conversation turn prepared its page.
     PagePrepared {
         tab: String,
@@ -91,7 +93,6 @@ pub enum TraceEvent {
         /// The tab whose page opened it.
         opener: String,
     },
-    /// A round began.
     RoundStarted,
     /// The loop-top guard ran.
     Guard {
@@ -101,10 +102,13 @@ pub enum TraceEvent {
         /// How long it waited, ms.
         waited_ms: u64,
     },
-    /// The round's observation.
-    Observed { url: String, title: String },
-    /// The model answered.
-    ModelTurn { calls: usize },
+    Observed {
+        url: String,
+        title: String,
+    },
+    ModelTurn {
+        calls: usize,
+    },
     /// A tool call and its result.
     ToolCall {
         /// The tool as the model named it (which may be no tool).
@@ -116,9 +120,12 @@ pub enum TraceEvent {
         guard: Option<(SettleOutcome, u64)>,
     },
     /// A note (a focus fallback, a stale tab cleared, …).
-    Note { text: String },
-    /// The task stopped.
-    Stopped { reason: StopReason },
+    Note {
+        text: String,
+    },
+    Stopped {
+        reason: StopReason,
+    },
 }
 
 /// One entry: when, in which round, what.

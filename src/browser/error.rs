@@ -31,11 +31,7 @@ pub enum BrowserError {
     InvalidSelector { selector: String, reason: String },
     /// The browser refused a navigation before it started.
     #[error("navigation to {url} failed: {reason}")]
-    NavigationFailed {
-        url: String,
-        /// The browser's reason.
-        reason: String,
-    },
+    NavigationFailed { url: String, reason: String },
     /// The page's script threw; its exception's text.
     #[error("script error: {0}")]
     Script(String),

@@ -38,7 +38,6 @@ pub enum Mark {
     Plain,
     /// A guard begins to wait.
     Wait,
-    /// The task stops.
     Stop,
     /// The round goes on after a wait.
     Ok,
@@ -61,9 +60,7 @@ impl Mark {
 pub struct Item {
     /// Milliseconds since the timeline's first item.
     pub t_ms: f64,
-    /// Who acted.
     pub lane: Lane,
-    /// Its legend mark.
     pub mark: Mark,
     /// What happened, in words.
     pub text: String,
@@ -91,7 +88,6 @@ pub struct Wait {
 pub struct Timeline {
     /// Everything, in time order.
     pub items: Vec<Item>,
-    /// The guards' waits.
     pub waits: Vec<Wait>,
 }
 

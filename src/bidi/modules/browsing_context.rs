@@ -143,7 +143,6 @@ impl Command for GetTree {
 #[derive(Clone, Debug, Deserialize)]
 pub struct Info {
     pub context: ContextId,
-    /// Its committed URL.
     pub url: String,
     /// Its parent frame; `None` for a tab.
     #[serde(default)]
