@@ -356,6 +356,7 @@ mod tests {
             guard_waits_ms: vec![],
             timeline: Default::default(),
             steps: vec![],
+            gherkin: None,
         }
     }
 

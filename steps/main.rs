@@ -190,7 +190,12 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
                 return ExitCode::from(2);
             }
         };
-        let mode = navguard_harness::run_context::RunMode { line: Some(line), guards_off, timeline: true, shard: None };
+        let mode = navguard_harness::run_context::RunMode {
+            line: Some(line),
+            guards_off,
+            timeline: true,
+            ..Default::default()
+        };
         let outcome = navguard_harness::runner::run_features_with(input, opts, mode).await;
         if outcome.results.is_empty() {
             eprintln!("navguard: no scenario at {target} (give the line of a Scenario or of an example row)");
@@ -242,7 +247,7 @@ async fn gate(
                 return ExitCode::from(2);
             }
         };
-        let mode = navguard_harness::run_context::RunMode { shard, ..Default::default() };
+        let mode = navguard_harness::run_context::RunMode { shard, expected: expected.clone(), ..Default::default() };
         runs.push((run, navguard_harness::runner::run_features_with(input, opts, mode).await.results));
     }
     let results: Vec<&navguard_harness::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();

@@ -6,6 +6,7 @@ use crate::gate::Shard;
 use crate::report::StepLog;
 use crate::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use tokio::sync::OnceCell;
@@ -21,6 +22,9 @@ pub struct RunMode {
     pub timeline: bool,
     /// Only this shard of the scenarios.
     pub shard: Option<Shard>,
+    /// The gate's known deviations (keys as `gate::key` writes them): their failures are
+    /// reported skipped in JUnit, as the gate judges them.
+    pub expected: BTreeSet<String>,
 }
 
 /// Shared by every scenario of a run.
@@ -71,7 +75,9 @@ impl RunContext {
     pub fn finished(&self) -> Vec<ScenarioResult> {
         let mut results = self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         for r in &mut results {
-            r.steps = self.steps.steps(&(r.feature_path.clone(), r.line));
+            let key = (r.feature_path.clone(), r.line);
+            r.steps = self.steps.steps(&key);
+            r.gherkin = self.steps.gherkin(&key);
         }
         results
     }

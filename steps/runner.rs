@@ -1,6 +1,7 @@
 //! Runs feature files on a real browser: one browser per run (started by the first scenario's
 //! hook), each scenario on its own tabs and fixture site, nothing skipped counted as a pass,
-//! JUnit XML and failure artifacts under the report folder, and a non-zero exit on any failure.
+//! reports (HTML, JUnit XML, Cucumber JSON) and failure artifacts under the report folder, and a
+//! non-zero exit on any failure.
 
 use crate::artifacts;
 use crate::report::{self, StepLogWriter};
@@ -44,9 +45,8 @@ pub struct HarnessCli {
 
 pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, HarnessCli>;
 
-/// The writers' options: the terminal's and JUnit's; the JSON and step-log writers have none.
-type WriterCli =
-    cli::Compose<cli::Compose<cli::Compose<writer::basic::Cli, writer::junit::Cli>, cli::Empty>, cli::Empty>;
+/// The writers' options: the terminal's; the step-log writer has none.
+type WriterCli = cli::Compose<writer::basic::Cli, cli::Empty>;
 
 /// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
 /// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
@@ -101,13 +101,10 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         eprintln!("navguard: {e}");
         return fail(2);
     }
-    let (junit, json) = match open_reports(&harness.report_dir) {
-        Ok(files) => files,
-        Err(e) => {
-            eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
-            return fail(2);
-        }
-    };
+    if let Err(e) = open_reports(&harness.report_dir) {
+        eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
+        return fail(2);
+    }
     let (only_line, shard) = (mode.line, mode.shard);
     let run = RunContext::new(browser_config(&harness), harness.report_dir.clone(), mode);
     let writer = NavWorld::cucumber()
@@ -117,8 +114,6 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
         .with_writer(
             writer::Basic::raw(std::io::stdout(), writer::Coloring::Auto, 0)
                 .summarized()
-                .tee::<NavWorld, _>(writer::JUnit::for_tee(junit, 0))
-                .tee::<NavWorld, _>(writer::Json::for_tee(json))
                 .tee::<NavWorld, _>(
                     StepLogWriter::new(run.steps.clone()).discard_stats_writes().discard_arbitrary_writes(),
                 )
@@ -147,10 +142,25 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
     }
 }
 
-/// The JUnit XML and Cucumber JSON reports (what CI systems and the Cucumber tooling read).
-fn open_reports(dir: &Path) -> std::io::Result<(std::fs::File, std::fs::File)> {
+/// The report folder, and its JUnit XML and Cucumber JSON files (what CI systems and the
+/// Cucumber tooling read; written when the run ends), emptied: a folder the run cannot write to
+/// stops it before it starts.
+fn open_reports(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    Ok((std::fs::File::create(dir.join("junit.xml"))?, std::fs::File::create(dir.join("cucumber.json"))?))
+    std::fs::File::create(dir.join("junit.xml"))?;
+    std::fs::File::create(dir.join("cucumber.json"))?;
+    Ok(())
+}
+
+/// Writes `junit.xml` and `cucumber.json`; the gate's known deviations are skipped in JUnit.
+fn write_machine_reports(run: &RunContext, results: &[ScenarioResult], title: &str) {
+    let junit = report::render_junit(title, results, &run.steps.parse_failures(), &run.mode.expected);
+    for (file, text) in [("junit.xml", junit), ("cucumber.json", report::render_cucumber_json(results))] {
+        let path = run.report_dir.join(file);
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("navguard: cannot write {}: {e}", path.display());
+        }
+    }
 }
 
 async fn finish(
@@ -176,6 +186,7 @@ async fn finish(
     if let Err(e) = std::fs::write(&html, report::render(results, &metrics, &run.report_dir, &title)) {
         eprintln!("navguard: cannot write {}: {e}", html.display());
     }
+    write_machine_reports(run, results, &title);
     println!(
         "reports: {}, {} and {}",
         html.display(),
@@ -260,6 +271,7 @@ fn after_hook(
                 guard_waits_ms,
                 timeline,
                 steps: Vec::new(),
+                gherkin: None,
             });
         }
         .boxed_local()

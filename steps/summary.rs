@@ -1,7 +1,7 @@
 //! The result of each scenario, and the terminal summary: per feature, then the failures, then
 //! the closing line `features: N passed, N failed`.
 
-use crate::report::{StepRecord, StepStatus};
+use crate::report::{Gherkin, StepRecord, StepStatus};
 use crate::timeline::Timeline;
 use crate::world::NavWorld;
 use cucumber::event::ScenarioFinished;
@@ -32,6 +32,8 @@ pub struct ScenarioResult {
     pub timeline: Timeline,
     /// Its steps and how each ended (filled in when the run ends).
     pub steps: Vec<StepRecord>,
+    /// Its gherkin (feature, rule, backgrounds, tags) and hooks (filled in when the run ends).
+    pub gherkin: Option<Gherkin>,
 }
 
 impl ScenarioResult {

@@ -101,7 +101,7 @@ fn scenario(r: &ScenarioResult, report_dir: &Path, open: bool) -> Markup {
             @if let Some(race) = &r.race { p { "Race verdict: " (race) } }
             (steps(&r.steps))
             @if let Some(dir) = &r.artifacts { (artifacts(dir, report_dir)) }
-            (timeline_section(&r.timeline))
+            (timeline_section(&r.timeline, &format!("arrow-{}", anchor(r))))
         }
     }
 }
@@ -134,7 +134,8 @@ fn status_class(status: StepStatus) -> &'static str {
     }
 }
 
-/// Links to the artifacts that exist, and the screenshot inline.
+/// Links to the artifacts that exist, and the screenshot inline (a `data:` URI: the page shows
+/// it without its artifacts folder).
 fn artifacts(dir: &Path, report_dir: &Path) -> Markup {
     let relative = dir.strip_prefix(report_dir).unwrap_or(dir);
     let link = |file: &str| relative.join(file).display().to_string();
@@ -145,13 +146,20 @@ fn artifacts(dir: &Path, report_dir: &Path) -> Markup {
                 @if dir.join(file).is_file() { a href=(link(file)) { (file) } " (" (what) ") " }
             }
         }
-        @if dir.join("screenshot.png").is_file() {
-            a href=(link("screenshot.png")) { img.shot src=(link("screenshot.png")) alt="the current tab when the scenario failed"; }
+        @if let Some(png) = inline_png(&dir.join("screenshot.png")) {
+            a href=(link("screenshot.png")) { img.shot src=(png) alt="the current tab when the scenario failed"; }
         }
     }
 }
 
-fn timeline_section(timeline: &Timeline) -> Markup {
+/// A PNG file as a `data:` URI, if it can be read.
+fn inline_png(path: &Path) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = std::fs::read(path).ok()?;
+    Some(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(bytes)))
+}
+
+fn timeline_section(timeline: &Timeline, arrow_id: &str) -> Markup {
     html! {
         @if !timeline.items.is_empty() {
             p.legend {
@@ -162,7 +170,7 @@ fn timeline_section(timeline: &Timeline) -> Markup {
                 span { "arrow: the browser event that ended the wait" }
             }
             @for wait in &timeline.waits { p { (wait_words(timeline, wait)) } }
-            div.timeline-box { (timeline::picture(timeline)) }
+            div.timeline-box { (timeline::picture(timeline, arrow_id)) }
         }
     }
 }

@@ -1,10 +1,17 @@
-//! The run's reports beyond cucumber's own: each scenario's steps (collected by a writer teed
-//! beside the others) and the HTML report.
+//! The run's reports: each scenario's gherkin and steps (collected by a writer teed beside the
+//! terminal's), and from them the HTML report, JUnit XML and Cucumber JSON.
 
+mod cucumber_json;
 mod gate_html;
 mod html;
+mod junit;
 mod step_log;
 
+pub use cucumber_json::render_cucumber_json;
 pub use gate_html::render_gate;
 pub use html::render;
-pub use step_log::{StepLog, StepLogWriter, StepRecord, StepStatus, error_text, feature_key, panic_text};
+pub use junit::{Verdict, render_junit, verdict};
+pub use step_log::{
+    BackgroundMeta, FeatureMeta, Gherkin, HookRecord, ParseFailure, RuleMeta, StepLog, StepLogWriter, StepRecord,
+    StepStatus, TagAt, error_text, feature_key, panic_text, tag_positions,
+};

@@ -51,8 +51,9 @@ fn cut(text: &str) -> String {
     }
 }
 
-/// The picture, as inline SVG; an empty timeline draws nothing.
-pub fn picture(timeline: &Timeline) -> Markup {
+/// The picture, as inline SVG; an empty timeline draws nothing. `id` names its arrowhead
+/// marker: one per picture, so that pictures sharing a page do not share ids.
+pub fn picture(timeline: &Timeline, id: &str) -> Markup {
     if timeline.items.is_empty() {
         return html! {};
     }
@@ -61,7 +62,7 @@ pub fn picture(timeline: &Timeline) -> Markup {
         svg xmlns="http://www.w3.org/2000/svg" class="timeline" width=(WIDTH) height=(bottom)
             font-family="monospace" font-size="12" {
             defs {
-                marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7"
+                marker id=(id) viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7"
                     orient="auto-start-reverse" {
                     path d="M 0 0 L 10 5 L 0 10 z" fill="#d99a1e" {}
                 }
@@ -78,7 +79,7 @@ pub fn picture(timeline: &Timeline) -> Markup {
                 }
                 @if let Some(by) = wait.ended_by {
                     line x1=(lane_x(Lane::Browser)) y1=(row_y(by)) x2=(lane_x(Lane::Agent) + 7.0)
-                        y2=(row_y(wait.end)) stroke="#d99a1e" stroke-width="1.5" marker-end="url(#arrow)" {}
+                        y2=(row_y(wait.end)) stroke="#d99a1e" stroke-width="1.5" marker-end={ "url(#" (id) ")" } {}
                 }
             }
             @for (i, item) in timeline.items.iter().enumerate() {

@@ -99,13 +99,14 @@ fn the_terminal_shows_the_legend_tags_and_the_ending_event() {
 fn the_picture_draws_the_wait_band_and_the_arrow_and_escapes_page_text() {
     let (mut trace, events) = waited_round(SettleOutcome::Committed { url: SLOW.into() });
     trace.entries[2] = entry(1120.0, TraceEvent::Observed { url: SLOW.into(), title: "<script>x</script>".into() });
-    let svg = picture(&build(&trace, &events)).into_string();
-    assert!(svg.contains("marker-end=\"url(#arrow)\""), "no arrow: {svg}");
+    let svg = picture(&build(&trace, &events), "arrow-x-L3").into_string();
+    assert!(svg.contains("marker id=\"arrow-x-L3\""), "no marker: {svg}");
+    assert!(svg.contains("marker-end=\"url(#arrow-x-L3)\""), "no arrow: {svg}");
     assert!(svg.contains("guard wait: committed"), "no band: {svg}");
     assert!(!svg.contains("<script>") && svg.contains("&lt;script&gt;"), "page text not escaped");
 }
 
 #[test]
 fn an_empty_timeline_draws_nothing() {
-    assert_eq!(picture(&build(&Trace::default(), &[])).into_string(), "");
+    assert_eq!(picture(&build(&Trace::default(), &[]), "arrow").into_string(), "");
 }
