@@ -4,7 +4,7 @@
 //! `<script>`, `&` and quotes, with a failing scenario, a data table, and a rule with a
 //! background.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 /// The workspace's top folder: the command runs there, as a user runs it.
