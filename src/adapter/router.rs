@@ -48,6 +48,8 @@ impl Scope {
     }
 
     /// Keeps the wire event for the failure artifacts (test-util builds only).
+    // Without test-util nothing is recorded, so `self` goes unused there.
+    #[cfg_attr(not(feature = "test-util"), allow(clippy::unused_self))]
     fn record_raw(&self, method: &str, params: &Value) {
         #[cfg(feature = "test-util")]
         {
