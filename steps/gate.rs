@@ -337,26 +337,15 @@ pub fn judge(m: &Metrics, t: &Thresholds) -> Judgement {
 mod tests {
     use super::*;
     use crate::summary::TaskEnd;
-    use std::time::Duration;
 
     fn result(name: &str, passed: bool, expects: Expects, task_end: Option<(bool, bool)>) -> ScenarioResult {
         let task_end =
             task_end.map(|(succeeded, restricted_or_cross_origin)| TaskEnd { succeeded, restricted_or_cross_origin });
         ScenarioResult {
-            feature_path: "features/x.feature".into(),
-            feature: "X".into(),
-            scenario: name.into(),
-            line: 1,
             failure: (!passed).then(|| "failed".into()),
-            duration: Duration::from_millis(100),
-            artifacts: None,
-            race: None,
             expects,
             task_end,
-            guard_waits_ms: vec![],
-            timeline: Default::default(),
-            steps: vec![],
-            gherkin: None,
+            ..ScenarioResult::sample(name)
         }
     }
 

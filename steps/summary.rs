@@ -37,6 +37,28 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// A passed scenario `name` of `features/x.feature` (line 1, 100 ms), for unit tests to
+    /// adjust with struct-update syntax.
+    #[cfg(test)]
+    pub(crate) fn sample(name: &str) -> Self {
+        Self {
+            feature_path: "features/x.feature".into(),
+            feature: "X".into(),
+            scenario: name.into(),
+            line: 1,
+            failure: None,
+            duration: Duration::from_millis(100),
+            artifacts: None,
+            race: None,
+            expects: Expects::Nothing,
+            task_end: None,
+            guard_waits_ms: vec![],
+            timeline: Timeline::default(),
+            steps: vec![],
+            gherkin: None,
+        }
+    }
+
     /// The first step that failed or was skipped, if any.
     pub fn first_failing_step(&self) -> Option<&StepRecord> {
         self.steps.iter().find(|s| matches!(s.status, StepStatus::Failed | StepStatus::Skipped))

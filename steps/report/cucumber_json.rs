@@ -167,7 +167,6 @@ fn hook(h: &HookRecord) -> Value {
 mod tests {
     use super::*;
     use crate::report::{BackgroundMeta, FeatureMeta, RuleMeta, TagAt};
-    use crate::summary::Expects;
     use std::sync::Arc;
 
     fn record(line: usize, status: StepStatus, background: Option<usize>) -> StepRecord {
@@ -216,16 +215,9 @@ mod tests {
         ScenarioResult {
             feature_path: "/tmp/a b/x.feature".into(),
             feature: "My Feature".into(),
-            scenario: "It".into(),
             line: 7,
             failure: Some("boom".into()),
             duration: Duration::ZERO,
-            artifacts: None,
-            race: None,
-            expects: Expects::Nothing,
-            task_end: None,
-            guard_waits_ms: vec![],
-            timeline: Default::default(),
             steps: vec![
                 record(6, StepStatus::Passed, Some(0)),
                 record(8, StepStatus::Failed, None),
@@ -233,6 +225,7 @@ mod tests {
                 record(10, StepStatus::Skipped, None),
             ],
             gherkin: Some(gherkin),
+            ..ScenarioResult::sample("It")
         }
     }
 

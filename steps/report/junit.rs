@@ -235,26 +235,16 @@ fn attr(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::report::StepRecord;
-    use crate::summary::Expects;
 
     const NASTY: &str = "a ]]> b <script>alert('x')</script> & \"q\" \u{1b}[31m";
 
     fn result(scenario: &str, failure: Option<&str>) -> ScenarioResult {
         ScenarioResult {
-            feature_path: "features/x.feature".into(),
             feature: format!("X {NASTY}"),
-            scenario: scenario.into(),
             line: 3,
             failure: failure.map(str::to_owned),
             duration: Duration::from_millis(1500),
-            artifacts: None,
-            race: None,
-            expects: Expects::Nothing,
-            task_end: None,
-            guard_waits_ms: vec![],
-            timeline: Default::default(),
-            steps: vec![],
-            gherkin: None,
+            ..ScenarioResult::sample(scenario)
         }
     }
 
