@@ -9,11 +9,18 @@ fn root() -> &'static Path {
 }
 
 fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
+    let path: Vec<(&str, &str)> = path_env.map(|p| ("PATH", p)).into_iter().collect();
+    navguard_with(args, &path)
+}
+
+/// `navguard` with these environment variables set (the browser overrides removed first).
+fn navguard_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
-    cmd.current_dir(root()).args(args).env_remove("NAVGUARD_CHROMEDRIVER").env_remove("NAVGUARD_CHROMIUM");
-    if let Some(path) = path_env {
-        cmd.env("PATH", path);
+    cmd.current_dir(root()).args(args);
+    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL"] {
+        cmd.env_remove(name);
     }
+    cmd.envs(env.iter().copied());
     cmd.output().expect("navguard runs")
 }
 
@@ -263,5 +270,99 @@ fn validate_names_a_misspelt_member_of_a_closed_set_as_an_undefined_step() {
         "INVALID: 1 contracts, 1 scenarios, 2 problems",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_gate_whose_run_could_not_start_exits_2_and_measures_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let report = dir.path().join("gate");
+    let args = ["gate", &path, "--report-dir", report.to_str().unwrap()];
+    let out = navguard_with(&args, &[("NAVGUARD_CHROMEDRIVER", "/nowhere/chromedriver")]);
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("could not start: chromedriver not found"), "{text}");
+    for measured in ["pass ", "ok", "FAILED", "PASSED"] {
+        assert!(!text.contains(measured), "{measured:?} printed for a run that did not start:\n{text}");
+    }
+    assert!(!report.join("index.html").exists());
+}
+
+#[test]
+fn a_browser_that_cannot_be_reached_is_a_run_that_could_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let report = dir.path().join("report");
+    // Port 9 (discard) has no WebDriver server: the connection is refused at once.
+    let out = navguard(
+        &["run", &path, "--webdriver-url", "http://127.0.0.1:9", "--report-dir", report.to_str().unwrap()],
+        None,
+    );
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("navguard: cannot start the browser: cannot open a WebDriver session at http://127.0.0.1:9"),
+        "{text}"
+    );
+    assert!(!text.contains("pass ") && !text.contains("features: "), "{text}");
+}
+
+#[test]
+fn repro_without_a_browser_says_so_and_not_that_the_scenario_is_missing() {
+    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
+    let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
+    let out = navguard_with(&["repro", &target], &[("NAVGUARD_CHROMEDRIVER", "/nowhere/chromedriver")]);
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("navguard repro: chromedriver not found"), "{text}");
+    assert!(!text.contains("no scenario at"), "{text}");
+}
+
+#[test]
+fn bad_arguments_exit_2_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    for args in [
+        vec!["gate", path.as_str(), "--repeat", "0"],
+        vec!["repro", "features/agent/coverage_matrix.feature:170", "--repeat", "0"],
+        vec!["gate", path.as_str(), "--shard", "3/2"],
+        vec!["run", path.as_str(), "--concurrency", "0"],
+        vec!["run", path.as_str(), "--tags", "@a and"],
+        vec!["run", path.as_str(), "--retry", "2"],
+    ] {
+        let out = navguard(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{args:?}: {}", text(&out));
+    }
+}
+
+#[test]
+fn run_help_shows_the_runner_s_options_with_their_true_defaults() {
+    let out = navguard(&["run", "--help"], None);
+    let help = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{help}");
+    for option in ["--name <regex>", "--tags <tagexpr>", "--browser", "--webdriver-url", "--headful", "--fail-fast"] {
+        assert!(help.contains(option), "{option} missing:\n{help}");
+    }
+    assert!(help.contains("--concurrency <n>") && help.contains("[default: 4]"), "{help}");
+    assert!(help.contains("target/navguard]"), "{help}");
+    assert!(!help.contains("--retry") && !help.contains("pet a dog"), "{help}");
+}
+
+#[test]
+fn filters_that_match_nothing_are_a_failure_and_start_no_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(
+        dir.path(),
+        "a.feature",
+        "@here\nFeature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n",
+    );
+    let report = dir.path().join("report");
+    for filter in [["--tags", "not @here"], ["--name", "^nothing$"]] {
+        let out = navguard(&["run", &path, filter[0], filter[1], "--report-dir", report.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(1), "{filter:?}: {}", text(&out));
+        assert!(text(&out).contains("no scenario ran"), "{}", text(&out));
+        assert!(!text(&out).contains("browser start"), "{}", text(&out));
     }
 }
