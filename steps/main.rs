@@ -77,15 +77,19 @@ enum Command {
     },
     /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
     ServeFixtures,
-    /// Check, without a browser, that every contract has a scenario, every scenario proves a
-    /// known contract, every step is defined once, and every feature parses.
+    /// Check feature files without a browser: every feature parses (as the official Gherkin
+    /// parser reads it), every step is defined exactly once, and, with a contracts file, every
+    /// contract has a scenario and every scenario proves a known contract.
     Validate {
-        /// The features folder.
-        #[arg(long, default_value = "features")]
-        features: PathBuf,
-        /// The contracts file.
-        #[arg(long, default_value = "features/contracts.txt")]
-        contracts: PathBuf,
+        /// A .feature file or a folder of them [default: features]
+        path: Option<PathBuf>,
+        /// The same as PATH.
+        #[arg(long, value_name = "path", conflicts_with = "path")]
+        features: Option<PathBuf>,
+        /// The contracts file [default: <folder>/contracts.txt when the folder has one; else
+        /// contracts are not checked]
+        #[arg(long, value_name = "file")]
+        contracts: Option<PathBuf>,
     },
 }
 
@@ -117,22 +121,41 @@ fn main() -> ExitCode {
             runtime.block_on(gate(path, repeat, shard, files, options))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
-        Command::Validate { features, contracts } => validate(&features, &contracts),
+        Command::Validate { path, features, contracts } => {
+            validate(&path.or(features).unwrap_or_else(|| PathBuf::from("features")), contracts.as_deref())
+        }
     }
 }
 
-fn validate(features: &std::path::Path, contracts: &std::path::Path) -> ExitCode {
-    let findings = navguard_harness::validate::validate(features, contracts);
+fn validate(path: &std::path::Path, contracts: Option<&std::path::Path>) -> ExitCode {
+    use navguard_harness::validate::{ValidateError, contracts_for, validate};
+    let contracts = contracts_for(path, contracts);
+    let findings = match validate(path, contracts.as_deref()) {
+        Ok(findings) => findings,
+        Err(e) => {
+            eprintln!("navguard validate: {e}");
+            // A path that does not exist is a bad argument (2); a folder with no feature has
+            // nothing to check (1).
+            return ExitCode::from(if matches!(e, ValidateError::NoSuchPath(_)) { 2 } else { 1 });
+        }
+    };
     for problem in &findings.problems {
         println!("{problem}");
     }
     let verdict = if findings.problems.is_empty() { "valid" } else { "INVALID" };
+    let contracts = match &findings.contracts_file {
+        Some(_) => format!("{} contracts, ", findings.contracts),
+        None => String::new(),
+    };
     println!(
-        "navguard validate: {verdict}: {} contracts, {} scenarios, {} problems",
-        findings.contracts,
+        "navguard validate: {verdict}: {contracts}{} scenarios, {} problems ({} feature files)",
         findings.scenarios,
-        findings.problems.len()
+        findings.problems.len(),
+        findings.files
     );
+    if findings.contracts_file.is_none() {
+        println!("(no contracts file: {} has no contracts.txt and --contracts was not given)", path.display());
+    }
     if findings.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 

@@ -165,7 +165,7 @@ fn validate_names_every_kind_of_problem_without_a_browser() {
         "a.feature:6: scenario \"untagged\" proves no contract",
         "a.feature:10: scenario \"unknown\" names an unknown contract nope",
         "undefined step at line 11: Then the frobnicator spins",
-        "broken.feature: the feature does not parse: Error at 3:",
+        "broken.feature:3: a table row belongs right under a step or an Examples line",
         "contract lonely has no scenario",
         "INVALID: 2 contracts, 3 scenarios, 5 problems",
     ] {
@@ -179,6 +179,32 @@ fn the_repository_s_features_are_valid() {
     let (features, contracts) = (format!("{root}/features"), format!("{root}/features/contracts.txt"));
     let out = navguard(&["validate", "--features", &features, "--contracts", &contracts], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // With no argument, from the top folder (as CI runs it): features/ against its contracts.
+    let out = navguard(&["validate"], Some(""));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("navguard validate: valid: 30 contracts,"), "{}", text(&out));
+}
+
+#[test]
+fn validate_checks_a_user_s_folder_without_contracts_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    feature(
+        dir.path(),
+        "mine.feature",
+        "\u{feff}Feature: f\n  Scenario: s\n    * a new tab is created on \"{site}/page\"\n    * the tab is not loading\n",
+    );
+    feature(dir.path(), "later.feature", "# to write\n");
+    let out = navguard(&["validate", dir.path().to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("valid: 1 scenarios, 0 problems (2 feature files)"), "{}", text(&out));
+    let missing = dir.path().join("nope");
+    let out = navguard(&["validate", missing.to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains(&format!("no such feature file or folder: {}", missing.display())), "{}", text(&out));
+    let empty = tempfile::tempdir().unwrap();
+    let out = navguard(&["validate", empty.path().to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("holds no .feature file"), "{}", text(&out));
 }
 
 /// The line of the scenario called `name` in a feature of the repository.
