@@ -257,7 +257,8 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         custom: cli::Empty,
     };
     let run = RunContext::new(browser_config(&options.browser), report_dir, mode);
-    let writer = NavWorld::cucumber()
+    let writer = NavWorld::cucumber::<PathBuf>()
+        .with_parser(StarBinding::default())
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
         .before(before_hook(Arc::clone(&run)))
         .after(after_hook(Arc::clone(&run)))
@@ -301,6 +302,29 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
             }
             RunOutcome::Interrupted
         }
+    }
+}
+
+/// cucumber's parser, with `*` steps bound as `navguard validate` binds them
+/// ([`crate::validate::bind_star_steps`]): what validate accepts, the run runs.
+#[derive(Clone, Debug, Default)]
+struct StarBinding(parser::Basic);
+
+type Parsed = parser::Result<cucumber::gherkin::Feature>;
+
+impl<I: AsRef<Path>> cucumber::Parser<I> for StarBinding {
+    type Cli = parser::basic::Cli;
+    type Output = futures::stream::Map<<parser::Basic as cucumber::Parser<I>>::Output, fn(Parsed) -> Parsed>;
+
+    fn parse(self, input: I, cli: Self::Cli) -> Self::Output {
+        use futures::StreamExt as _;
+        fn bind(parsed: Parsed) -> Parsed {
+            parsed.map(|mut feature| {
+                crate::validate::bind_star_steps(&mut feature);
+                feature
+            })
+        }
+        self.0.parse(input, cli).map(bind as fn(Parsed) -> Parsed)
     }
 }
 
