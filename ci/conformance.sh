@@ -3,7 +3,7 @@
 # (default: chromium firefox), with its reports: the terminal summary and metrics, and per
 # browser target/navguard/gate/<browser>/index.html (metrics, thresholds, failures) and run-N/
 # (report.html, junit.xml, cucumber.json, failure artifacts). Options pass through to the
-# gate: ci/conformance.sh --repeat 3, --shard 1/2, -- --tags @agent
+# gate: ci/conformance.sh --repeat 3, --shard 1/2, --tags @agent
 set -euo pipefail
 cd "$(dirname "$0")/.."
 read -r -a browsers <<< "${NAVGUARD_BROWSERS:-chromium firefox}"

@@ -5,6 +5,10 @@ use navguard::adapter::BrowserKind;
 use navguard_harness::Switch;
 use navguard_harness::fixtures::FixtureSite;
 use navguard_harness::gate::Shard;
+use navguard_harness::run_context::RunMode;
+use navguard_harness::runner::{
+    BrowserOptions, DEFAULT_REPORT_DIR, Input, RunOptions, RunOutcome, RunRequest, at_least_one, run_features_with,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,45 +22,42 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run feature files (a file or a folder) with the harness's steps, on a real browser.
-    /// Options after the path are the runner's: --tags, --name, --concurrency, --webdriver-url,
-    /// --headful, --report-dir (see `navguard run <path> --help`).
     Run {
         /// A .feature file or a folder of them.
         path: PathBuf,
-        /// The runner's options.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        options: Vec<String>,
+        /// Where the reports and the failure artifacts go.
+        #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
+        report_dir: PathBuf,
+        #[command(flatten)]
+        options: RunOptions,
     },
     /// Run one scenario (`<feature file>:<line>`), print its timeline (model, agent and browser
     /// lanes) and say in one line whether the race reproduced.
     Repro {
         /// `<feature file>:<line>` of the scenario (or of an outline's example row).
         target: String,
-        /// Run it this many times.
-        #[arg(long, default_value_t = 1)]
+        /// Run it this many times (at least 1).
+        #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<u32>)]
         repeat: u32,
-        /// Show the browser window (needs a display).
-        #[arg(long)]
-        headful: bool,
-        /// The browser: chromium or firefox.
-        #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
-        browser: BrowserKind,
+        #[command(flatten)]
+        browser: BrowserOptions,
         /// `off` switches both guards off, whatever the scenario says, to see the original race.
         #[arg(long, default_value = "on")]
         guards: Switch,
-        /// Where reports go.
-        #[arg(long, default_value = "target/navguard/repro")]
+        /// Where reports go (one folder per run).
+        #[arg(long, value_name = "dir", default_value = "target/navguard/repro")]
         report_dir: PathBuf,
     },
-    /// The release gate: run the suite (repeated, sharded, filtered by tags after the options),
+    /// The release gate: run the suite (repeated, sharded, filtered by name or tags),
     /// measure pass, flake, false-stop and misjudgement rates and the p50/p95 of scenario time
     /// and guard wait, and fail on a missed threshold or an unexpected result.
     Gate {
         /// A .feature file or a folder of them.
         #[arg(default_value = "features")]
         path: PathBuf,
-        /// Run the suite this many times (a flake is a scenario that both passed and failed).
-        #[arg(long, default_value_t = 1)]
+        /// Run the suite this many times, at least 1 (a flake is a scenario that both passed and
+        /// failed).
+        #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<u32>)]
         repeat: u32,
         /// Only shard `i/n` (1-based), by a stable hash of the scenario name.
         #[arg(long)]
@@ -64,31 +65,31 @@ enum Command {
         /// The thresholds file.
         #[arg(long, default_value = "gate/thresholds.txt")]
         thresholds: PathBuf,
-        /// The browser: chromium or firefox.
-        #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
-        browser: BrowserKind,
         /// The browser's expectations file (known deviations; default
         /// `gate/expectations/<browser>.txt`).
         #[arg(long)]
         expectations: Option<PathBuf>,
         /// Where reports go (default `target/navguard/gate/<browser>`; one folder per repeat).
-        #[arg(long)]
+        #[arg(long, value_name = "dir")]
         report_dir: Option<PathBuf>,
-        /// The runner's options (--tags, --concurrency, --webdriver-url, …).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        options: Vec<String>,
+        #[command(flatten)]
+        options: RunOptions,
     },
     /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
     ServeFixtures,
-    /// Check, without a browser, that every contract has a scenario, every scenario proves a
-    /// known contract, every step is defined once, and every feature parses.
+    /// Check feature files without a browser: every feature parses (as the official Gherkin
+    /// parser reads it), every step is defined exactly once, and, with a contracts file, every
+    /// contract has a scenario and every scenario proves a known contract.
     Validate {
-        /// The features folder.
-        #[arg(long, default_value = "features")]
-        features: PathBuf,
-        /// The contracts file.
-        #[arg(long, default_value = "features/contracts.txt")]
-        contracts: PathBuf,
+        /// A .feature file or a folder of them [default: features]
+        path: Option<PathBuf>,
+        /// The same as PATH.
+        #[arg(long, value_name = "path", conflicts_with = "path")]
+        features: Option<PathBuf>,
+        /// The contracts file [default: <folder>/contracts.txt when the folder has one; else
+        /// contracts are not checked]
+        #[arg(long, value_name = "file")]
+        contracts: Option<PathBuf>,
     },
 }
 
@@ -103,51 +104,59 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Run { path, options } => runtime.block_on(run(path, options)),
-        Command::Repro { target, repeat, headful, browser, guards, report_dir } => {
-            let how = ReproRun { repeat, headful, browser, guards_off: guards == Switch::Off };
+        Command::Run { path, report_dir, options } => {
+            let request = RunRequest { input: Input::Path(path), options, report_dir, mode: RunMode::default() };
+            runtime.block_on(navguard_harness::run_features(request))
+        }
+        Command::Repro { target, repeat, browser, guards, report_dir } => {
+            let how = ReproRun { repeat, browser, guards_off: guards == Switch::Off };
             runtime.block_on(repro(&target, how, &report_dir))
         }
-        Command::Gate { path, repeat, shard, thresholds, browser, expectations, report_dir, options } => {
+        Command::Gate { path, repeat, shard, thresholds, expectations, report_dir, options } => {
+            let browser = options.browser.browser;
             let expectations =
                 expectations.unwrap_or_else(|| PathBuf::from(format!("gate/expectations/{browser}.txt")));
             let report_dir = report_dir.unwrap_or_else(|| PathBuf::from(format!("target/navguard/gate/{browser}")));
             let files = GateFiles { thresholds, expectations, report_dir };
-            runtime.block_on(gate(path, repeat, shard, browser, files, options))
+            runtime.block_on(gate(path, repeat, shard, files, options))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
-        Command::Validate { features, contracts } => validate(&features, &contracts),
+        Command::Validate { path, features, contracts } => {
+            validate(&path.or(features).unwrap_or_else(|| PathBuf::from("features")), contracts.as_deref())
+        }
     }
 }
 
-fn validate(features: &std::path::Path, contracts: &std::path::Path) -> ExitCode {
-    let findings = navguard_harness::validate::validate(features, contracts);
+fn validate(path: &std::path::Path, contracts: Option<&std::path::Path>) -> ExitCode {
+    use navguard_harness::validate::{ValidateError, contracts_for, validate};
+    let contracts = contracts_for(path, contracts);
+    let findings = match validate(path, contracts.as_deref()) {
+        Ok(findings) => findings,
+        Err(e) => {
+            eprintln!("navguard validate: {e}");
+            // A path that does not exist is a bad argument (2); a folder with no feature has
+            // nothing to check (1).
+            return ExitCode::from(if matches!(e, ValidateError::NoSuchPath(_)) { 2 } else { 1 });
+        }
+    };
     for problem in &findings.problems {
         println!("{problem}");
     }
     let verdict = if findings.problems.is_empty() { "valid" } else { "INVALID" };
+    let contracts = match &findings.contracts_file {
+        Some(_) => format!("{} contracts, ", findings.contracts),
+        None => String::new(),
+    };
     println!(
-        "navguard validate: {verdict}: {} contracts, {} scenarios, {} problems",
-        findings.contracts,
+        "navguard validate: {verdict}: {contracts}{} scenarios, {} problems ({} feature files)",
         findings.scenarios,
-        findings.problems.len()
+        findings.problems.len(),
+        findings.files
     );
+    if findings.contracts_file.is_none() {
+        println!("(no contracts file: {} has no contracts.txt and --contracts was not given)", path.display());
+    }
     if findings.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
-}
-
-async fn run(path: PathBuf, options: Vec<String>) -> ExitCode {
-    if !path.exists() {
-        eprintln!("navguard: no such feature file or folder: {}", path.display());
-        return ExitCode::from(2);
-    }
-    let args = std::iter::once("navguard run".to_owned()).chain(options).collect();
-    match navguard_harness::runner::parse_args(args, path) {
-        Ok((input, opts)) => navguard_harness::run_features(input, opts).await,
-        Err(e) => {
-            let _ = e.print();
-            ExitCode::from(2)
-        }
-    }
 }
 
 /// Splits `path:line`.
@@ -159,13 +168,12 @@ fn parse_target(target: &str) -> Option<(PathBuf, usize)> {
 /// How `navguard repro` runs its scenario.
 struct ReproRun {
     repeat: u32,
-    headful: bool,
-    browser: BrowserKind,
+    browser: BrowserOptions,
     guards_off: bool,
 }
 
 async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> ExitCode {
-    let ReproRun { repeat, headful, browser, guards_off } = how;
+    let ReproRun { repeat, browser, guards_off } = how;
     let Some((path, line)) = parse_target(target) else {
         eprintln!("navguard: {target:?} is not <feature file>:<line>");
         return ExitCode::from(2);
@@ -175,33 +183,37 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
         return ExitCode::from(2);
     }
     let mut verdicts = Vec::new();
-    for run in 1..=repeat.max(1) {
+    // One scenario, one at a time: the timeline is read as it runs.
+    let options = RunOptions { name: None, tags: None, concurrency: 1, fail_fast: false, browser };
+    for run in 1..=repeat {
         // Each run keeps its own reports: the run that reproduced stays readable.
-        let report = report_dir.join(format!("run-{run}")).display().to_string();
-        let mut args =
-            vec!["navguard repro".to_owned(), "--report-dir".into(), report, "--browser".into(), browser.to_string()];
-        if headful {
-            args.push("--headful".into());
-        }
-        let (input, opts) = match navguard_harness::runner::parse_args(args, path.clone()) {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                let _ = e.print();
+        let request = RunRequest {
+            input: Input::Path(path.clone()),
+            options: options.clone(),
+            report_dir: report_dir.join(format!("run-{run}")),
+            mode: RunMode { line: Some(line), guards_off, timeline: true, ..Default::default() },
+        };
+        let ran = match run_features_with(request).await {
+            RunOutcome::Ran(ran) => ran,
+            RunOutcome::NotStarted(e) => {
+                eprintln!("navguard repro: {e}");
                 return ExitCode::from(2);
             }
+            interrupted @ RunOutcome::Interrupted => return interrupted.exit_code(),
         };
-        let mode = navguard_harness::run_context::RunMode {
-            line: Some(line),
-            guards_off,
-            timeline: true,
-            ..Default::default()
-        };
-        let outcome = navguard_harness::runner::run_features_with(input, opts, mode).await;
-        if outcome.results.is_empty() {
+        if ran.parse_errors > 0 {
+            eprintln!(
+                "navguard repro: {} does not parse (`navguard validate {}` says where)",
+                path.display(),
+                path.display()
+            );
+            return ExitCode::FAILURE;
+        }
+        if ran.results.is_empty() {
             eprintln!("navguard: no scenario at {target} (give the line of a Scenario or of an example row)");
             return ExitCode::from(2);
         }
-        verdicts.extend(outcome.results.into_iter().filter_map(|r| r.race.map(|v| (run, v))));
+        verdicts.extend(ran.results.into_iter().filter_map(|r| r.race.map(|v| (run, v))));
     }
     let reproduced = verdicts.iter().filter(|(_, v)| v.starts_with("race reproduced")).count();
     let guards = if guards_off { "guards off" } else { "guards on" };
@@ -216,14 +228,8 @@ struct GateFiles {
     report_dir: PathBuf,
 }
 
-async fn gate(
-    path: PathBuf,
-    repeat: u32,
-    shard: Option<Shard>,
-    browser: BrowserKind,
-    files: GateFiles,
-    options: Vec<String>,
-) -> ExitCode {
+async fn gate(path: PathBuf, repeat: u32, shard: Option<Shard>, files: GateFiles, options: RunOptions) -> ExitCode {
+    let browser = options.browser.browser;
     use navguard_harness::gate::{judge, measure, read_expectations, read_thresholds};
     let loaded = read_thresholds(&files.thresholds).and_then(|t| Ok((t, read_expectations(&files.expectations)?)));
     let (thresholds, expected) = match loaded {
@@ -233,22 +239,30 @@ async fn gate(
             return ExitCode::from(2);
         }
     };
-    let mut runs = Vec::new();
-    for run in 1..=repeat.max(1) {
-        let report = files.report_dir.join(format!("run-{run}")).display().to_string();
-        let args = ["navguard gate".to_owned(), "--report-dir".into(), report, "--browser".into(), browser.to_string()]
-            .into_iter()
-            .chain(options.iter().cloned())
-            .collect();
-        let (input, opts) = match navguard_harness::runner::parse_args(args, path.clone()) {
-            Ok(parsed) => parsed,
-            Err(e) => {
-                let _ = e.print();
+    let (mut runs, mut parse_errors) = (Vec::new(), 0);
+    for run in 1..=repeat {
+        let request = RunRequest {
+            input: Input::Path(path.clone()),
+            options: options.clone(),
+            report_dir: files.report_dir.join(format!("run-{run}")),
+            mode: RunMode { shard, expected: expected.clone(), ..Default::default() },
+        };
+        match run_features_with(request).await {
+            RunOutcome::Ran(ran) => {
+                parse_errors += ran.parse_errors;
+                runs.push((run, ran.results));
+            }
+            // Nothing ran, so there is nothing to measure: no rates, no report.
+            RunOutcome::NotStarted(e) => {
+                eprintln!("navguard gate: run {run} could not start: {e}");
                 return ExitCode::from(2);
             }
-        };
-        let mode = navguard_harness::run_context::RunMode { shard, expected: expected.clone(), ..Default::default() };
-        runs.push((run, navguard_harness::runner::run_features_with(input, opts, mode).await.results));
+            interrupted @ RunOutcome::Interrupted => return interrupted.exit_code(),
+        }
+    }
+    if runs.iter().all(|(_, results)| results.is_empty()) {
+        println!("\ngate: FAILED: no scenario ran (the input holds no feature file, or the filters matched nothing)");
+        return ExitCode::FAILURE;
     }
     let results: Vec<&navguard_harness::summary::ScenarioResult> = runs.iter().flat_map(|(_, r)| r).collect();
     let metrics = measure(results.iter().copied(), &expected);
@@ -259,7 +273,9 @@ async fn gate(
         Ok(()) => println!("gate report: {}", index.display()),
         Err(e) => eprintln!("navguard gate: cannot write {}: {e}", index.display()),
     }
-    if !judgement.passed {
+    if parse_errors > 0 {
+        println!("gate: FAILED ({parse_errors} feature file(s) did not parse)");
+    } else if !judgement.passed {
         let missed: Vec<&str> = judgement.missed().into_iter().map(navguard_harness::gate::Threshold::name).collect();
         let unexpected = metrics.unexpected_failures.len();
         println!(
@@ -277,7 +293,7 @@ async fn gate(
         0 => println!("gate: {passed_runs} passed, {failed_runs} failed"),
         n => println!("gate: {passed_runs} passed, {failed_runs} failed ({n} of them known deviations)"),
     }
-    if judgement.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if judgement.passed && parse_errors == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
 fn print_gate(

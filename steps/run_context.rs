@@ -71,6 +71,11 @@ impl RunContext {
         self.browser.get().and_then(|b| b.as_ref().ok()).cloned()
     }
 
+    /// Why the browser did not start, if a scenario tried and it failed.
+    pub fn launch_error(&self) -> Option<Arc<LaunchError>> {
+        self.browser.get().and_then(|b| b.as_ref().err()).cloned()
+    }
+
     /// Every finished scenario, with its steps.
     pub fn finished(&self) -> Vec<ScenarioResult> {
         let mut results = self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();

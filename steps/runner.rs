@@ -4,11 +4,15 @@
 //! non-zero exit on any failure.
 
 use crate::artifacts;
+use crate::error::StartError;
 use crate::report::{self, StepLogWriter};
 use crate::run_context::{RunContext, RunMode};
 use crate::summary::{self, ScenarioResult, TaskEnd};
 use crate::timeline::{self, Timeline};
 use crate::world::NavWorld;
+use cucumber::gherkin::tagexpr::TagOperation;
+use cucumber::tag::Ext as _;
+use cucumber::writer::Stats as _;
 use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
 use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
@@ -21,93 +25,239 @@ use std::time::Duration;
 /// How many scenarios run at once unless `--concurrency` says otherwise.
 pub const DEFAULT_CONCURRENCY: usize = 4;
 
+/// Where a run's reports go unless `--report-dir` says otherwise.
+pub const DEFAULT_REPORT_DIR: &str = "target/navguard";
+
 /// How long closing a scenario's tabs may take.
 const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The harness's own options, beside cucumber's (`--name`, `--tags`, `--input`,
-/// `--concurrency`, …).
+/// The browser a run drives: `navguard run`, `gate` and `repro` all take these.
 #[derive(clap::Args, Clone, Debug)]
-pub struct HarnessCli {
+pub struct BrowserOptions {
     /// The browser: chromium or firefox.
-    #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium", global = true)]
+    #[arg(long, env = "NAVGUARD_BROWSER", default_value = "chromium")]
     pub browser: BrowserKind,
     /// A running WebDriver remote end (another chromedriver, a Selenium Grid) to use instead of
-    /// starting chromedriver here.
-    #[arg(long, env = "NAVGUARD_WEBDRIVER_URL", global = true)]
+    /// starting the browser's driver here.
+    #[arg(long, env = "NAVGUARD_WEBDRIVER_URL", value_name = "url")]
     pub webdriver_url: Option<String>,
     /// Show the browser window (needs a display).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub headful: bool,
-    /// Where the JUnit report and the failure artifacts go.
-    #[arg(long, default_value = "target/navguard", global = true)]
-    pub report_dir: PathBuf,
 }
 
-pub type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, HarnessCli>;
+/// The runner's options, defined once: `navguard run` and `navguard gate` flatten them, and
+/// `cargo test --test features -- <options>` parses them ([`FeaturesCli`]). Nothing is
+/// retried: a flaky scenario shows as one.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunOptions {
+    /// Only the scenarios whose name matches this regular expression.
+    #[arg(long, short = 'n', value_name = "regex")]
+    pub name: Option<regex::Regex>,
+    /// Only the scenarios whose tags (with their feature's and rule's) match this expression,
+    /// e.g. `@browser and not @slow`.
+    #[arg(long, short = 't', value_name = "tagexpr")]
+    pub tags: Option<TagOperation>,
+    /// How many scenarios run at once (at least 1).
+    #[arg(long, short = 'c', value_name = "n", default_value_t = DEFAULT_CONCURRENCY, value_parser = at_least_one::<usize>)]
+    pub concurrency: usize,
+    /// Stop after the first failed scenario; the rest do not run.
+    #[arg(long)]
+    pub fail_fast: bool,
+    #[command(flatten)]
+    pub browser: BrowserOptions,
+}
+
+/// Parses a count that must be at least 1 (`--concurrency`, `--repeat`).
+pub fn at_least_one<N>(text: &str) -> Result<N, OptionError>
+where
+    N: std::str::FromStr<Err = std::num::ParseIntError> + Default + PartialEq,
+{
+    match text.parse::<N>() {
+        Ok(n) if n == N::default() => Err(OptionError::Zero),
+        Ok(n) => Ok(n),
+        Err(source) => Err(OptionError::NotANumber { text: text.to_owned(), source }),
+    }
+}
+
+/// Why an option's value cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionError {
+    #[error("0 would run nothing: give at least 1")]
+    Zero,
+    #[error("{text:?} is not a whole number")]
+    NotANumber {
+        text: String,
+        #[source]
+        source: std::num::ParseIntError,
+    },
+    #[error("{text:?} is neither an existing file or folder nor a glob: {source}")]
+    BadGlob {
+        text: String,
+        #[source]
+        source: <parser::basic::Walker as std::str::FromStr>::Err,
+    },
+}
+
+/// The feature files a run reads: a file or a folder, or a glob of files.
+#[derive(Clone, Debug)]
+pub enum Input {
+    Path(PathBuf),
+    Glob(parser::basic::Walker),
+}
+
+impl Input {
+    /// An existing file or folder is a path (as a glob, an absolute path would silently match
+    /// nothing); anything else must be a glob.
+    pub fn parse(text: &str) -> Result<Self, OptionError> {
+        if Path::new(text).exists() {
+            return Ok(Self::Path(PathBuf::from(text)));
+        }
+        text.parse().map(Self::Glob).map_err(|source| OptionError::BadGlob { text: text.to_owned(), source })
+    }
+}
+
+/// `cargo test --test features -- <options>`: the runner's options, the input and the report
+/// folder.
+#[derive(clap::Parser, Clone, Debug)]
+#[command(
+    name = "features",
+    bin_name = "cargo test --test features --",
+    about = "Runs feature files (features/ unless --input says otherwise) on a real browser with navguard's steps."
+)]
+pub struct FeaturesCli {
+    /// A feature file or folder, or a glob of feature files [default: features]
+    #[arg(long, short = 'i', value_name = "path|glob", value_parser = Input::parse)]
+    pub input: Option<Input>,
+    /// Where the reports and the failure artifacts go.
+    #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
+    pub report_dir: PathBuf,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// One run: what it reads, how, and where its reports go.
+#[derive(Clone, Debug)]
+pub struct RunRequest {
+    pub input: Input,
+    pub options: RunOptions,
+    pub report_dir: PathBuf,
+    pub mode: RunMode,
+}
+
+/// What cucumber is configured with, built from [`RunOptions`] (never parsed from arguments).
+type Opts = cli::Opts<parser::basic::Cli, runner::basic::Cli, WriterCli, cli::Empty>;
 
 /// The writers' options: the terminal's; the step-log writer has none.
 type WriterCli = cli::Compose<writer::basic::Cli, cli::Empty>;
 
-/// Parses the runner's arguments (`args[0]` is the program name). An `--input` naming an
-/// existing file or folder becomes the input path (cucumber's own `--input` is a glob that
-/// silently matches nothing for an absolute path); a glob is left to cucumber.
-pub fn parse_args(args: Vec<String>, default_input: PathBuf) -> Result<(PathBuf, Opts), clap::Error> {
-    let mut input = default_input;
-    let mut rest = Vec::with_capacity(args.len());
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let value = match arg.as_str() {
-            "--input" | "-i" => args.next(),
-            _ => arg.strip_prefix("--input=").map(str::to_owned),
-        };
-        match value {
-            Some(v) if Path::new(&v).exists() => input = PathBuf::from(v),
-            Some(v) => rest.extend(["--input".to_owned(), v]),
-            None => rest.push(arg),
-        }
-    }
-    use clap::Parser as _;
-    Ok((input, Opts::try_parse_from(rest)?))
-}
-
-fn browser_config(cli: &HarnessCli) -> BrowserConfig {
+fn browser_config(options: &BrowserOptions) -> BrowserConfig {
     BrowserConfig {
-        browser: cli.browser,
-        webdriver_url: cli.webdriver_url.clone(),
-        headless: !cli.headful,
+        browser: options.browser,
+        webdriver_url: options.webdriver_url.clone(),
+        headless: !options.headful,
         ..BrowserConfig::default()
     }
 }
 
-/// What a run ended with.
+/// What a run ended with. A run that did not start measured nothing: it has no results.
 #[derive(Debug)]
-pub struct RunOutcome {
-    /// 0 only if every scenario passed and every feature parsed.
-    pub exit: ExitCode,
+pub enum RunOutcome {
+    /// Nothing ran: no browser, no report folder, no input.
+    NotStarted(StartError),
+    /// The scenarios ran (or none matched the input and filters).
+    Ran(Ran),
+    /// Ctrl-C; the browser was closed.
+    Interrupted,
+}
+
+/// A run that started.
+#[derive(Debug)]
+pub struct Ran {
+    pub verdict: RunVerdict,
     pub results: Vec<ScenarioResult>,
+    /// Feature files that did not parse (their scenarios are in no result).
+    pub parse_errors: usize,
 }
 
-/// Runs the features at `input` (a file or a folder; `--input` overrides) and prints the
-/// summary. Exits 0 only if every scenario passed and every feature parsed.
-pub async fn run_features(input: PathBuf, opts: Opts) -> ExitCode {
-    run_features_with(input, opts, RunMode::default()).await.exit
+/// How a run that started went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunVerdict {
+    /// Every scenario passed and every feature parsed.
+    Passed,
+    /// A scenario failed, or a feature did not parse.
+    Failed,
+    /// No scenario ran: the input holds no feature, or the filters matched nothing.
+    NothingRan,
 }
 
-/// [`run_features`], narrowed and shown as `mode` says.
-pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> RunOutcome {
-    let fail = |code: u8| RunOutcome { exit: ExitCode::from(code), results: Vec::new() };
-    let harness = opts.custom.clone();
-    if let (None, Err(e)) = (&harness.webdriver_url, check_local_binaries(harness.browser)) {
-        eprintln!("navguard: {e}");
-        return fail(2);
+impl RunOutcome {
+    /// The exit code the README promises: 0 all passed; 1 a failure, a parse error or nothing
+    /// ran; 2 the run could not start; 130 interrupted.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            Self::Ran(Ran { verdict: RunVerdict::Passed, .. }) => ExitCode::SUCCESS,
+            Self::Ran(_) => ExitCode::FAILURE,
+            Self::NotStarted(_) => ExitCode::from(2),
+            Self::Interrupted => ExitCode::from(130),
+        }
     }
-    if let Err(e) = open_reports(&harness.report_dir) {
-        eprintln!("navguard: cannot write reports to {}: {e}", harness.report_dir.display());
-        return fail(2);
+
+    /// The results of a run that started; none otherwise.
+    pub fn results(&self) -> &[ScenarioResult] {
+        match self {
+            Self::Ran(ran) => &ran.results,
+            Self::NotStarted(_) | Self::Interrupted => &[],
+        }
+    }
+}
+
+/// Runs the features and prints the summary, or one line saying why the run could not start.
+/// Exits as [`RunOutcome::exit_code`] says.
+pub async fn run_features(request: RunRequest) -> ExitCode {
+    let outcome = run_features_with(request).await;
+    if let RunOutcome::NotStarted(e) = &outcome {
+        eprintln!("navguard: {e}");
+    }
+    outcome.exit_code()
+}
+
+/// Runs the features as `request` says. Why a run could not start is the caller's to print.
+pub async fn run_features_with(request: RunRequest) -> RunOutcome {
+    let RunRequest { input, options, report_dir, mode } = request;
+    if let Input::Path(path) = &input
+        && !path.exists()
+    {
+        return RunOutcome::NotStarted(StartError::NoInput(path.clone()));
+    }
+    if let (None, Err(e)) = (&options.browser.webdriver_url, check_local_binaries(options.browser.browser)) {
+        return RunOutcome::NotStarted(StartError::Binary(e));
+    }
+    if let Err(source) = open_reports(&report_dir) {
+        return RunOutcome::NotStarted(StartError::Reports { dir: report_dir, source });
     }
     let (only_line, shard) = (mode.line, mode.shard);
-    let run = RunContext::new(browser_config(&harness), harness.report_dir.clone(), mode);
-    let writer = NavWorld::cucumber()
+    let (name, tags) = (options.name.clone(), options.tags.clone());
+    let (path, features) = match input {
+        Input::Path(path) => (path, None),
+        Input::Glob(glob) => (PathBuf::new(), Some(glob)),
+    };
+    let cli: Opts = cli::Opts {
+        re_filter: None,
+        tags_filter: None,
+        parser: parser::basic::Cli { features },
+        runner: runner::basic::Cli {
+            concurrency: Some(options.concurrency),
+            fail_fast: options.fail_fast,
+            ..Default::default()
+        },
+        writer: Default::default(),
+        custom: cli::Empty,
+    };
+    let run = RunContext::new(browser_config(&options.browser), report_dir, mode);
+    let writer = NavWorld::cucumber::<PathBuf>()
+        .with_parser(StarBinding::default())
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
         .before(before_hook(Arc::clone(&run)))
         .after(after_hook(Arc::clone(&run)))
@@ -120,16 +270,26 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
                 .normalized(),
         )
         .fail_on_skipped()
-        .with_cli(opts)
-        .filter_run(input, move |_, _, scenario| {
-            let in_shard = shard.is_none_or(|shard| shard.contains(&scenario.name));
-            in_shard && only_line.is_none_or(|line| scenario.position.line == line)
+        .with_cli(cli)
+        .filter_run(path, move |feature, rule, scenario| {
+            let tagged = || {
+                let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
+                tags.as_ref().is_none_or(|t| t.eval(all))
+            };
+            name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
+                && tagged()
+                && shard.is_none_or(|shard| shard.contains(&scenario.name))
+                && only_line.is_none_or(|line| scenario.position.line == line)
         });
     tokio::select! {
         writer = writer => {
+            if let Some(e) = run.launch_error() {
+                // Every scenario failed alike on it: the run did not start, and measured nothing.
+                return RunOutcome::NotStarted(StartError::Browser(e));
+            }
             let results = run.finished();
-            let exit = finish(&run, &writer, &results).await;
-            RunOutcome { exit, results }
+            let verdict = finish(&run, &writer, &results).await;
+            RunOutcome::Ran(Ran { verdict, results, parse_errors: writer.parsing_errors() })
         }
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
@@ -137,8 +297,31 @@ pub async fn run_features_with(input: PathBuf, opts: Opts, mode: RunMode) -> Run
             if let Some(browser) = run.started_browser() {
                 browser.shutdown().await;
             }
-            fail(130)
+            RunOutcome::Interrupted
         }
+    }
+}
+
+/// cucumber's parser, with `*` steps bound as `navguard validate` binds them
+/// ([`crate::validate::bind_star_steps`]): what validate accepts, the run runs.
+#[derive(Clone, Debug, Default)]
+struct StarBinding(parser::Basic);
+
+type Parsed = parser::Result<cucumber::gherkin::Feature>;
+
+impl<I: AsRef<Path>> cucumber::Parser<I> for StarBinding {
+    type Cli = parser::basic::Cli;
+    type Output = futures::stream::Map<<parser::Basic as cucumber::Parser<I>>::Output, fn(Parsed) -> Parsed>;
+
+    fn parse(self, input: I, cli: Self::Cli) -> Self::Output {
+        use futures::StreamExt as _;
+        fn bind(parsed: Parsed) -> Parsed {
+            parsed.map(|mut feature| {
+                crate::validate::bind_star_steps(&mut feature);
+                feature
+            })
+        }
+        self.0.parse(input, cli).map(bind as fn(Parsed) -> Parsed)
     }
 }
 
@@ -167,7 +350,7 @@ async fn finish(
     run: &RunContext,
     writer: &impl cucumber::writer::Stats<NavWorld>,
     results: &[ScenarioResult],
-) -> ExitCode {
+) -> RunVerdict {
     let (passed, failed) = summary::print(results);
     let metrics = crate::gate::measure(results, &Default::default());
     if !results.is_empty() {
@@ -200,10 +383,10 @@ async fn finish(
     println!("features: {passed} passed, {} failed", failed + parse_errors);
     if results.is_empty() && parse_errors == 0 {
         println!("navguard: no scenario ran: the input holds no feature file, or the filters matched nothing");
-        return ExitCode::FAILURE;
+        return RunVerdict::NothingRan;
     }
     let clean = !writer.execution_has_failed() && failed == 0 && parse_errors == 0 && writer.hook_errors() == 0;
-    if clean { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+    if clean { RunVerdict::Passed } else { RunVerdict::Failed }
 }
 
 type Hook<'a> = futures::future::LocalBoxFuture<'a, ()>;

@@ -1,25 +1,43 @@
-//! `navguard validate`: without a browser, checks that every contract has a scenario, every
-//! scenario proves known contracts, every step is defined exactly once, and every feature
-//! parses.
+//! `navguard validate [PATH]`: without a browser, checks a feature file or a folder of them:
+//! every feature parses (as the official Gherkin parser reads it), every step is defined exactly
+//! once (Backgrounds, Rules and their Backgrounds, and `*` steps included), and, when there is a
+//! contracts file, every contract has a scenario and every scenario proves known contracts.
 
-use crate::summary::unmatched_steps;
+use crate::world::NavWorld;
 use cucumber::feature::Ext as _;
-use cucumber::gherkin::{self, GherkinEnv};
+use cucumber::gherkin::{self, GherkinEnv, StepType};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The tag prefix that names a contract.
 pub const CONTRACT_TAG: &str = "contract-";
 
+/// The contracts file a folder of features may hold.
+pub const CONTRACTS_FILE: &str = "contracts.txt";
+
 /// What validation found.
 #[derive(Debug, Default)]
 pub struct Findings {
     /// Each problem, as one line naming its file and line.
     pub problems: Vec<String>,
+    /// The contracts file read, if any.
+    pub contracts_file: Option<PathBuf>,
     /// How many contracts the file lists.
     pub contracts: usize,
+    /// How many feature files were read.
+    pub files: usize,
     /// How many scenarios (outline examples expanded) were read.
     pub scenarios: usize,
+}
+
+/// Why there is nothing to validate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValidateError {
+    #[error("no such feature file or folder: {}", .0.display())]
+    NoSuchPath(PathBuf),
+    #[error("{} holds no .feature file", .0.display())]
+    NoFeatures(PathBuf),
 }
 
 /// Reads `id sentence` lines (blank lines and `#` comments skipped).
@@ -46,61 +64,396 @@ pub fn read_contracts(path: &Path, findings: &mut Findings) -> BTreeMap<String, 
     contracts
 }
 
-fn feature_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return vec![dir.to_owned()].into_iter().filter(|p| p.is_file()).collect();
+/// The `.feature` files under `path` (itself, if it is a file), in name order.
+fn feature_files(path: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return vec![path.to_owned()].into_iter().filter(|p| p.is_file()).collect();
     };
     let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
     files
         .into_iter()
-        .flat_map(|p| {
-            if p.is_dir() {
-                feature_files(&p)
-            } else if p.extension().is_some_and(|e| e == "feature") {
-                vec![p]
-            } else {
-                vec![]
-            }
+        .flat_map(|p| match (p.is_dir(), p.extension().is_some_and(|e| e == "feature")) {
+            (true, _) => feature_files(&p),
+            (false, true) => vec![p],
+            (false, false) => vec![],
         })
         .collect()
 }
 
-fn parse(path: &Path, findings: &mut Findings) -> Option<gherkin::Feature> {
-    let feature = match gherkin::Feature::parse_path(path, GherkinEnv::default()) {
-        Ok(feature) => feature,
-        Err(gherkin::ParseFileError::Parsing { source, .. }) => {
-            // The parser's own text carries the line and column ("Error at L:C: expected …").
-            findings.problems.push(format!("{}: the feature does not parse: {source}", path.display()));
-            return None;
+/// A feature's text made into what cucumber's `gherkin` crate reads as the official Gherkin
+/// parser reads the original: no byte-order mark, and a table row's text after its last `|`
+/// dropped (the official parser ignores it). `None`: only blank lines and comments, which the
+/// official parser reads as a document without a feature.
+pub fn normalise(text: &str) -> Option<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 1);
+    let mut doc_string: Option<&str> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        let fence = ["\"\"\"", "```"].into_iter().find(|f| trimmed.starts_with(f));
+        match (doc_string, fence) {
+            (None, Some(f)) => doc_string = Some(f),
+            (Some(open), Some(f)) if open == f => doc_string = None,
+            _ => {}
         }
-        Err(e) => {
-            findings.problems.push(format!("{}: {e}", path.display()));
-            return None;
+        match doc_string.is_none() && trimmed.starts_with('|') && !ends_with_bar(trimmed) {
+            true => out.push_str(&line[..last_bar(line) + 1]),
+            false => out.push_str(line),
         }
-    };
-    match feature.expand_examples() {
-        Ok(feature) => Some(feature),
-        Err(e) => {
-            findings.problems.push(format!("{}: {e}", path.display()));
-            None
+        out.push('\n');
+    }
+    Some(out)
+}
+
+/// Whether a row ends with an unescaped `|`.
+fn ends_with_bar(row: &str) -> bool {
+    last_bar(row) + 1 == row.len()
+}
+
+/// The byte index of the last `|` not escaped by a `\`.
+fn last_bar(row: &str) -> usize {
+    let mut last = 0;
+    let mut escaped = false;
+    for (i, c) in row.char_indices() {
+        match (escaped, c) {
+            (false, '\\') => escaped = true,
+            (false, '|') => last = i,
+            _ => escaped = false,
         }
+    }
+    last
+}
+
+/// A syntax error: the line at fault and what is wrong with it, in a sentence.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {message}")]
+pub struct SyntaxError {
+    pub line: usize,
+    pub message: String,
+}
+
+/// What a line is, as the official Gherkin parser's token matcher sees it (English keywords).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Token {
+    Empty,
+    Comment,
+    Tags,
+    Feature,
+    Rule,
+    Background,
+    Scenario,
+    Examples,
+    Step,
+    Row,
+    DocString,
+    Other,
+}
+
+fn token(line: &str) -> Token {
+    let t = line.trim();
+    let starts = |words: &[&str]| words.iter().any(|w| t.starts_with(w));
+    match () {
+        _ if t.is_empty() => Token::Empty,
+        _ if t.starts_with('#') => Token::Comment,
+        _ if t.starts_with('@') => Token::Tags,
+        _ if starts(&["Feature:", "Business Need:", "Ability:"]) => Token::Feature,
+        _ if t.starts_with("Rule:") => Token::Rule,
+        _ if t.starts_with("Background:") => Token::Background,
+        _ if starts(&["Scenario:", "Example:", "Scenario Outline:", "Scenario Template:"]) => Token::Scenario,
+        _ if starts(&["Examples:", "Scenarios:"]) => Token::Examples,
+        _ if starts(&["Given ", "When ", "Then ", "And ", "But ", "* "]) => Token::Step,
+        _ if t.starts_with('|') => Token::Row,
+        _ if starts(&["\"\"\"", "```"]) => Token::DocString,
+        _ => Token::Other,
     }
 }
 
-/// Validates the features under `features` against the contracts in `contracts`.
-pub fn validate(features: &Path, contracts: &Path) -> Findings {
-    let mut findings = Findings::default();
-    let known = read_contracts(contracts, &mut findings);
+/// Where the line-level grammar is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum At {
+    /// Before the Feature line.
+    Start,
+    /// After a Feature, Rule, Background, Scenario or Examples line: free text is description.
+    Description(Token),
+    /// After a step (a table or a doc string may follow).
+    Step,
+    /// In a step's table.
+    StepTable,
+    /// After a step's doc string.
+    AfterDocString,
+    /// In an Examples table.
+    ExamplesTable,
+    /// After tags: a Feature, Rule, Scenario or Examples line must follow.
+    Tags,
+}
+
+/// Finds the first line the official Gherkin grammar rejects (English keywords; a file in
+/// another `# language:` is left to the parser), naming it with a sentence.
+pub fn check_syntax(text: &str) -> Result<(), SyntaxError> {
+    let err = |line: usize, message: String| Err(SyntaxError { line, message });
+    let mut at = At::Start;
+    let mut seen_feature = false;
+    // Whether the current Feature or Rule already has a scenario (a Background must precede them).
+    let mut has_scenario = false;
+    let mut doc_string: Option<(usize, &str)> = None;
+    let mut last_tags = 0;
+    for (n, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l)) {
+        let trimmed = line.trim();
+        if let Some((_, fence)) = doc_string {
+            if trimmed.starts_with(fence) {
+                (doc_string, at) = (None, At::AfterDocString);
+            }
+            continue;
+        }
+        if let Some(language) = trimmed.strip_prefix("# language:")
+            && language.trim() != "en"
+        {
+            return Ok(());
+        }
+        let tok = token(line);
+        let shown: String = trimmed.chars().take(60).collect();
+        at = match (at, tok) {
+            (_, Token::Empty | Token::Comment) | (At::Description(_), Token::Other) => at,
+            (_, Token::Tags) => {
+                last_tags = n;
+                At::Tags
+            }
+            (At::Start | At::Tags, Token::Feature) if !seen_feature => {
+                seen_feature = true;
+                At::Description(Token::Feature)
+            }
+            (At::Start, _) => {
+                return err(n, format!("expected a Feature line (after tags and comments), found {shown:?}"));
+            }
+            (_, Token::Feature) => return err(n, "a file holds one Feature; this is a second".into()),
+            (_, Token::Examples) if !in_scenario(text, n) => {
+                return err(n, "an Examples line belongs under a Scenario".into());
+            }
+            (_, Token::Rule | Token::Scenario | Token::Examples) => {
+                has_scenario = tok == Token::Scenario || (tok == Token::Examples && has_scenario);
+                At::Description(tok)
+            }
+            (At::Tags, _) => {
+                return err(
+                    n,
+                    format!(
+                        "the tags on line {last_tags} must be followed by a Feature, Rule, Scenario or Examples \
+                         line, not {shown:?}"
+                    ),
+                );
+            }
+            (_, Token::Background) if has_scenario => {
+                return err(n, "a Background must come before the first Scenario of its Feature or Rule".into());
+            }
+            (_, Token::Background) => At::Description(Token::Background),
+            // The official parser reads a step or a doc-string fence there as description text.
+            (At::Description(Token::Feature | Token::Rule | Token::Examples), Token::Step | Token::DocString) => at,
+            (At::Description(Token::Examples) | At::ExamplesTable, Token::Row) => At::ExamplesTable,
+            (At::ExamplesTable, _) => {
+                return err(
+                    n,
+                    format!("after an Examples table comes a row, more Examples or a Scenario, not {shown:?}"),
+                );
+            }
+            (_, Token::Step) => At::Step,
+            (At::Step | At::StepTable, Token::Row) => At::StepTable,
+            (At::Step, Token::DocString) => {
+                doc_string = Some((n, if trimmed.starts_with("```") { "```" } else { "\"\"\"" }));
+                at
+            }
+            (_, Token::Row) => return err(n, "a table row belongs right under a step or an Examples line".into()),
+            (_, Token::DocString) => return err(n, "a doc string belongs right under a step".into()),
+            (_, Token::Other) => {
+                return err(
+                    n,
+                    format!(
+                        "{shown:?} is not a step, a table row or a keyword: steps start with Given, When, Then, \
+                         And, But or *; free text is only a description, right after a Feature, Rule, \
+                         Background, Scenario or Examples line"
+                    ),
+                );
+            }
+        };
+    }
+    match (doc_string, at) {
+        (Some((line, fence)), _) => err(line, format!("the doc string opened here is never closed with {fence}")),
+        (None, At::Tags) => err(last_tags, "these tags, at the end of the file, tag nothing".into()),
+        (None, At::Start) => err(1, "expected a Feature line".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Whether line `n` (an Examples line) sits under a Scenario: the nearest heading above it,
+/// skipping steps, tables, tags, other Examples and free text, is a Scenario.
+fn in_scenario(text: &str, n: usize) -> bool {
+    let lines: Vec<&str> = text.lines().take(n - 1).collect();
+    let heading = lines
+        .iter()
+        .rev()
+        .map(|l| token(l))
+        .find(|t| matches!(t, Token::Feature | Token::Rule | Token::Background | Token::Scenario));
+    heading == Some(Token::Scenario)
+}
+
+/// The line and column in the `gherkin` crate's error text (`Error at L:C: …`); its fields are
+/// private.
+fn parser_position(error: &gherkin::ParseError) -> Option<(usize, usize)> {
+    let text = error.to_string();
+    let (line, col) = text.strip_prefix("Error at ")?.split(':').next().zip(text.split(':').nth(1))?;
+    Some((line.trim().parse().ok()?, col.trim().parse().ok()?))
+}
+
+/// Why a feature file cannot be read as a feature.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    #[error("cannot read it: {0}")]
+    Unreadable(#[source] std::io::Error),
+    #[error("is not UTF-8 text (a binary file?): invalid byte at offset {0}")]
+    NotText(usize),
+    #[error("{}: {}", .0.line, .0.message)]
+    Syntax(SyntaxError),
+    /// What the check of lines let pass but the `gherkin` crate refused.
+    #[error("{line}: the feature does not parse here (column {column})")]
+    Parser { line: usize, column: usize },
+    #[error("the feature does not parse")]
+    Unparsed,
+    #[error("cannot expand its examples: {0}")]
+    Examples(String),
+}
+
+/// Reads and parses one feature file; `Ok(None)` for a file that holds no feature (empty, or
+/// only comments).
+fn parse(path: &Path) -> Result<Option<gherkin::Feature>, FileError> {
+    let bytes = std::fs::read(path).map_err(FileError::Unreadable)?;
+    let text = String::from_utf8(bytes).map_err(|e| FileError::NotText(e.utf8_error().valid_up_to()))?;
+    let Some(text) = normalise(&text) else { return Ok(None) };
+    let syntax = check_syntax(&text);
+    let mut feature = match (gherkin::Feature::parse(&text, GherkinEnv::default()), syntax) {
+        (Ok(feature), _) => feature,
+        (Err(_), Err(e)) => return Err(FileError::Syntax(e)),
+        (Err(e), Ok(())) => {
+            return Err(match parser_position(&e) {
+                Some((line, column)) => FileError::Parser { line, column },
+                None => FileError::Unparsed,
+            });
+        }
+    };
+    feature.path = Some(path.to_owned());
+    let mut feature = feature.expand_examples().map_err(|e| FileError::Examples(e.to_string()))?;
+    bind_star_steps(&mut feature);
+    Ok(Some(feature))
+}
+
+/// Gives each `*` step the type of the step before it, or, if no step of that type matches it,
+/// the first type (Given, When, Then) whose steps do; an And or But after it inherits that
+/// type. (The `gherkin` crate makes every `*` a Given.)
+pub fn bind_star_steps(feature: &mut gherkin::Feature) {
+    let collection = <NavWorld as cucumber::World>::collection();
+    let bind = |steps: &mut Vec<gherkin::Step>| {
+        let mut last: Option<StepType> = None;
+        for step in steps {
+            let keyword = step.keyword.trim();
+            if keyword == "*" {
+                let candidates = last.into_iter().chain([StepType::Given, StepType::When, StepType::Then]);
+                let mut probe = step.clone();
+                let found = candidates.clone().find(|ty| {
+                    probe.ty = *ty;
+                    matches!(collection.find(&probe), Ok(Some(_)))
+                });
+                step.ty = found.or(last).unwrap_or(StepType::Given);
+            } else if matches!(keyword, "And" | "But") {
+                step.ty = last.unwrap_or(step.ty);
+            }
+            last = Some(step.ty);
+        }
+    };
+    if let Some(b) = &mut feature.background {
+        bind(&mut b.steps);
+    }
+    feature.scenarios.iter_mut().for_each(|s| bind(&mut s.steps));
+    for rule in &mut feature.rules {
+        if let Some(b) = &mut rule.background {
+            bind(&mut b.steps);
+        }
+        rule.scenarios.iter_mut().for_each(|s| bind(&mut s.steps));
+    }
+}
+
+/// The steps no definition matches, or several do.
+fn unmatched(steps: &[gherkin::Step]) -> Vec<String> {
+    let collection = <NavWorld as cucumber::World>::collection();
+    steps
+        .iter()
+        .filter_map(|step| {
+            let how = match collection.find(step) {
+                Ok(Some(_)) => return None,
+                Ok(None) => "undefined",
+                Err(_) => "ambiguous",
+            };
+            Some(format!("{how} step at line {}: {}{}", step.position.line, step.keyword, step.value))
+        })
+        .collect()
+}
+
+/// The contracts file to check against: the one given, or `<folder>/contracts.txt` beside the
+/// features if there is one.
+pub fn contracts_for(path: &Path, given: Option<&Path>) -> Option<PathBuf> {
+    given.map(Path::to_owned).or_else(|| Some(path.join(CONTRACTS_FILE)).filter(|c| path.is_dir() && c.is_file()))
+}
+
+/// Validates the features at `path` (a file or a folder), against `contracts` if given.
+pub fn validate(path: &Path, contracts: Option<&Path>) -> Result<Findings, ValidateError> {
+    if !path.exists() {
+        return Err(ValidateError::NoSuchPath(path.to_owned()));
+    }
+    let files = feature_files(path);
+    if files.is_empty() {
+        return Err(ValidateError::NoFeatures(path.to_owned()));
+    }
+    let mut findings =
+        Findings { files: files.len(), contracts_file: contracts.map(Path::to_owned), ..Default::default() };
+    let known = contracts.map(|c| read_contracts(c, &mut findings));
     let mut proven = BTreeSet::new();
-    for path in feature_files(features) {
-        let Some(feature) = parse(&path, &mut findings) else { continue };
+    for path in files {
+        let feature = match parse(&path) {
+            Ok(Some(feature)) => feature,
+            Ok(None) => continue,
+            Err(e @ (FileError::Syntax(_) | FileError::Parser { .. })) => {
+                findings.problems.push(format!("{}:{e}", path.display()));
+                continue;
+            }
+            Err(e) => {
+                findings.problems.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
         let background: Vec<gherkin::Step> = feature.background.iter().flat_map(|b| b.steps.clone()).collect();
+        let mut checked = BTreeSet::new();
+        let mut check = |steps: &[gherkin::Step], findings: &mut Findings, scenario: &str| {
+            for step in steps.iter().filter(|s| checked.insert(s.position.line)) {
+                for problem in unmatched(std::slice::from_ref(step)) {
+                    findings.problems.push(format!("{}: {problem} (in {scenario})", path.display()));
+                }
+            }
+        };
+        check(&background, &mut findings, "the Background");
+        for rule in &feature.rules {
+            if let Some(b) = &rule.background {
+                check(&b.steps, &mut findings, &format!("the Background of rule {:?}", rule.name));
+            }
+        }
         let rules = feature.rules.iter().flat_map(|r| r.scenarios.iter().map(move |s| (r.tags.clone(), s)));
         let scenarios = feature.scenarios.iter().map(|s| (Vec::new(), s)).chain(rules);
         for (rule_tags, scenario) in scenarios {
             findings.scenarios += 1;
             let at = format!("{}:{}", path.display(), scenario.position.line);
+            check(&scenario.steps, &mut findings, &format!("scenario {:?}", scenario.name));
+            let Some(known) = &known else { continue };
             let tags = feature.tags.iter().chain(&rule_tags).chain(&scenario.tags);
             let ids: Vec<&str> = tags.filter_map(|t| t.strip_prefix(CONTRACT_TAG)).collect();
             if ids.is_empty() {
@@ -117,14 +470,134 @@ pub fn validate(features: &Path, contracts: &Path) -> Findings {
                         .push(format!("{at}: scenario {:?} names an unknown contract {id}", scenario.name)),
                 }
             }
-            let steps: Vec<gherkin::Step> = background.iter().chain(&scenario.steps).cloned().collect();
-            for problem in unmatched_steps(&steps) {
-                findings.problems.push(format!("{}: {problem} (scenario {:?})", path.display(), scenario.name));
-            }
         }
     }
-    for id in known.keys().filter(|id| !proven.contains(*id)) {
-        findings.problems.push(format!("{}: contract {id} has no scenario", contracts.display()));
+    if let (Some(known), Some(file)) = (&known, contracts) {
+        for id in known.keys().filter(|id| !proven.contains(*id)) {
+            findings.problems.push(format!("{}: contract {id} has no scenario", file.display()));
+        }
     }
-    findings
+    Ok(findings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPEN: &str = "When a new tab is created on \"{site}/page\"";
+
+    /// Validates `files` (name, content) in a fresh folder, with `contracts` beside them if given.
+    fn check(files: &[(&str, &[u8])], contracts: Option<&str>) -> Findings {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, body) in files {
+            std::fs::write(dir.path().join(name), body).unwrap();
+        }
+        if let Some(c) = contracts {
+            std::fs::write(dir.path().join(CONTRACTS_FILE), c).unwrap();
+        }
+        validate(dir.path(), contracts_for(dir.path(), None).as_deref()).unwrap()
+    }
+
+    fn problems(files: &[(&str, &[u8])]) -> Vec<String> {
+        check(files, None)
+            .problems
+            .into_iter()
+            .map(|p| p.rsplit_once('/').map_or(p.clone(), |(_, f)| f.to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_byte_order_mark_an_empty_file_and_a_comments_only_file_are_valid() {
+        let bom = format!("\u{feff}Feature: f\n  Scenario: s\n    {OPEN}\n");
+        let files: [(&str, &[u8]); 3] =
+            [("bom.feature", bom.as_bytes()), ("empty.feature", b""), ("comments.feature", b"# later\n\n# more\n")];
+        let findings = check(&files, None);
+        assert_eq!((findings.problems, findings.scenarios, findings.files), (Vec::<String>::new(), 1, 3));
+    }
+
+    #[test]
+    fn a_table_row_without_its_closing_bar_is_read_as_the_official_parser_reads_it() {
+        assert_eq!(normalise("| a | b\n| c |\n").unwrap(), "| a |\n| c |\n");
+        assert_eq!(normalise("| a \\| b\n").unwrap(), "|\n", "an escaped bar is not a cell's end");
+        let kept = "Feature: f\n  Scenario: s\n    Given x\n      \"\"\"\n      | inside a doc string\n      \"\"\"\n";
+        assert_eq!(normalise(kept).unwrap(), kept);
+        let body = format!(
+            "Feature: f\n  Scenario Outline: s\n    {OPEN}\n    Examples:\n      | n | m |\n      | 1 | 2 | dropped\n"
+        );
+        assert_eq!(problems(&[("row.feature", body.as_bytes())]), Vec::<String>::new());
+    }
+
+    #[test]
+    fn an_undefined_step_in_a_rule_s_background_is_found() {
+        let body = format!(
+            "Feature: f\n  Rule: r\n    Background:\n      Given the frobnicator spins\n    Scenario: s\n      {OPEN}\n"
+        );
+        let found = problems(&[("rule.feature", body.as_bytes())]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("rule.feature: undefined step at line 4: Given the frobnicator spins"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_star_step_binds_as_the_keyword_before_it_or_as_any_keyword() {
+        let body = format!(
+            "Feature: f\n  Background:\n    * a new tab is created on \"{{site}}/a\"\n  Scenario: s\n    {OPEN}\n    \
+             * the tab is not loading\n    And the tab has no pending URL\n    * the frobnicator spins\n"
+        );
+        let found = problems(&[("star.feature", body.as_bytes())]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("undefined step at line 8: * the frobnicator spins"), "{found:?}");
+    }
+
+    #[test]
+    fn syntax_errors_name_their_own_line_in_a_sentence() {
+        for (text, line, says) in [
+            ("Feature: f\n  Scenarioo: nope\n   | x |\n", 3, "a table row belongs right under a step"),
+            (
+                "Feature: f\n  Scenario: s\n    Given x\n    hello world\n    Then y\n",
+                4,
+                "\"hello world\" is not a step",
+            ),
+            ("Feature: f\n  Scenario: s\n    Given x\n      \"\"\"\n      text\n", 4, "never closed"),
+            ("Feature: f\n  @tag\n  Given x\n", 3, "the tags on line 2 must be followed"),
+            ("Scenario: s\n  Given x\n", 1, "expected a Feature line"),
+            ("Feature: f\n  Scenario: s\n    Given x\nFeature: g\n", 4, "a second"),
+            ("Feature: f\n  Scenario: s\n    Given x\n  Background:\n", 4, "a Background must come before"),
+        ] {
+            let e = check_syntax(text).unwrap_err();
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.contains(says), "{text:?}: {e}");
+            assert!(!e.message.contains('{'), "a token set: {e}");
+            let file = problems(&[("bad.feature", text.as_bytes())]);
+            assert_eq!(file, vec![format!("bad.feature:{line}: {}", e.message)]);
+        }
+        for fine in ["Feature: f\n  Given this is description\n  Scenario: s\n    Given x\n", "@a\n@b\nFeature: f\n"] {
+            assert_eq!(check_syntax(fine), Ok(()), "{fine:?}");
+        }
+    }
+
+    #[test]
+    fn a_binary_file_is_named_as_not_text() {
+        let found = problems(&[("bin.feature", &[0x46, 0xff, 0xfe, 0x00])]);
+        assert_eq!(found, vec!["bin.feature: is not UTF-8 text (a binary file?): invalid byte at offset 1".to_owned()]);
+    }
+
+    #[test]
+    fn contracts_beside_the_features_are_checked_and_without_them_only_steps_and_syntax() {
+        let body = format!("Feature: f\n  Scenario: untagged\n    {OPEN}\n");
+        let files: [(&str, &[u8]); 1] = [("a.feature", body.as_bytes())];
+        assert!(check(&files, None).problems.is_empty());
+        let with = check(&files, Some("c1   A thing.\n"));
+        assert_eq!((with.contracts, with.problems.len()), (1, 2), "{:?}", with.problems);
+    }
+
+    #[test]
+    fn a_missing_path_and_a_folder_without_features_are_errors_naming_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope");
+        assert!(matches!(validate(&missing, None), Err(ValidateError::NoSuchPath(p)) if p == missing));
+        assert!(matches!(validate(dir.path(), None), Err(ValidateError::NoFeatures(p)) if p == dir.path()));
+    }
 }

@@ -9,11 +9,18 @@ fn root() -> &'static Path {
 }
 
 fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
+    let path: Vec<(&str, &str)> = path_env.map(|p| ("PATH", p)).into_iter().collect();
+    navguard_with(args, &path)
+}
+
+/// `navguard` with these environment variables set (the browser overrides removed first).
+fn navguard_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
-    cmd.current_dir(root()).args(args).env_remove("NAVGUARD_CHROMEDRIVER").env_remove("NAVGUARD_CHROMIUM");
-    if let Some(path) = path_env {
-        cmd.env("PATH", path);
+    cmd.current_dir(root()).args(args);
+    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL"] {
+        cmd.env_remove(name);
     }
+    cmd.envs(env.iter().copied());
     cmd.output().expect("navguard runs")
 }
 
@@ -160,7 +167,7 @@ fn validate_names_every_kind_of_problem_without_a_browser() {
         "a.feature:6: scenario \"untagged\" proves no contract",
         "a.feature:10: scenario \"unknown\" names an unknown contract nope",
         "undefined step at line 11: Then the frobnicator spins",
-        "broken.feature: the feature does not parse: Error at 3:",
+        "broken.feature:3: a table row belongs right under a step or an Examples line",
         "contract lonely has no scenario",
         "INVALID: 2 contracts, 3 scenarios, 5 problems",
     ] {
@@ -174,6 +181,32 @@ fn the_repository_s_features_are_valid() {
     let (features, contracts) = (format!("{root}/features"), format!("{root}/features/contracts.txt"));
     let out = navguard(&["validate", "--features", &features, "--contracts", &contracts], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // With no argument, from the top folder (as CI runs it): features/ against its contracts.
+    let out = navguard(&["validate"], Some(""));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("navguard validate: valid: 30 contracts,"), "{}", text(&out));
+}
+
+#[test]
+fn validate_checks_a_user_s_folder_without_contracts_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    feature(
+        dir.path(),
+        "mine.feature",
+        "\u{feff}Feature: f\n  Scenario: s\n    * a new tab is created on \"{site}/page\"\n    * the tab is not loading\n",
+    );
+    feature(dir.path(), "later.feature", "# to write\n");
+    let out = navguard(&["validate", dir.path().to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("valid: 1 scenarios, 0 problems (2 feature files)"), "{}", text(&out));
+    let missing = dir.path().join("nope");
+    let out = navguard(&["validate", missing.to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains(&format!("no such feature file or folder: {}", missing.display())), "{}", text(&out));
+    let empty = tempfile::tempdir().unwrap();
+    let out = navguard(&["validate", empty.path().to_str().unwrap()], Some(""));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("holds no .feature file"), "{}", text(&out));
 }
 
 /// The line of the scenario called `name` in a feature of the repository.
@@ -265,5 +298,99 @@ fn validate_names_a_misspelt_member_of_a_closed_set_as_an_undefined_step() {
         "INVALID: 1 contracts, 1 scenarios, 2 problems",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}
+
+#[test]
+fn a_gate_whose_run_could_not_start_exits_2_and_measures_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let report = dir.path().join("gate");
+    let args = ["gate", &path, "--report-dir", report.to_str().unwrap()];
+    let out = navguard_with(&args, &[("NAVGUARD_CHROMEDRIVER", "/nowhere/chromedriver")]);
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("could not start: chromedriver not found"), "{text}");
+    for measured in ["pass ", "ok", "FAILED", "PASSED"] {
+        assert!(!text.contains(measured), "{measured:?} printed for a run that did not start:\n{text}");
+    }
+    assert!(!report.join("index.html").exists());
+}
+
+#[test]
+fn a_browser_that_cannot_be_reached_is_a_run_that_could_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let report = dir.path().join("report");
+    // Port 9 (discard) has no WebDriver server: the connection is refused at once.
+    let out = navguard(
+        &["run", &path, "--webdriver-url", "http://127.0.0.1:9", "--report-dir", report.to_str().unwrap()],
+        None,
+    );
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("navguard: cannot start the browser: cannot open a WebDriver session at http://127.0.0.1:9"),
+        "{text}"
+    );
+    assert!(!text.contains("pass ") && !text.contains("features: "), "{text}");
+}
+
+#[test]
+fn repro_without_a_browser_says_so_and_not_that_the_scenario_is_missing() {
+    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
+    let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
+    let out = navguard_with(&["repro", &target], &[("NAVGUARD_CHROMEDRIVER", "/nowhere/chromedriver")]);
+    let text = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("navguard repro: chromedriver not found"), "{text}");
+    assert!(!text.contains("no scenario at"), "{text}");
+}
+
+#[test]
+fn bad_arguments_exit_2_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    for args in [
+        vec!["gate", path.as_str(), "--repeat", "0"],
+        vec!["repro", "features/agent/coverage_matrix.feature:170", "--repeat", "0"],
+        vec!["gate", path.as_str(), "--shard", "3/2"],
+        vec!["run", path.as_str(), "--concurrency", "0"],
+        vec!["run", path.as_str(), "--tags", "@a and"],
+        vec!["run", path.as_str(), "--retry", "2"],
+    ] {
+        let out = navguard(&args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{args:?}: {}", text(&out));
+    }
+}
+
+#[test]
+fn run_help_shows_the_runner_s_options_with_their_true_defaults() {
+    let out = navguard(&["run", "--help"], None);
+    let help = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{help}");
+    for option in ["--name <regex>", "--tags <tagexpr>", "--browser", "--webdriver-url", "--headful", "--fail-fast"] {
+        assert!(help.contains(option), "{option} missing:\n{help}");
+    }
+    assert!(help.contains("--concurrency <n>") && help.contains("[default: 4]"), "{help}");
+    assert!(help.contains("target/navguard]"), "{help}");
+    assert!(!help.contains("--retry") && !help.contains("pet a dog"), "{help}");
+}
+
+#[test]
+fn filters_that_match_nothing_are_a_failure_and_start_no_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(
+        dir.path(),
+        "a.feature",
+        "@here\nFeature: f\n  Scenario: s\n    When a new tab is created on \"{site}/page\"\n",
+    );
+    let report = dir.path().join("report");
+    for filter in [["--tags", "not @here"], ["--name", "^nothing$"]] {
+        let out = navguard(&["run", &path, filter[0], filter[1], "--report-dir", report.to_str().unwrap()], None);
+        assert_eq!(out.status.code(), Some(1), "{filter:?}: {}", text(&out));
+        assert!(text(&out).contains("no scenario ran"), "{}", text(&out));
+        assert!(!text(&out).contains("browser start"), "{}", text(&out));
     }
 }

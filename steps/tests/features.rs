@@ -1,25 +1,30 @@
 //! `cargo test --test features`: every feature in `features/` on a real browser.
-//! `cargo test --test features -- --input <glob>` runs other feature files with the same steps.
+//! `cargo test --test features -- --input <path or glob>` runs other feature files with the same
+//! steps; `-- --help` lists the runner's options.
 
+use clap::Parser as _;
+use navguard_harness::runner::{FeaturesCli, Input, RunRequest};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     navguard_harness::init_tracing();
     // Run from the workspace's top folder, as a user runs `navguard run`: feature paths in the
-    // reports and the default report folder (target/navguard) are relative to it.
+    // reports, `--input` and the default report folder (target/navguard) are relative to it.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace");
     if let Err(e) = std::env::set_current_dir(root) {
         eprintln!("cannot enter {}: {e}", root.display());
         return ExitCode::from(2);
     }
-    let features = std::path::PathBuf::from("features");
-    let (input, opts) = match navguard_harness::runner::parse_args(std::env::args().collect(), features) {
-        Ok(parsed) => parsed,
+    let cli = match FeaturesCli::try_parse() {
+        Ok(cli) => cli,
         Err(e) => {
+            // `--help` exits 0; a bad option 2.
             let _ = e.print();
-            return ExitCode::from(2);
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
+    let input = cli.input.unwrap_or_else(|| Input::Path("features".into()));
+    let request = RunRequest { input, options: cli.options, report_dir: cli.report_dir, mode: Default::default() };
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    runtime.block_on(navguard_harness::run_features(input, opts))
+    runtime.block_on(navguard_harness::run_features(request))
 }
