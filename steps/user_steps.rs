@@ -5,7 +5,7 @@ use crate::parameters::KeyName;
 use crate::user_action::TabAction;
 use crate::world::NavWorld;
 use cucumber::{given, when};
-use navguard::browser::Key;
+use navguard::browser::{Key, Target};
 
 #[when(expr = "the user {tab-action}")]
 #[given(expr = "the user {tab-action}")]
@@ -24,7 +24,7 @@ async fn the_user_acts(world: &mut NavWorld, action: TabAction) -> StepResult {
 async fn the_user_clicks(world: &mut NavWorld, selector: String) -> StepResult {
     world.mark()?;
     let tab = world.current_tab()?;
-    world.port()?.click(&tab, &selector).await?;
+    world.port()?.click(&tab, &Target::Css(selector)).await?;
     Ok(())
 }
 
@@ -34,7 +34,9 @@ async fn the_user_clicks_in_the_background(world: &mut NavWorld, selector: Strin
     world.mark()?;
     let (tab, port) = (world.current_tab()?, world.port()?.clone());
     world.pending_answer =
-        Some(tokio::spawn(async move { port.click(&tab, &selector).await.map(|()| serde_json::Value::Null) }));
+        Some(tokio::spawn(
+            async move { port.click(&tab, &Target::Css(selector)).await.map(|()| serde_json::Value::Null) },
+        ));
     Ok(())
 }
 
@@ -43,7 +45,7 @@ async fn the_user_types(world: &mut NavWorld, text: String, selector: String, en
     world.mark()?;
     let tab = world.current_tab()?;
     let port = world.port()?;
-    port.type_text(&tab, &selector, &world.expand(&text)).await?;
+    port.type_text(&tab, &Target::Css(selector), &world.expand(&text)).await?;
     if !enter.is_empty() {
         world.mark()?;
         world.port()?.press_key(&tab, Key::Enter).await?;

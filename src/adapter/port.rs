@@ -9,7 +9,9 @@ use crate::bidi::modules::browsing_context::{
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
-use crate::browser::{BrowserError, BrowserPort, EventStream, Key, NavEvent, NavEventKind, TabId, TabInfo};
+use crate::browser::{
+    BrowserError, BrowserPort, ElementRef, EventStream, Key, NavEvent, NavEventKind, Staleness, TabId, TabInfo, Target,
+};
 use async_trait::async_trait;
 use base64::Engine;
 use serde_json::Value;
@@ -137,9 +139,33 @@ impl BidiPort {
         self.send(tab, &command).await
     }
 
-    /// The element's `sharedId` (what `browsingContext.locateNodes` gives, found through the
+    /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
     /// page realm for the reason above).
-    async fn shared_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
+    async fn shared_id(&self, tab: &TabId, target: &Target) -> Result<String, BrowserError> {
+        match target {
+            Target::Css(selector) => self.selected_id(tab, selector).await,
+            Target::Ref(reference) => self.ref_id(tab, reference).await,
+        }
+    }
+
+    /// Resolves a ref in one script, in the tab's document as it is at that moment: the
+    /// element, or why the ref is stale. Never a lookup by position: the document must be the
+    /// one the ref was taken in (the snapshot's `document.__navguard`), and the element still
+    /// connected to it.
+    async fn ref_id(&self, tab: &TabId, reference: &ElementRef) -> Result<String, BrowserError> {
+        let expression = resolve_ref_script(reference);
+        let found = self.evaluate_raw(tab, Evaluate::node(&ctx(tab), expression)).await?;
+        if found.kind != "success" {
+            return Err(BrowserError::Script(found.exception_text()));
+        }
+        if let Some(id) = found.shared_id() {
+            return Ok(id);
+        }
+        let why = found.string_value().and_then(|s| s.parse::<Staleness>().ok()).unwrap_or(Staleness::DocumentReplaced);
+        Err(BrowserError::StaleRef { reference: reference.clone(), why })
+    }
+
+    async fn selected_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
         let found = self.evaluate_raw(tab, Evaluate::query_selector(&ctx(tab), selector)).await?;
         if found.kind != "success" {
             let reason = found.exception_text();
@@ -267,13 +293,21 @@ impl BrowserPort for BidiPort {
         Ok(self.scope.tracker().active().cloned())
     }
 
-    async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError> {
-        let node = self.shared_id(tab, selector).await?;
-        self.send(tab, &PerformActions::click(ctx(tab), &node)).await.map(|_| ())
+    async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
+        let node = self.shared_id(tab, target).await?;
+        let clicked = self.send(tab, &PerformActions::click(ctx(tab), &node)).await.map(|_| ());
+        match (clicked, target) {
+            // The document was replaced between the resolve and the click: the node reference
+            // died with it. Still a stale ref, and nothing was clicked.
+            (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
+                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
+            }
+            (clicked, _) => clicked,
+        }
     }
 
-    async fn type_text(&self, tab: &TabId, selector: &str, text: &str) -> Result<(), BrowserError> {
-        self.click(tab, selector).await?;
+    async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError> {
+        self.click(tab, target).await?;
         let chars: Vec<String> = text.chars().map(String::from).collect();
         let keys = PerformActions::keys(ctx(tab), chars.iter().map(String::as_str));
         self.send(tab, &keys).await.map(|_| ())
@@ -328,4 +362,26 @@ impl BrowserPort for BidiPort {
     fn wire_record(&self) -> Vec<String> {
         self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
     }
+}
+
+/// The page-side resolver of a ref (see `BidiPort::ref_id`): the element, or the name of a
+/// [`Staleness`].
+fn resolve_ref_script(reference: &ElementRef) -> String {
+    let document = Value::String(reference.document.clone());
+    format!(
+        r#"(() => {{
+  const g = document.__navguard;
+  if (!g || g.id !== {document}) return "{replaced}";
+  const el = g.refs.get({index})?.deref();
+  return el && el.isConnected ? el : "{removed}";
+}})()"#,
+        index = reference.index,
+        replaced = Staleness::DocumentReplaced.name(),
+        removed = Staleness::ElementRemoved.name(),
+    )
+}
+
+/// The browser's "no such node": a node reference that died with its document.
+fn is_no_such_node(error: &(dyn std::error::Error + 'static)) -> bool {
+    error.downcast_ref::<RemoteError>().is_some_and(|e| e.code == ErrorCode::NoSuchNode)
 }

@@ -30,6 +30,12 @@ pub struct AgentConfig {
     pub in_flight_trigger: InFlightTrigger,
     /// The most rounds a task may run.
     pub round_limit: u32,
+    /// How long an `expect` is re-checked before it counts as failed.
+    pub verify_timeout: Duration,
+    /// `done` without `expect` is refused.
+    pub done_needs_verification: bool,
+    /// Repeats and A-B-A-B swings warn the model, then stop the task.
+    pub no_progress: bool,
 }
 
 impl AgentConfig {
@@ -39,8 +45,9 @@ impl AgentConfig {
     pub const ACTION_QUIET: Duration = Duration::from_millis(500);
     /// Default action settle cap.
     pub const ACTION_CAP: Duration = Duration::from_millis(3000);
-    /// Default round limit.
     pub const ROUND_LIMIT: u32 = 40;
+    /// Default verification deadline (the contract's 3 s).
+    pub const VERIFY_TIMEOUT: Duration = Duration::from_millis(3000);
 }
 
 impl Default for AgentConfig {
@@ -53,6 +60,9 @@ impl Default for AgentConfig {
             loop_top_guard: true,
             in_flight_trigger: InFlightTrigger::Extended,
             round_limit: Self::ROUND_LIMIT,
+            verify_timeout: Self::VERIFY_TIMEOUT,
+            done_needs_verification: false,
+            no_progress: true,
         }
     }
 }

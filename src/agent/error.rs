@@ -3,7 +3,8 @@
 
 use super::settle::SettleKind;
 use super::tools::{ToolName, ToolSet};
-use crate::browser::{BrowserError, TabId};
+use super::verify::ExpectError;
+use crate::browser::{BrowserError, ElementRef, MalformedRef, TabId};
 use std::time::Duration;
 
 /// Why a tool call failed.
@@ -39,6 +40,33 @@ pub enum ToolFailure {
         /// The value as it came, as JSON.
         got: String,
     },
+    /// `click` / `type` were given neither a ref nor a selector.
+    #[error("missing argument \"ref\" or \"selector\"")]
+    NoTarget,
+    #[error("pass either \"ref\" or \"selector\", not both")]
+    RefAndSelector,
+    #[error("argument \"ref\": {source}")]
+    MalformedRef {
+        #[source]
+        source: MalformedRef,
+    },
+    /// A ref from an observation of another tab than the focused one.
+    #[error(
+        "ref {reference} belongs to tab {owner}, not to the focused tab {focused}; focus that tab or use a ref of \
+         this one"
+    )]
+    RefOfAnotherTab { reference: ElementRef, owner: TabId, focused: TabId },
+    #[error("{source}")]
+    BadExpect {
+        #[source]
+        source: ExpectError,
+    },
+    /// The action ran, and what the model expected of the page did not hold by the deadline.
+    #[error("failed verification: {misses}")]
+    FailedVerification { misses: String },
+    /// `done` was not accepted; the task goes on.
+    #[error("refused: {why}")]
+    DoneRefused { why: Refusal },
     /// A tab reference names no tab of the task.
     #[error("unknown tab reference {reference:?}")]
     UnknownTab { reference: String },
@@ -126,5 +154,29 @@ impl ToolError {
     /// The model's input was at fault (not the browser).
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, Self::Call { kind: ToolFailure::Browser(_) | ToolFailure::NotCommitted { .. }, .. })
+    }
+}
+
+/// Why `done` was refused (the contract's words are in each message).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// `done needs a verification` is on and `done` came without `expect`.
+    NoVerification,
+    /// The page is no longer the document the model observed, or has begun to leave.
+    PageChanged { how: String },
+    /// `expect` did not hold by the deadline.
+    VerificationFailed { misses: String },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoVerification => f.write_str("no verification given: pass \"expect\" with what the page must show"),
+            Self::PageChanged { how } => {
+                write!(f, "the page changed since it was observed ({how}); observe it again before calling done")
+            }
+            Self::VerificationFailed { misses } => write!(f, "verification failed: {misses}"),
+        }
     }
 }

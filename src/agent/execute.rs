@@ -9,7 +9,7 @@ use super::settle::SettleOutcome;
 use super::settle_wait::{SettleReport, UrlSettle};
 use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
-use crate::browser::{BrowserError, BrowserPort, Key, TabId};
+use crate::browser::{BrowserError, BrowserPort, Key, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -27,11 +27,11 @@ pub struct ToolRun {
 }
 
 impl ToolRun {
-    fn ok(text: String) -> Self {
+    pub(super) fn ok(text: String) -> Self {
         Self { result: Ok(text), guard: None, done: None, notes: Vec::new() }
     }
 
-    fn err(e: ToolError) -> Self {
+    pub(super) fn err(e: ToolError) -> Self {
         Self { result: Err(e), guard: None, done: None, notes: Vec::new() }
     }
 }
@@ -64,8 +64,8 @@ impl ToolContext<'_> {
             Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
             Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,
             Tool::Navigate { url } => self.navigate(tabs, url).await.map_or_else(ToolRun::err, ToolRun::ok),
-            Tool::Click { selector } => self.act(tabs, Act::Click(&selector)).await,
-            Tool::Type { selector, text, submit } => self.act(tabs, Act::Type(&selector, &text, submit)).await,
+            Tool::Click { target } => self.act(tabs, Act::Click(&target)).await,
+            Tool::Type { target, text, submit } => self.act(tabs, Act::Type(&target, &text, submit)).await,
             Tool::PressKey { key } => self.act(tabs, Act::Key(key)).await,
             Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
             Tool::Wait { duration } => self.wait(duration).await,
@@ -153,6 +153,13 @@ impl ToolContext<'_> {
             Ok(tab) => tab,
             Err(e) => return ToolRun::err(e),
         };
+        if let Some(Target::Ref(reference)) = act.target()
+            && let Some(owner) = tabs.document_tab(&reference.document).filter(|owner| **owner != tab)
+        {
+            let failure =
+                ToolFailure::RefOfAnotherTab { reference: reference.clone(), owner: owner.clone(), focused: tab };
+            return ToolRun::err(failure.of(tool));
+        }
         let events = self.port.subscribe();
         if let Err(e) = act.perform(self.port, &tab).await {
             return ToolRun::err(browser(tool)(e));
@@ -231,12 +238,19 @@ fn settle_words(end: ActionSettleEnd) -> &'static str {
 
 /// An input action.
 enum Act<'a> {
-    Click(&'a str),
-    Type(&'a str, &'a str, bool),
+    Click(&'a Target),
+    Type(&'a Target, &'a str, bool),
     Key(Key),
 }
 
 impl Act<'_> {
+    fn target(&self) -> Option<&Target> {
+        match self {
+            Self::Click(target) | Self::Type(target, ..) => Some(target),
+            Self::Key(_) => None,
+        }
+    }
+
     fn tool(&self) -> ToolName {
         match self {
             Self::Click(_) => ToolName::Click,

@@ -1,6 +1,7 @@
 //! Why a task stopped, with the exact messages a user sees.
 
 use super::planner::PlannerError;
+use super::progress::Pattern;
 use super::tools::ToolName;
 use crate::browser::BrowserError;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -19,6 +20,7 @@ crate::closed_set! {
         Browser = "browser",
         ObservationFailed = "observation-failed",
         PlannerFailed = "planner-failed",
+        NoProgress = "no-progress",
     }
 }
 
@@ -55,6 +57,10 @@ pub enum StopReason {
     PlannerFailed {
         source: Arc<PlannerError>,
     },
+    /// The agent kept repeating itself after it was warned (seed 003's no_progress).
+    NoProgress {
+        pattern: Pattern,
+    },
 }
 
 impl StopReason {
@@ -75,6 +81,7 @@ impl StopReason {
             Self::Browser { .. } => StopKind::Browser,
             Self::ObservationFailed { .. } => StopKind::ObservationFailed,
             Self::PlannerFailed { .. } => StopKind::PlannerFailed,
+            Self::NoProgress { .. } => StopKind::NoProgress,
         }
     }
 
@@ -91,6 +98,7 @@ impl StopReason {
             Self::Browser { .. } => "The browser failed, agent stopped".into(),
             Self::ObservationFailed { .. } => "The page could not be observed, agent stopped".into(),
             Self::PlannerFailed { .. } => "The model could not be asked, agent stopped".into(),
+            Self::NoProgress { .. } => "No progress, agent stopped".into(),
         }
     }
 
@@ -128,6 +136,7 @@ impl PartialEq for StopReason {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::Done { summary: a }, Self::Done { summary: b }) => a == b,
+            (Self::NoProgress { pattern: a }, Self::NoProgress { pattern: b }) => a == b,
             _ => self.kind() == other.kind() && self.detail() == other.detail(),
         }
     }
@@ -144,6 +153,9 @@ impl Serialize for StopReason {
         }
         if let Some(detail) = self.detail() {
             map.serialize_entry("detail", &detail)?;
+        }
+        if let Self::NoProgress { pattern } = self {
+            map.serialize_entry("detail", &pattern.to_string())?;
         }
         map.end()
     }

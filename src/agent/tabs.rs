@@ -50,9 +50,22 @@ pub struct TaskTabs {
     opened: Vec<TabId>,
     /// Tabs a page of the task opened (popups, `target=_blank`), with their opener.
     children: Vec<(TabId, TabId)>,
+    /// Which tab each observed document was seen in: a ref names its document, and a ref of
+    /// another tab than the focused one is the model's mistake, not a stale ref.
+    documents: std::collections::HashMap<String, TabId>,
 }
 
 impl TaskTabs {
+    /// An observation saw `document` in `tab`.
+    pub fn note_document(&mut self, document: &str, tab: &TabId) {
+        self.documents.insert(document.to_owned(), tab.clone());
+    }
+
+    /// The tab an observed document was seen in.
+    pub fn document_tab(&self, document: &str) -> Option<&TabId> {
+        self.documents.get(document)
+    }
+
     /// Pins `tab` to `origin` (re-pinning replaces the origin).
     pub fn pin(&mut self, tab: TabId, origin: Origin) {
         self.pinned.retain(|p| p.tab != tab);

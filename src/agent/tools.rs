@@ -5,7 +5,8 @@
 
 use super::error::{ToolError, ToolFailure};
 use super::tabs::TabRef;
-use crate::browser::Key;
+use super::verify::Expectation;
+use crate::browser::{ElementRef, Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -84,13 +85,11 @@ pub enum Tool {
     },
     /// Clicks an element of the focused tab.
     Click {
-        /// CSS selector.
-        selector: String,
+        target: Target,
     },
     /// Types into an element of the focused tab.
     Type {
-        /// CSS selector.
-        selector: String,
+        target: Target,
         text: String,
         /// Press Enter after.
         submit: bool,
@@ -179,6 +178,23 @@ impl Args<'_> {
             .ok_or_else(|| self.bad(arg, "a tab reference (@primary, @opened, @opened#N, @active or a tab id)", value))
     }
 
+    /// `ref` (from an observation) or `selector` (CSS): exactly one of them.
+    fn target(&self) -> Result<Target, ToolError> {
+        let given = |arg| self.map.get(arg).filter(|v| !v.is_null());
+        match (given("ref"), given("selector")) {
+            (Some(_), Some(_)) => Err(self.fail(ToolFailure::RefAndSelector)),
+            (Some(Value::String(text)), None) => text
+                .parse::<ElementRef>()
+                .map(Target::Ref)
+                .map_err(|source| self.fail(ToolFailure::MalformedRef { source })),
+            (Some(other), None) => Err(self.bad("ref", "a ref from the observation, as a string", other)),
+            (None, _) => self.string("selector").map(Target::Css).map_err(|e| match e {
+                ToolError::Call { kind: ToolFailure::MissingArg { .. }, .. } => self.fail(ToolFailure::NoTarget),
+                other => other,
+            }),
+        }
+    }
+
     fn url(&self, arg: &'static str) -> Result<String, ToolError> {
         let url = self.string(arg)?;
         match url::Url::parse(url.trim()) {
@@ -198,7 +214,25 @@ pub fn parse_name(name: &str) -> Result<ToolName, ToolError> {
     name.parse().map_err(|_| ToolError::UnknownTool { name: name.to_owned() })
 }
 
-/// Checks the arguments of a call of `tool`. A missing `args` counts as `{}`.
+/// A checked call: the tool, and what the model expects of the page after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub tool: Tool,
+    pub expect: Option<Expectation>,
+}
+
+/// Checks the arguments of a call of `tool`, `expect` included. A missing `args` counts as
+/// `{}`.
+pub fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
+    let expect = match args.get("expect") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(Expectation::parse(value).map_err(|source| ToolFailure::BadExpect { source }.of(tool))?),
+    };
+    Ok(Call { tool: parse_args(tool, args)?, expect })
+}
+
+/// Checks the arguments of a call of `tool` (`expect` aside: see [`parse_call`]). A missing
+/// `args` counts as `{}`.
 pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
     let empty = Map::new();
     let map = match args {
@@ -214,10 +248,8 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
             Tool::FocusTab { tab: a.tab("tab", value)? }
         }
         ToolName::Navigate => Tool::Navigate { url: a.url("url")? },
-        ToolName::Click => Tool::Click { selector: a.string("selector")? },
-        ToolName::Type => {
-            Tool::Type { selector: a.string("selector")?, text: a.text("text")?, submit: a.flag("submit", false)? }
-        }
+        ToolName::Click => Tool::Click { target: a.target()? },
+        ToolName::Type => Tool::Type { target: a.target()?, text: a.text("text")?, submit: a.flag("submit", false)? },
         ToolName::PressKey => {
             let key = a.string("key")?;
             let parsed = Key::parse(&key).map_err(|_| {
@@ -270,7 +302,7 @@ mod tests {
         );
         assert_eq!(
             parse_tool("type", &json!({"selector": "#q", "text": "", "submit": true})).unwrap(),
-            Tool::Type { selector: "#q".into(), text: String::new(), submit: true }
+            Tool::Type { target: Target::Css("#q".into()), text: String::new(), submit: true }
         );
         assert_eq!(parse_tool("press_key", &json!({"key": "Enter"})).unwrap(), Tool::PressKey { key: Key::Enter });
         assert_eq!(
@@ -304,7 +336,41 @@ mod tests {
 
     #[test]
     fn names_a_missing_argument() {
-        assert_eq!(err("click", json!({})), "click: missing argument \"selector\"");
+        assert_eq!(err("click", json!({})), "click: missing argument \"ref\" or \"selector\"");
+        assert_eq!(err("wait", json!({})), "wait: missing argument \"ms\"");
+    }
+
+    #[test]
+    fn click_and_type_take_a_ref_or_a_selector_never_both() {
+        let r: ElementRef = "k3x9q2.12".parse().unwrap();
+        assert_eq!(parse_tool("click", &json!({"ref": "k3x9q2.12"})).unwrap(), Tool::Click { target: Target::Ref(r) });
+        assert_eq!(
+            err("click", json!({"ref": "k3.4", "selector": "#a"})),
+            "click: pass either \"ref\" or \"selector\", not both"
+        );
+        assert_eq!(
+            err("type", json!({"ref": "#q", "text": "x"})),
+            "type: argument \"ref\": \"#q\" is not a ref (refs look like k3x9q2.12: a document id, a dot, a number)"
+        );
+        assert_eq!(
+            err("click", json!({"ref": 12})),
+            "click: argument \"ref\" must be a ref from the observation, as a string, got 12"
+        );
+    }
+
+    #[test]
+    fn every_tool_takes_an_expectation_and_names_what_is_wrong_with_one() {
+        let call = parse_call(ToolName::Done, &json!({"summary": "ok", "expect": {"title": "Done"}})).unwrap();
+        assert_eq!(call.expect.unwrap().0, vec![(crate::agent::ExpectKey::Title, "Done".into())]);
+        let bad = |args: Value| parse_call(ToolName::Click, &args).unwrap_err().to_string();
+        assert!(
+            bad(json!({"selector": "#a", "expect": {"colour": "red"}}))
+                .starts_with("click: argument \"expect\" has an unknown key \"colour\"")
+        );
+        assert!(
+            bad(json!({"selector": "#a", "expect": ["url"]}))
+                .starts_with("click: argument \"expect\" must be an object")
+        );
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! timeline read.
 
 use super::planner::ToolReply;
+use super::progress::Pattern;
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
 use super::tools::ToolName;
+use super::verify::Verdict;
 use serde::Serialize;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -71,6 +73,16 @@ impl Serialize for GuardDecision {
     }
 }
 
+crate::closed_set! {
+    /// Why a round counts as a repair (seed 003: repairs follow only these).
+    pub enum RepairReason("repair reason") {
+        ExecuteError = "execute-error",
+        FailedVerification = "failed-verification",
+        RefusedDone = "refused-done",
+        NoProgress = "no-progress",
+    }
+}
+
 /// One recorded decision.
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -105,6 +117,27 @@ pub enum TraceEvent {
     Observed {
         url: String,
         title: String,
+        /// The snapshot's number and its document's identity.
+        snapshot: String,
+        document: String,
+    },
+    /// An `expect` was checked after a call.
+    Verification {
+        tool: ToolName,
+        verdict: Verdict,
+    },
+    /// `done` was refused; the model was told why and the task went on.
+    DoneRefused {
+        why: String,
+    },
+    /// The no-progress detector saw a pattern: a warning to the model, or the stop.
+    NoProgress {
+        pattern: Pattern,
+        stopped: bool,
+    },
+    /// This round repairs what went wrong in the one before.
+    Repair {
+        reason: RepairReason,
     },
     ModelTurn {
         calls: usize,

@@ -1,6 +1,6 @@
 //! The port's error type: one variant per thing a caller must tell apart.
 
-use super::types::TabId;
+use super::types::{ElementRef, Staleness, TabId};
 use std::time::Duration;
 
 /// What can go wrong in a call to the browser port.
@@ -18,6 +18,9 @@ pub enum BrowserError {
     Disconnected,
     #[error("no element matches {selector:?} in tab {tab}")]
     NoSuchElement { tab: TabId, selector: String },
+    /// A ref that no longer names an element; nothing was done with it.
+    #[error("stale ref {reference}: {}; observe the page again for fresh refs", .why.words())]
+    StaleRef { reference: ElementRef, why: Staleness },
     /// The browser found the caller's input unusable; its message.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
@@ -48,6 +51,10 @@ pub enum BrowserError {
 impl BrowserError {
     pub fn is_timeout(&self) -> bool {
         matches!(self, Self::Timeout { .. })
+    }
+
+    pub fn is_stale_ref(&self) -> bool {
+        matches!(self, Self::StaleRef { .. })
     }
 
     pub fn is_tab_gone(&self) -> bool {

@@ -24,4 +24,4 @@ pub use port::{BrowserPort, Key};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub use tab_state::TabTracker;
-pub use types::{NavigationId, TabId, TabInfo};
+pub use types::{ElementRef, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target};

@@ -3,7 +3,7 @@
 use super::error::BrowserError;
 use super::event::NavEvent;
 use super::event_log::EventStream;
-use super::types::{TabId, TabInfo};
+use super::types::{TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::time::Instant;
@@ -80,10 +80,11 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// The browser's active tab among this port's tabs, if any.
     async fn active_tab(&self) -> Result<Option<TabId>, BrowserError>;
-    /// A real pointer click on the first element matching `selector`.
-    async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError>;
+    /// A real pointer click on the target: the first element a selector matches, or the
+    /// element a ref names (a stale ref fails with [`BrowserError::StaleRef`], clicking nothing).
+    async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError>;
     /// Focuses the element (by a click) and types `text`.
-    async fn type_text(&self, tab: &TabId, selector: &str, text: &str) -> Result<(), BrowserError>;
+    async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError>;
     /// Presses and releases a key in the tab.
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError>;
     /// Evaluates a script expression in the page (promises awaited) and returns its JSON value.

@@ -6,7 +6,7 @@ use super::event::{NavEvent, NavEventKind};
 use super::event_log::{EventLog, EventStream};
 use super::port::{BrowserPort, Key};
 use super::tab_state::TabTracker;
-use super::types::{NavigationId, TabId, TabInfo};
+use super::types::{NavigationId, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -231,8 +231,9 @@ impl BrowserPort for SimPort {
         Ok(self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner).active().cloned())
     }
 
-    async fn click(&self, tab: &TabId, selector: &str) -> Result<(), BrowserError> {
+    async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
         self.open_tab(tab)?;
+        let Target::Css(selector) = target else { return Ok(()) };
         let target = self.state().click_targets.get(selector).cloned();
         if let Some(url) = target {
             self.start(tab, &url);
@@ -240,7 +241,7 @@ impl BrowserPort for SimPort {
         Ok(())
     }
 
-    async fn type_text(&self, tab: &TabId, _selector: &str, _text: &str) -> Result<(), BrowserError> {
+    async fn type_text(&self, tab: &TabId, _target: &Target, _text: &str) -> Result<(), BrowserError> {
         self.open_tab(tab)
     }
 
@@ -248,10 +249,16 @@ impl BrowserPort for SimPort {
         self.open_tab(tab)
     }
 
-    /// Answers any script with a snapshot of the committed page (title = URL).
-    async fn evaluate(&self, tab: &TabId, _expression: &str) -> Result<Value, BrowserError> {
+    /// Answers the agent's document probe with the document's identity (one document per
+    /// URL is enough for the loop's unit tests), and any other script with a snapshot of the
+    /// committed page (title = URL).
+    async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
         let url = self.info(tab)?.url;
-        Ok(json!({ "url": url, "title": url, "elements": [] }))
+        let document = format!("d{}", url.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
+        if expression.starts_with("document.__navguard?.id") {
+            return Ok(json!(document));
+        }
+        Ok(json!({ "document": document, "url": url, "title": url, "text": "", "elements": [] }))
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {

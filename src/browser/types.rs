@@ -41,3 +41,106 @@ pub struct TabInfo {
     /// The tab whose page opened this one (`window.open`, `target=_blank`), if any.
     pub opener: Option<TabId>,
 }
+
+/// An element of an observed page, as the snapshot named it: the document it was seen in and
+/// its number there. Written `<document>.<n>` (e.g. `k3x9q2.12`). A ref is never resolved by
+/// position: it names one element of one document, and is stale once that document is
+/// replaced or the element removed.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ElementRef {
+    /// The document's identity, given by the snapshot the first time it saw that document.
+    pub document: String,
+    pub index: u32,
+}
+
+impl fmt::Display for ElementRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.document, self.index)
+    }
+}
+
+/// A ref that is not `<document>.<n>`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a ref (refs look like k3x9q2.12: a document id, a dot, a number)")]
+pub struct MalformedRef(pub String);
+
+impl std::str::FromStr for ElementRef {
+    type Err = MalformedRef;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let malformed = || MalformedRef(text.to_owned());
+        let (document, index) = text.split_once('.').ok_or_else(malformed)?;
+        let document_ok = !document.is_empty() && document.chars().all(|c| c.is_ascii_alphanumeric());
+        let index_ok = !index.is_empty() && index.chars().all(|c| c.is_ascii_digit());
+        match (document_ok, index_ok, index.parse()) {
+            (true, true, Ok(index)) => Ok(Self { document: document.to_owned(), index }),
+            _ => Err(malformed()),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ElementRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for ElementRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// What an input action acts on: a CSS selector (the first match), or a ref from an
+/// observation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Css(String),
+    Ref(ElementRef),
+}
+
+/// A selector as it was written, a ref as `ref <document>.<n>`.
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Css(selector) => f.write_str(selector),
+            Self::Ref(reference) => write!(f, "ref {reference}"),
+        }
+    }
+}
+
+crate::closed_set! {
+    /// Why a ref no longer names an element (the names are what the page's resolver answers).
+    pub enum Staleness("staleness") {
+        /// The tab's document is another one than the ref was taken in (it navigated).
+        DocumentReplaced = "document-replaced",
+        /// The document is the same, the element is no longer in it.
+        ElementRemoved = "element-removed",
+    }
+}
+
+impl Staleness {
+    /// What the model is told.
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::DocumentReplaced => "its page has been replaced since it was observed",
+            Self::ElementRemoved => "its element is no longer in the page",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ref_reads_and_prints_as_document_dot_number() {
+        let r: ElementRef = "k3x9q2.12".parse().unwrap();
+        assert_eq!(r, ElementRef { document: "k3x9q2".into(), index: 12 });
+        assert_eq!(r.to_string(), "k3x9q2.12");
+        for bad in ["", "12", "k3.", ".4", "k3.x", "k-3.4", "k3.4.5", "k3.-4"] {
+            assert_eq!(bad.parse::<ElementRef>(), Err(MalformedRef(bad.into())), "{bad:?}");
+        }
+    }
+}

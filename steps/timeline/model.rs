@@ -245,7 +245,21 @@ fn trace_words(event: &TraceEvent) -> (Lane, Mark, String) {
         TraceEvent::Guard { read_url, decision, waited_ms } => {
             (Lane::Agent, guard_words(read_url, decision, *waited_ms))
         }
-        TraceEvent::Observed { title, url } => (Lane::Agent, format!("observes {title:?} at {url}")),
+        TraceEvent::Observed { title, url, snapshot, .. } => {
+            (Lane::Agent, format!("observes {title:?} at {url} (snapshot {snapshot})"))
+        }
+        TraceEvent::Verification { tool, verdict } if verdict.held() => {
+            return (Lane::Agent, Mark::Ok, format!("verifies {tool}: its expectation held"));
+        }
+        TraceEvent::Verification { tool, verdict } => {
+            return (Lane::Agent, Mark::Stop, format!("verifies {tool}: FAILED: {}", verdict.words()));
+        }
+        TraceEvent::DoneRefused { why } => return (Lane::Agent, Mark::Stop, format!("refuses done: {why}")),
+        TraceEvent::NoProgress { pattern, stopped: false } => {
+            return (Lane::Agent, Mark::Wait, format!("warns the model of no progress: {pattern}"));
+        }
+        TraceEvent::NoProgress { pattern, stopped: true } => (Lane::Agent, format!("no progress: {pattern}")),
+        TraceEvent::Repair { reason } => (Lane::Agent, format!("repair round (after {reason})")),
         TraceEvent::ModelTurn { calls } => (Lane::Model, format!("answers with {calls} tool call(s)")),
         TraceEvent::ToolCall { tool, args, result, guard } => (Lane::Model, tool_words(tool, args, result, guard)),
         TraceEvent::Stopped { reason } if reason.is_success() => {

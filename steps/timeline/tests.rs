@@ -35,7 +35,15 @@ fn waited_round(outcome: SettleOutcome) -> (Trace, Vec<NavEvent>) {
     trace.entries = vec![
         entry(100.0, TraceEvent::RoundStarted),
         entry(1110.0, guard(outcome, 1000)),
-        entry(1120.0, TraceEvent::Observed { url: SLOW.into(), title: "Slow".into() }),
+        entry(
+            1120.0,
+            TraceEvent::Observed {
+                url: SLOW.into(),
+                title: "Slow".into(),
+                snapshot: "s1".into(),
+                document: "d1".into(),
+            },
+        ),
     ];
     let events = vec![
         event(&trace, 50, NavEventKind::Committed, "http://a.test/home"),
@@ -98,7 +106,15 @@ fn the_terminal_shows_the_legend_tags_and_the_ending_event() {
 #[test]
 fn the_picture_draws_the_wait_band_and_the_arrow_and_escapes_page_text() {
     let (mut trace, events) = waited_round(SettleOutcome::Committed { url: SLOW.into() });
-    trace.entries[2] = entry(1120.0, TraceEvent::Observed { url: SLOW.into(), title: "<script>x</script>".into() });
+    trace.entries[2] = entry(
+        1120.0,
+        TraceEvent::Observed {
+            url: SLOW.into(),
+            title: "<script>x</script>".into(),
+            snapshot: "s1".into(),
+            document: "d1".into(),
+        },
+    );
     let svg = picture(&build(&trace, &events), "arrow-x-L3").into_string();
     assert!(svg.contains("marker id=\"arrow-x-L3\""), "no marker: {svg}");
     assert!(svg.contains("marker-end=\"url(#arrow-x-L3)\""), "no arrow: {svg}");

@@ -123,12 +123,13 @@ impl Evaluate {
     /// The first element matching a CSS selector, as a node remote value (with its `sharedId`).
     pub fn query_selector(context: &ContextId, selector: &str) -> Self {
         let selector = Value::String(selector.to_owned());
-        Self {
-            expression: format!("document.querySelector({selector})"),
-            target: json!({ "context": context.0 }),
-            await_promise: false,
-            user_activation: false,
-        }
+        Self::node(context, format!("document.querySelector({selector})"))
+    }
+
+    /// An expression whose value is a node (answered as a remote reference with its
+    /// `sharedId`) or something else (answered as a value).
+    pub fn node(context: &ContextId, expression: String) -> Self {
+        Self { expression, target: json!({ "context": context.0 }), await_promise: false, user_activation: false }
     }
 }
 
@@ -137,5 +138,11 @@ impl EvaluateResult {
     pub fn shared_id(&self) -> Option<String> {
         let result = self.result.as_ref()?;
         result.get("sharedId").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    /// The result's value when it is a string (`{"type": "string", "value": …}`).
+    pub fn string_value(&self) -> Option<&str> {
+        let result = self.result.as_ref()?;
+        (result.get("type")? == "string").then(|| result.get("value")?.as_str())?
     }
 }
