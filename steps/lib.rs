@@ -12,6 +12,7 @@ mod agent_steps;
 pub mod artifacts;
 mod browser_steps;
 mod conversation_steps;
+mod loop_steps;
 pub mod error;
 pub mod fixtures;
 pub mod gate;

@@ -89,11 +89,31 @@ pub trait Planner: Send + Sync {
 }
 
 /// A model that plays a plan: the calls of each round, and a think time per turn.
-#[derive(Clone, Debug, Default)]
+///
+/// Like a model reading its observation, it names elements by ref: `{ref:<css>}` in an
+/// argument becomes the ref this round's observation gave the element listed with selector
+/// `<css>`, and `{ref:<css>@<r>}` the one round r's observation gave it (which may be stale by
+/// now: that is the point of such a plan). A selector no observation listed stays as
+/// `{unknown ref:<css>}`, which no tool takes.
+#[derive(Debug, Default)]
 pub struct ScriptedPlanner {
     rounds: BTreeMap<u32, Vec<ToolCall>>,
     think: Duration,
     think_in_round: BTreeMap<u32, Duration>,
+    /// The observation of each round played so far.
+    seen: std::sync::Mutex<BTreeMap<u32, Observation>>,
+}
+
+/// A copy plays the plan afresh: it has seen no observation yet.
+impl Clone for ScriptedPlanner {
+    fn clone(&self) -> Self {
+        Self {
+            rounds: self.rounds.clone(),
+            think: self.think,
+            think_in_round: self.think_in_round.clone(),
+            seen: std::sync::Mutex::default(),
+        }
+    }
 }
 
 impl ScriptedPlanner {
@@ -138,7 +158,88 @@ impl Planner for ScriptedPlanner {
     async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
         // The think time is the scenario (a slow model), not a synchronization.
         tokio::time::sleep(self.think_time(request.round)).await;
-        let calls = self.rounds.get(&request.round).cloned().unwrap_or_default();
+        let mut seen = self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(observation) = request.observation {
+            seen.insert(request.round, observation.clone());
+        }
+        let mut calls = self.rounds.get(&request.round).cloned().unwrap_or_default();
+        for call in &mut calls {
+            resolve_refs(&mut call.args, request.round, &seen);
+        }
         Ok(ModelTurn { calls })
+    }
+}
+
+/// Replaces the `{ref:…}` placeholders in every string of `value` (see [`ScriptedPlanner`]).
+fn resolve_refs(value: &mut Value, round: u32, seen: &BTreeMap<u32, Observation>) {
+    match value {
+        Value::String(text) => *text = resolve_text(text, round, seen),
+        Value::Array(items) => items.iter_mut().for_each(|v| resolve_refs(v, round, seen)),
+        Value::Object(map) => map.values_mut().for_each(|v| resolve_refs(v, round, seen)),
+        _ => {}
+    }
+}
+
+fn resolve_text(text: &str, round: u32, seen: &BTreeMap<u32, Observation>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("{ref:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + "{ref:".len()..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let spec = &after[..end];
+        let (css, from) = match spec.rsplit_once('@').and_then(|(css, r)| Some((css, r.parse::<u32>().ok()?))) {
+            Some((css, r)) => (css, r),
+            None => (spec, round),
+        };
+        let found = seen.get(&from).and_then(|o| o.elements.iter().find(|e| e.selector == css));
+        match found {
+            Some(element) => out.push_str(&element.reference.to_string()),
+            None => out.push_str(&format!("{{unknown ref:{spec}}}")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::observe::Element;
+    use crate::browser::TabId;
+
+    fn observed(document: &str) -> Observation {
+        let element = |selector: &str, n| Element {
+            reference: format!("{document}.{n}").parse().unwrap(),
+            selector: selector.into(),
+            tag: "a".into(),
+            role: "link".into(),
+            name: String::new(),
+            text: String::new(),
+            value: None,
+            form: None,
+        };
+        Observation {
+            snapshot: "s1".into(),
+            tab: TabId::from("t"),
+            document: document.into(),
+            url: "http://a.test/".into(),
+            title: String::new(),
+            text: String::new(),
+            elements: vec![element("#go", 1), element("#q", 2)],
+        }
+    }
+
+    #[test]
+    fn a_ref_placeholder_takes_the_ref_of_this_round_or_of_a_named_round() {
+        let seen = BTreeMap::from([(1, observed("aaa")), (2, observed("bbb"))]);
+        assert_eq!(resolve_text("{ref:#go}", 2, &seen), "bbb.1");
+        assert_eq!(resolve_text("{ref:#q@1} and {ref:#go}", 2, &seen), "aaa.2 and bbb.1");
+        assert_eq!(resolve_text("{ref:#nope}", 2, &seen), "{unknown ref:#nope}");
+        assert_eq!(resolve_text("no refs {ref:", 2, &seen), "no refs {ref:");
     }
 }

@@ -313,7 +313,12 @@ impl<'a> Agent<'a> {
         if let Some(Observed { observation, position }) = observed
             && let Some(how) = self.page_changed(&tab, observation, *position).await?
         {
-            return Ok(Some(Refusal::PageChanged { how }));
+            // The check belongs to the loop-top guard: switched off, the done goes through as
+            // in the original race, and the trace says what it was accepted on.
+            if self.config.loop_top_guard {
+                return Ok(Some(Refusal::PageChanged { how }));
+            }
+            task.trace.record(round, TraceEvent::DoneOnLeavingPage { how });
         }
         let Some(expect) = expect else { return Ok(None) };
         let verdict = verify(self.port, &tab, expect, self.config.verify_timeout).await?;
@@ -334,6 +339,9 @@ impl<'a> Agent<'a> {
         }
         if let Some(url) = left_since(self.port, tab, position) {
             return Ok(Some(format!("it began to leave for {url}")));
+        }
+        if self.port.tab(tab).await?.pending_url.is_some() {
+            return Ok(Some("a navigation is in flight".into()));
         }
         let document = self.port.evaluate(tab, "document.__navguard?.id ?? null").await?;
         if document.as_str() != Some(observation.document.as_str()) {

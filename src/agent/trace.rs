@@ -130,6 +130,11 @@ pub enum TraceEvent {
     DoneRefused {
         why: String,
     },
+    /// With the loop-top guard off, `done` was accepted on a page that had changed since it
+    /// was observed (the race the guard prevents).
+    DoneOnLeavingPage {
+        how: String,
+    },
     /// The no-progress detector saw a pattern: a warning to the model, or the stop.
     NoProgress {
         pattern: Pattern,
@@ -215,6 +220,29 @@ impl Trace {
     /// The tool calls, with their rounds.
     pub fn tool_calls(&self) -> impl Iterator<Item = (u32, &TraceEvent)> {
         self.entries.iter().filter(|e| matches!(e.event, TraceEvent::ToolCall { .. })).map(|e| (e.round, &e.event))
+    }
+
+    /// The expectation checks, with their rounds.
+    pub fn verifications(&self) -> impl Iterator<Item = (u32, ToolName, &Verdict)> {
+        self.entries.iter().filter_map(|e| match &e.event {
+            TraceEvent::Verification { tool, verdict } => Some((e.round, *tool, verdict)),
+            _ => None,
+        })
+    }
+
+    /// How many rounds were repairs.
+    pub fn repairs(&self) -> usize {
+        self.entries.iter().filter(|e| matches!(e.event, TraceEvent::Repair { .. })).count()
+    }
+
+    /// The task ended with a `done` whose expectation was checked and held (seed 003's
+    /// "done && verified").
+    pub fn ended_verified(&self) -> bool {
+        let Some(last) = self.entries.iter().rev().find(|e| matches!(e.event, TraceEvent::Stopped { .. })) else {
+            return false;
+        };
+        let done = matches!(&last.event, TraceEvent::Stopped { reason } if reason.is_success());
+        done && self.verifications().any(|(r, tool, v)| r == last.round && tool == ToolName::Done && v.held())
     }
 
     /// How the task stopped, if it did.

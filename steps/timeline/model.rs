@@ -255,6 +255,9 @@ fn trace_words(event: &TraceEvent) -> (Lane, Mark, String) {
             return (Lane::Agent, Mark::Stop, format!("verifies {tool}: FAILED: {}", verdict.words()));
         }
         TraceEvent::DoneRefused { why } => return (Lane::Agent, Mark::Stop, format!("refuses done: {why}")),
+        TraceEvent::DoneOnLeavingPage { how } => {
+            return (Lane::Agent, Mark::Stop, format!("guard OFF: accepts done on a page that changed ({how})"));
+        }
         TraceEvent::NoProgress { pattern, stopped: false } => {
             return (Lane::Agent, Mark::Wait, format!("warns the model of no progress: {pattern}"));
         }

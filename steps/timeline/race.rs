@@ -4,8 +4,17 @@ use navguard::agent::{GuardDecision, StopReason, Trace, TraceEvent};
 
 /// Whether the run shows the race: the task stopped on a restricted URL, a different origin or
 /// a failed snapshot in a round whose guard did not wait for the navigation (it was off, or
-/// saw nothing in flight). A stop the guard decided after waiting is the guard doing its job.
+/// saw nothing in flight), or a `done` was accepted on a page that had begun to leave (seed
+/// 003's race; with the guard on, that done is refused). A stop the guard decided after
+/// waiting is the guard doing its job.
 pub fn race_reproduced(trace: &Trace) -> Option<String> {
+    let leaving_done = trace.entries.iter().find_map(|e| match &e.event {
+        TraceEvent::DoneOnLeavingPage { how } => Some(format!("done accepted in round {} although {how}", e.round)),
+        _ => None,
+    });
+    if leaving_done.is_some() {
+        return leaving_done;
+    }
     let (round, reason) = trace.entries.iter().rev().find_map(|e| match &e.event {
         TraceEvent::Stopped { reason } => Some((e.round, reason.clone())),
         _ => None,
