@@ -11,6 +11,8 @@ use std::time::Duration;
 pub struct AgentState {
     pub config: AgentConfig,
     pub plan: ScriptedPlanner,
+    /// The plan as the last run played it: what the model was shown.
+    pub played: Option<ScriptedPlanner>,
     /// The task (its tabs and trace).
     pub task: Task,
     /// What the user does before which round.

@@ -125,6 +125,7 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     let agent = Agent { hook: Some(&script), ..Agent::new(&*port, &plan, world.agent.effective_config()) };
     let started = Instant::now();
     let stop = agent.run(&mut task, &cancel).await;
+    world.agent.played = Some(plan.clone_played());
     world.agent.took = Some(started.elapsed());
     world.agent.stop = Some(stop);
     world.agent.task = task;

@@ -100,3 +100,70 @@ async fn never_warned(world: &mut NavWorld) -> StepResult {
         found => Err(StepError::Expectation(format!("the model was warned: {}", found.join("; ")))),
     }
 }
+
+/// The element listed with selector `css` in round `round`'s observation, as the model saw it.
+fn seen_element(world: &NavWorld, css: &str, round: u32) -> StepResult<navguard::agent::Element> {
+    let played = world.agent.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
+    let observations = played.observations();
+    let observation =
+        observations.get(&round).ok_or_else(|| StepError::Expectation(format!("round {round} observed nothing")))?;
+    observation.elements.iter().find(|e| e.selector == css).cloned().ok_or_else(|| {
+        let listed: Vec<&str> = observation.elements.iter().map(|e| e.selector.as_str()).collect();
+        StepError::Expectation(format!("round {round}'s observation does not list {css:?} (it lists {listed:?})"))
+    })
+}
+
+#[then(expr = "the model saw {string} in round {int} with role {string} and name {string}")]
+async fn saw_role_and_name(world: &mut NavWorld, css: String, round: u32, role: String, name: String) -> StepResult {
+    let element = seen_element(world, &css, round)?;
+    crate::error::expect_eq(&format!("{css}'s role and name"), (role.as_str(), name.as_str()), (&element.role, &element.name))
+}
+
+#[then(expr = "the model saw {string} in round {int} with value {string}")]
+async fn saw_value(world: &mut NavWorld, css: String, round: u32, value: String) -> StepResult {
+    let element = seen_element(world, &css, round)?;
+    crate::error::expect_eq(&format!("{css}'s value"), Some(value.as_str()), element.value.as_deref())
+}
+
+#[then(expr = "the model saw {string} in round {int} in a form that posts to {string}")]
+async fn saw_form(world: &mut NavWorld, css: String, round: u32, action: String) -> StepResult {
+    let element = seen_element(world, &css, round)?;
+    let form = element.form.map(|f| (f.method, f.action));
+    crate::error::expect_eq(&format!("{css}'s form"), Some(("post".to_owned(), world.expand(&action))), form)
+}
+
+/// Nothing the model was shown holds `text`: no observation, in any round.
+#[then(expr = "the model never saw {string}")]
+async fn never_saw(world: &mut NavWorld, text: String) -> StepResult {
+    let played = world.agent.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
+    for (round, observation) in played.observations() {
+        let shown = serde_json::to_string(&observation).unwrap_or_default();
+        if shown.contains(&text) {
+            return Err(StepError::Expectation(format!("round {round}'s observation holds {text:?}: {shown}")));
+        }
+    }
+    Ok(())
+}
+
+#[then(expr = "round {int} was a repair after {string}")]
+async fn was_a_repair(world: &mut NavWorld, round: u32, reason: String) -> StepResult {
+    let repairs: Vec<String> = world
+        .agent
+        .task
+        .trace
+        .entries
+        .iter()
+        .filter(|e| e.round == round)
+        .filter_map(|e| match &e.event {
+            TraceEvent::Repair { reason } => Some(reason.to_string()),
+            _ => None,
+        })
+        .collect();
+    crate::error::expect_eq(&format!("round {round}'s repair"), vec![reason], repairs)
+}
+
+#[then(expr = "the task made {int} repairs")]
+#[then(expr = "the task made {int} repair")]
+async fn repairs(world: &mut NavWorld, n: usize) -> StepResult {
+    crate::error::expect_eq("repairs", n, world.agent.task.trace.repairs())
+}

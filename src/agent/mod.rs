@@ -33,7 +33,7 @@ pub use config::{AgentConfig, InFlightTrigger};
 pub use error::{Refusal, ToolError, ToolFailure};
 pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
-pub use observe::{Element, Observation, observe};
+pub use observe::{Element, FormContext, Observation, observe};
 pub use origin::{origin_text, safe_parse_origin, same_origin};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
 pub use progress::{Pattern, Progress, ProgressDetector, Signature, Thresholds};

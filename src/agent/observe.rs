@@ -136,7 +136,7 @@ const SNAPSHOT: &str = r##"(async () => {
     || el.getAttribute("title") || el.getAttribute("name") || "");
   const isField = (el) => ["input", "textarea", "select"].includes(el.tagName.toLowerCase())
     && !["submit", "button", "reset", "image"].includes((el.type || "").toLowerCase());
-  const pick = "a[href], button, input, select, textarea, [role=button], [onclick]";
+  const pick = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [onclick]";
   const selector = (el, i) => el.id ? "#" + CSS.escape(el.id) : `${el.tagName.toLowerCase()}:nth-of-type(${i + 1})`;
   const elements = Array.from(document.querySelectorAll(pick)).slice(0, MAX).map((el, i) => {
     const out = {
@@ -145,7 +145,8 @@ const SNAPSHOT: &str = r##"(async () => {
       tag: el.tagName.toLowerCase(),
       role: roleOf(el),
       name: nameOf(el),
-      text: short(el.innerText || el.value || el.getAttribute("aria-label") || el.name || ""),
+      // A field's text is its value, given once, as `value`: never a second copy of a password.
+      text: isField(el) ? "" : short(el.innerText || el.value || el.getAttribute("aria-label") || ""),
     };
     if (isField(el)) out.value = (el.type || "").toLowerCase() === "password" ? "[redacted]" : short(el.value);
     if (el.form) out.form = { method: (el.form.method || "get").toLowerCase(), action: el.form.action };

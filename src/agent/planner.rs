@@ -104,6 +104,15 @@ pub struct ScriptedPlanner {
     seen: std::sync::Mutex<BTreeMap<u32, Observation>>,
 }
 
+impl ScriptedPlanner {
+    /// A copy that keeps what this one was shown (a plain clone plays afresh).
+    pub fn clone_played(&self) -> Self {
+        let copy = self.clone();
+        *copy.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = self.observations();
+        copy
+    }
+}
+
 /// A copy plays the plan afresh: it has seen no observation yet.
 impl Clone for ScriptedPlanner {
     fn clone(&self) -> Self {
@@ -145,6 +154,11 @@ impl ScriptedPlanner {
     /// Think time of one round's turn.
     pub fn think_in_round(&mut self, round: u32, think: Duration) {
         self.think_in_round.insert(round, think);
+    }
+
+    /// The observations this plan was given, by round (what the model saw).
+    pub fn observations(&self) -> BTreeMap<u32, Observation> {
+        self.seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The think time of `round`.
