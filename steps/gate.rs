@@ -1,7 +1,7 @@
 //! `navguard gate`: the suite, repeated, judged by metrics against checked-in thresholds, with
 //! a per-browser expectations file of known deviations.
 
-use crate::summary::{Expects, ScenarioResult};
+use crate::summary::{Expects, ScenarioResult, TaskEnd};
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::{ParseFloatError, ParseIntError};
 use std::path::{Path, PathBuf};
@@ -16,6 +16,9 @@ navguard::closed_set! {
         MaxMisjudgementRate = "max_misjudgement_rate",
         MaxP95ScenarioMs = "max_p95_scenario_ms",
         MaxP95GuardWaitMs = "max_p95_guard_wait_ms",
+        MinVerifiedDoneRate = "min_verified_done_rate",
+        MaxFalseDoneRate = "max_false_done_rate",
+        MaxP95Repairs = "max_p95_repairs",
     }
 }
 
@@ -28,17 +31,22 @@ impl Threshold {
             Self::MaxMisjudgementRate => m.misjudgement_rate,
             Self::MaxP95ScenarioMs => m.duration_ms.p95,
             Self::MaxP95GuardWaitMs => m.guard_wait_ms.p95,
+            Self::MinVerifiedDoneRate => m.verified_done_rate,
+            Self::MaxFalseDoneRate => m.false_done_rate,
+            Self::MaxP95Repairs => m.repairs.p95,
         }
     }
 
     fn holds(self, value: f64, limit: f64) -> bool {
         match self {
-            Self::MinPassRate => value >= limit,
+            Self::MinPassRate | Self::MinVerifiedDoneRate => value >= limit,
             Self::MaxFlakeRate
             | Self::MaxFalseStopRate
             | Self::MaxMisjudgementRate
             | Self::MaxP95ScenarioMs
-            | Self::MaxP95GuardWaitMs => value <= limit,
+            | Self::MaxP95GuardWaitMs
+            | Self::MaxFalseDoneRate
+            | Self::MaxP95Repairs => value <= limit,
         }
     }
 }
@@ -217,6 +225,13 @@ pub struct Metrics {
     pub duration_ms: Percentiles,
     /// Guard wait, ms (waits that happened).
     pub guard_wait_ms: Percentiles,
+    /// Tasks that ended done with their verification passed, over tasks that ended done.
+    pub verified_done_rate: f64,
+    /// Tasks that ended done where the scenario says they should stop, over tasks that ended
+    /// done.
+    pub false_done_rate: f64,
+    /// Repair rounds per task.
+    pub repairs: Percentiles,
     /// Failed, not expected to fail.
     pub unexpected_failures: Vec<String>,
     /// Expected to fail, passed every time.
@@ -235,7 +250,8 @@ impl Metrics {
     pub fn lines(&self) -> String {
         format!(
             "  pass {:.1}%  flake {:.1}%  false-stop {:.1}%  misjudgement {:.1}%\n  \
-             scenario time p50 {:.0} ms, p95 {:.0} ms; guard wait p50 {:.0} ms, p95 {:.0} ms",
+             scenario time p50 {:.0} ms, p95 {:.0} ms; guard wait p50 {:.0} ms, p95 {:.0} ms\n  \
+             verified done {:.1}%  false done {:.1}%  repairs per task p50 {:.0}, p95 {:.0}",
             self.pass_rate * 100.0,
             self.flake_rate * 100.0,
             self.false_stop_rate * 100.0,
@@ -243,7 +259,11 @@ impl Metrics {
             self.duration_ms.p50,
             self.duration_ms.p95,
             self.guard_wait_ms.p50,
-            self.guard_wait_ms.p95
+            self.guard_wait_ms.p95,
+            self.verified_done_rate * 100.0,
+            self.false_done_rate * 100.0,
+            self.repairs.p50,
+            self.repairs.p95
         )
     }
 }
@@ -286,6 +306,16 @@ pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expect
     let wrong =
         claimed.iter().filter(|r| r.task_end.is_some_and(|e| e.succeeded != (r.expects == Expects::Success))).count();
     m.misjudgement_rate = rate(wrong, claimed.len());
+    let ended: Vec<TaskEnd> = judged.iter().filter_map(|r| r.task_end).collect();
+    let done: Vec<&&ScenarioResult> = judged.iter().filter(|r| r.task_end.is_some_and(|e| e.succeeded)).collect();
+    // No done at all verifies vacuously: nothing was claimed.
+    m.verified_done_rate = if done.is_empty() {
+        1.0
+    } else {
+        rate(done.iter().filter(|r| r.task_end.is_some_and(|e| e.verified)).count(), done.len())
+    };
+    m.false_done_rate = rate(done.iter().filter(|r| r.expects == Expects::Stop).count(), done.len());
+    m.repairs = Percentiles::of(ended.iter().map(|e| e.repairs as f64).collect());
     let durations: Vec<f64> = results.iter().map(|r| r.duration.as_secs_f64() * 1000.0).collect();
     m.duration_ms = Percentiles::of(durations);
     let waits: Vec<f64> = results.iter().flat_map(|r| r.guard_waits_ms.iter().map(|w| *w as f64)).collect();
@@ -336,11 +366,14 @@ pub fn judge(m: &Metrics, t: &Thresholds) -> Judgement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::TaskEnd;
 
     fn result(name: &str, passed: bool, expects: Expects, task_end: Option<(bool, bool)>) -> ScenarioResult {
-        let task_end =
-            task_end.map(|(succeeded, restricted_or_cross_origin)| TaskEnd { succeeded, restricted_or_cross_origin });
+        let task_end = task_end.map(|(succeeded, restricted_or_cross_origin)| TaskEnd {
+            succeeded,
+            restricted_or_cross_origin,
+            verified: false,
+            repairs: 0,
+        });
         ScenarioResult {
             failure: (!passed).then(|| "failed".into()),
             expects,
@@ -411,7 +444,8 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "gate/thresholds.txt:3: unknown threshold \"max_speed\" (known: min_pass_rate, max_flake_rate, \
-             max_false_stop_rate, max_misjudgement_rate, max_p95_scenario_ms, max_p95_guard_wait_ms)"
+             max_false_stop_rate, max_misjudgement_rate, max_p95_scenario_ms, max_p95_guard_wait_ms, \
+             min_verified_done_rate, max_false_done_rate, max_p95_repairs)"
         );
     }
 

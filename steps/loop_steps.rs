@@ -22,7 +22,14 @@ fn tool_named(name: &str) -> StepResult<ToolName> {
 
 /// The verdicts of `tool`'s expectation checks in `round`.
 fn verdicts(world: &NavWorld, tool: ToolName, round: u32) -> Vec<bool> {
-    world.agent.task.trace.verifications().filter(|(r, t, _)| *r == round && *t == tool).map(|(.., v)| v.held()).collect()
+    world
+        .agent
+        .task
+        .trace
+        .verifications()
+        .filter(|(r, t, _)| *r == round && *t == tool)
+        .map(|(.., v)| v.held())
+        .collect()
 }
 
 #[then(expr = "tool call {string} in round {int} was verified")]
@@ -116,7 +123,11 @@ fn seen_element(world: &NavWorld, css: &str, round: u32) -> StepResult<navguard:
 #[then(expr = "the model saw {string} in round {int} with role {string} and name {string}")]
 async fn saw_role_and_name(world: &mut NavWorld, css: String, round: u32, role: String, name: String) -> StepResult {
     let element = seen_element(world, &css, round)?;
-    crate::error::expect_eq(&format!("{css}'s role and name"), (role.as_str(), name.as_str()), (&element.role, &element.name))
+    crate::error::expect_eq(
+        &format!("{css}'s role and name"),
+        (role.as_str(), name.as_str()),
+        (&element.role, &element.name),
+    )
 }
 
 #[then(expr = "the model saw {string} in round {int} with value {string}")]

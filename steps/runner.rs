@@ -464,7 +464,7 @@ fn after_hook(
 /// How the agent's task ended and how long its guards waited.
 fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
     use navguard::agent::GuardDecision;
-    let end = world.agent.stop.as_ref().map(TaskEnd::of);
+    let end = world.agent.stop.as_ref().map(|stop| TaskEnd::of(stop, &world.agent.task.trace));
     let waits = world
         .agent
         .task

@@ -72,14 +72,20 @@ pub struct TaskEnd {
     /// Stopped as a restricted URL or a different origin: a false stop if the scenario
     /// expects success.
     pub restricted_or_cross_origin: bool,
+    /// Ended with a `done` whose expectation was checked and held.
+    pub verified: bool,
+    /// Rounds that repaired what went wrong in the round before.
+    pub repairs: usize,
 }
 
 impl TaskEnd {
-    pub fn of(stop: &navguard::agent::StopReason) -> Self {
+    pub fn of(stop: &navguard::agent::StopReason, trace: &navguard::agent::Trace) -> Self {
         use navguard::agent::StopReason;
         Self {
             succeeded: stop.is_success(),
             restricted_or_cross_origin: matches!(stop, StopReason::Restricted | StopReason::OriginChanged),
+            verified: trace.ended_verified(),
+            repairs: trace.repairs(),
         }
     }
 }
