@@ -35,6 +35,7 @@ pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
 pub use observe::{Element, FormContext, Observation, observe};
 pub use origin::{origin_text, safe_parse_origin, same_origin};
+pub use page_settle::{PageState, wait_for_quiet_page};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
 pub use progress::{Pattern, Progress, ProgressDetector, Signature, Thresholds};
 pub use restricted::is_restricted_url;

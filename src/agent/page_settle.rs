@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// How the wait for a quiet page ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum PageState {
+pub enum PageState {
     /// Loaded, and no navigation started for the quiet window: observe it.
     Quiet,
     /// A navigation started: the page is leaving; settle it first.
@@ -18,7 +18,7 @@ pub(super) enum PageState {
 /// Waits until `tab` has loaded and stayed quiet for `quiet` after its load, at most `limit`
 /// (a page still loading at the limit is observed as it is). A page that loaded longer than
 /// `quiet` ago costs one tab read.
-pub(super) async fn wait_for_quiet_page(
+pub async fn wait_for_quiet_page(
     port: &dyn BrowserPort,
     tab: &TabId,
     quiet: Duration,
