@@ -46,7 +46,8 @@ pub fn read_contracts(path: &Path, findings: &mut Findings) -> BTreeMap<String, 
     contracts
 }
 
-fn feature_files(dir: &Path) -> Vec<PathBuf> {
+/// The `.feature` files under `dir` (or `dir` itself if it is a file), sorted.
+pub fn feature_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return vec![dir.to_owned()].into_iter().filter(|p| p.is_file()).collect();
     };
@@ -66,7 +67,8 @@ fn feature_files(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-fn parse(path: &Path, findings: &mut Findings) -> Option<gherkin::Feature> {
+/// Parses a feature and expands its outlines' examples; a problem goes to `findings`.
+pub fn parse(path: &Path, findings: &mut Findings) -> Option<gherkin::Feature> {
     let feature = match gherkin::Feature::parse_path(path, GherkinEnv::default()) {
         Ok(feature) => feature,
         Err(gherkin::ParseFileError::Parsing { source, .. }) => {
