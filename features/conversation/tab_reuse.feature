@@ -27,6 +27,23 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task record has "status" = "done"
     And the task record's tab is the task's tab
 
+  @contract-tab-reuse
+  Scenario: The user takes the task's tab elsewhere between turns: the next turn reuses it and brings it back
+    When the user asks to open "{site}/page?title=One"
+    Then turn 1 succeeded
+    And the tab's URL is "{site}/page?title=One"
+    When the user navigates the tab to "{other}/page?title=Elsewhere"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{other}/page?title=Elsewhere"
+    And the page's title is "Elsewhere"
+    When the user asks to open "{site}/page?title=Two"
+    Then turn 2 succeeded
+    And the task's tab is the same as after turn 1
+    And the model was offered the tools "focus_tab, navigate, click, type, press_key, close_tabs, wait, done"
+    And turn 2 observed the page titled "Two"
+    And the tab's URL is "{site}/page?title=Two"
+    And 1 tab is open
+
   @contract-tools-offered
   Scenario: The first turn is offered the creation tools, later turns only the tab tools
     When the user asks to open "{site}/page?title=One"
