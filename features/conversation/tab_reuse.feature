@@ -118,6 +118,16 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And turn 2 observed the page titled "Two"
 
   @contract-client-fallback
+  Scenario: The task's browser client is gone before its first turn: another registered one opens its tab
+    Given a second browser client "B"
+    And the browser client "A" goes away
+    When the user asks to open "{site}/page?title=One"
+    Then turn 1 succeeded
+    And the task uses the browser client "B"
+    And turn 1 observed the page titled "One"
+    And 0 tabs are open
+
+  @contract-client-fallback
   Scenario: No browser client left: the turn fails with a clear error
     When the browser client "A" goes away
     And the user asks to open "{site}/page?title=One"
@@ -145,4 +155,20 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task's ledger has 1 child tab
     And the model was told of 1 new tab
     And the browser has 2 tabs open for the task
+    And 3 tabs are open
+
+  @contract-sticky-primary
+  Scenario: Two popups the task's page opens both join its ledger; the agent stays on its tab
+    Given the model plans:
+      | round | tool  | args                  |
+      | 1     | click | {"selector": "#open"} |
+      | 2     | click | {"selector": "#open"} |
+      | 3     | done  | {"summary": "stayed"} |
+    When the user asks to open "{site}/page?title=Home&open=/page?title=Popup"
+    Then turn 1 succeeded
+    And round 2 observed the page titled "Home"
+    And round 3 observed the page titled "Home"
+    And the task's ledger has 2 child tabs
+    And the model was told of 2 new tabs
+    And the browser has 3 tabs open for the task
     And 3 tabs are open
