@@ -12,6 +12,9 @@ use navguard::store::{Field, TaskRecord, TaskStore, TaskUpdate};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// The browser client whose tabs are the scenario's own (`Given a new task` registers it).
+const SCENARIO_CLIENT: &str = "A";
+
 fn setup(e: impl std::fmt::Display) -> StepError {
     StepError::Setup(e.to_string())
 }
@@ -27,7 +30,7 @@ async fn a_new_task(world: &mut NavWorld) -> StepResult {
     store.create("task-1", "Task").map_err(setup)?;
     let port = world.port()?.clone();
     let conversation = &mut world.agent.conversation;
-    conversation.clients.register("A", port);
+    conversation.clients.register(SCENARIO_CLIENT, port);
     (conversation.dir, conversation.store, conversation.task_id) = (Some(dir), Some(store), "task-1".into());
     Ok(())
 }
@@ -49,7 +52,10 @@ async fn a_client_goes_away(world: &mut NavWorld, name: String) -> StepResult {
     }
 }
 
+/// Runs one turn. The task's tab becomes "the tab" of the steps that follow, as the agent's
+/// first tab does in an agent scenario (when it is one of the scenario's own tabs: client A's).
 async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
+    world.mark()?;
     let url = world.expand(&url);
     let plan = world.agent.plan.clone();
     let script = crate::agent_steps::user_script(world)?;
@@ -68,10 +74,14 @@ async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
     let state = &mut world.agent.conversation;
     match result {
         Ok(outcome) => {
+            let tab = (outcome.client == SCENARIO_CLIENT).then(|| outcome.tab.clone());
             state.turn_starts.push(start);
             world.agent.stop = Some(outcome.stop.clone());
             state.turns.push(outcome);
             state.turn_error = None;
+            if let Some(tab) = tab {
+                world.adopt(tab);
+            }
         }
         Err(e) => state.turn_error = Some(e.to_string()),
     }

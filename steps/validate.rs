@@ -65,7 +65,7 @@ pub fn read_contracts(path: &Path, findings: &mut Findings) -> BTreeMap<String, 
 }
 
 /// The `.feature` files under `path` (itself, if it is a file), in name order.
-fn feature_files(path: &Path) -> Vec<PathBuf> {
+pub fn feature_files(path: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(path) else {
         return vec![path.to_owned()].into_iter().filter(|p| p.is_file()).collect();
     };
@@ -328,7 +328,7 @@ pub enum FileError {
 
 /// Reads and parses one feature file; `Ok(None)` for a file that holds no feature (empty, or
 /// only comments).
-fn parse(path: &Path) -> Result<Option<gherkin::Feature>, FileError> {
+pub fn parse(path: &Path) -> Result<Option<gherkin::Feature>, FileError> {
     let bytes = std::fs::read(path).map_err(FileError::Unreadable)?;
     let text = String::from_utf8(bytes).map_err(|e| FileError::NotText(e.utf8_error().valid_up_to()))?;
     let Some(text) = normalise(&text) else { return Ok(None) };

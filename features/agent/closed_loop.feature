@@ -90,6 +90,8 @@ Feature: The closed loop: observe, act, verify (seed 003)
     Then the done in round 1 was refused with "no verification given"
     And the done in round 2 was refused with "verification failed: nothing matches"
     And round 2 was a repair after "refused-done"
+    And round 3 was a repair after "refused-done"
+    And the task made 2 repairs
     And the task ended verified
     And the task ran 4 rounds
 

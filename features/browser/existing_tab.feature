@@ -30,6 +30,22 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     And the page's title is "New"
 
   @contract-browser-old-url-until-commit
+  Scenario: A form typed into, then submitted with the Enter key on its own
+    Given a tab is open on "{site}/form?title=Old&action=/gate?name=New"
+    When the user types "hello" into "#q"
+    And the page is asked for "document.querySelector('#q').value"
+    Then the page answers "hello"
+    And the tab has no pending URL
+    When the user presses "Enter"
+    And the tab's navigation to "{site}/gate?name=New" starts
+    Then the tab's URL is "{site}/form?title=Old&action=/gate?name=New"
+    And the tab's pending URL is "{site}/gate?name=New"
+    When the site releases "New"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=New"
+    And the page's title is "New"
+
+  @contract-browser-old-url-until-commit
   Scenario: A meta refresh
     Given a tab is open on "{site}/meta-refresh?title=Old&to=/gate?name=New&after=0"
     When the tab's navigation to "{site}/gate?name=New" starts
@@ -48,6 +64,30 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     When the site releases "Away"
     And the tab's "load" event arrives
     Then the tab's URL is "{other}/gate?name=Away"
+
+  @contract-browser-old-url-until-commit
+  Scenario: A script redirect on the same origin, already under way when the scenario looks
+    Given a tab is open on "{site}/js-redirect?title=Old&to=/gate?name=New&after=0"
+    And the tab's navigation to "{site}/gate?name=New" starts
+    Then the tab's URL is "{site}/js-redirect?title=Old&to=/gate?name=New&after=0"
+    And the tab's pending URL is "{site}/gate?name=New"
+    And the tab is loading
+    When the site releases "New"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{site}/gate?name=New"
+    And the tab has no pending URL
+    And the tab is not loading
+
+  @contract-browser-same-document
+  Scenario: A fragment change is a navigation of its own, committed at once
+    Given a tab is open on "{site}/page?title=One"
+    When the page runs "location.hash = 'part'"
+    And the tab's "same-document" event arrives
+    Then the tab's URL is "{site}/page?title=One#part"
+    And the tab has no pending URL
+    And the page's title is "One"
+    And the tab's last "same-document" event has another navigation id than its last "load" event
+    And the fixture site served "/page" 1 time
 
   @contract-browser-old-url-until-commit
   Scenario: A reload

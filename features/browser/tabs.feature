@@ -40,6 +40,18 @@ Feature: Tabs that close, and tabs that pages open
     And the page's title is "Popped"
     And 2 tabs are open
 
+  @contract-browser-active-tab @contract-browser-opener
+  Scenario: A popup comes to the front and hides its opener; the user switching back brings the opener to the front
+    The page answers once its visibility is as asked, from its own visibilitychange event.
+    Given a tab is open on "{site}/popup?to=/page?title=Popped"
+    When the page is asked for "document.visibilityState === 'hidden' ? 'hidden' : new Promise(done => document.addEventListener('visibilitychange', () => done(document.visibilityState), { once: true }))"
+    Then the page answers "hidden"
+    And 2 tabs are open
+    When the user switches to the tab
+    And the page is asked for "document.visibilityState === 'visible' ? 'visible' : new Promise(done => document.addEventListener('visibilitychange', () => done(document.visibilityState), { once: true }))"
+    Then the page answers "visible"
+    And the page's title is "Popup"
+
   @chromium-quirk @contract-browser-chromium-quirks
   Scenario: A tab that a page opened with window.open can be read but takes no real input
     Chromium 156's BiDi never answers input.performActions for such a tab (nor a context-targeted

@@ -27,6 +27,23 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task record has "status" = "done"
     And the task record's tab is the task's tab
 
+  @contract-tab-reuse
+  Scenario: The user takes the task's tab elsewhere between turns: the next turn reuses it and brings it back
+    When the user asks to open "{site}/page?title=One"
+    Then turn 1 succeeded
+    And the tab's URL is "{site}/page?title=One"
+    When the user navigates the tab to "{other}/page?title=Elsewhere"
+    And the tab's "load" event arrives
+    Then the tab's URL is "{other}/page?title=Elsewhere"
+    And the page's title is "Elsewhere"
+    When the user asks to open "{site}/page?title=Two"
+    Then turn 2 succeeded
+    And the task's tab is the same as after turn 1
+    And the model was offered the tools "focus_tab, navigate, click, type, press_key, close_tabs, wait, done"
+    And turn 2 observed the page titled "Two"
+    And the tab's URL is "{site}/page?title=Two"
+    And 1 tab is open
+
   @contract-tools-offered
   Scenario: The first turn is offered the creation tools, later turns only the tab tools
     When the user asks to open "{site}/page?title=One"
@@ -101,6 +118,16 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And turn 2 observed the page titled "Two"
 
   @contract-client-fallback
+  Scenario: The task's browser client is gone before its first turn: another registered one opens its tab
+    Given a second browser client "B"
+    And the browser client "A" goes away
+    When the user asks to open "{site}/page?title=One"
+    Then turn 1 succeeded
+    And the task uses the browser client "B"
+    And turn 1 observed the page titled "One"
+    And 0 tabs are open
+
+  @contract-client-fallback
   Scenario: No browser client left: the turn fails with a clear error
     When the browser client "A" goes away
     And the user asks to open "{site}/page?title=One"
@@ -128,4 +155,20 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task's ledger has 1 child tab
     And the model was told of 1 new tab
     And the browser has 2 tabs open for the task
+    And 3 tabs are open
+
+  @contract-sticky-primary
+  Scenario: Two popups the task's page opens both join its ledger; the agent stays on its tab
+    Given the model plans:
+      | round | tool  | args                  |
+      | 1     | click | {"selector": "#open"} |
+      | 2     | click | {"selector": "#open"} |
+      | 3     | done  | {"summary": "stayed"} |
+    When the user asks to open "{site}/page?title=Home&open=/page?title=Popup"
+    Then turn 1 succeeded
+    And round 2 observed the page titled "Home"
+    And round 3 observed the page titled "Home"
+    And the task's ledger has 2 child tabs
+    And the model was told of 2 new tabs
+    And the browser has 3 tabs open for the task
     And 3 tabs are open
