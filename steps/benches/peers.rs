@@ -8,9 +8,10 @@
 //!    `page.waitForURL(url, { waitUntil: 'commit' })` resolving (`bench/peer/peer.mjs`,
 //!    `playwright-core` over CDP, launching the same Chromium binary); a 50 ms and a 100 ms
 //!    polling loop over BiDi; and the floors: the browser's own commit event as received over
-//!    BiDi (`browsingContext.navigationCommitted` in navguard's event log, on every BiDi
-//!    navigation) and over CDP (`Page.frameNavigated` of the main frame, received by the Node
-//!    peer on the Playwright navigations). The four waiters take turns (the order rotates), so
+//!    BiDi (`browsingContext.navigationCommitted` in navguard's event log, on navguard's
+//!    navigations) and over CDP (`Page.frameNavigated` of the main frame, received by the Node
+//!    peer on the Playwright navigations), and per navigation each waiter's own cost above its
+//!    floor. The four waiters take turns (the order rotates), so
 //!    machine noise hits them alike.
 //! 2. Snapshot. On the same fixture pages, loaded: navguard's `observe` against Playwright's
 //!    `locator('body').ariaSnapshot()` (what Playwright MCP sends its model), time and size.
@@ -161,8 +162,14 @@ struct Samples {
     playwright: Vec<f64>,
     poll50: Vec<f64>,
     poll100: Vec<f64>,
+    /// The browser's commit as received over BiDi, on navguard's navigations.
     bidi_floor: Vec<f64>,
+    /// The browser's commit as received over CDP, on Playwright's navigations.
     cdp_floor: Vec<f64>,
+    /// Per navigation: navguard's resolution minus the BiDi commit's arrival (its own cost).
+    navguard_cost: Vec<f64>,
+    /// Per navigation: Playwright's resolution minus the CDP commit's arrival.
+    playwright_cost: Vec<f64>,
     /// BiDi navigations whose commit was proven by a later event (no `navigationCommitted`).
     bidi_floor_proven_later: usize,
 }
@@ -226,16 +233,19 @@ async fn bidi_navigation(
         Waiter::Poll(50) => samples.poll50.push(latency),
         _ => samples.poll100.push(latency),
     }
-    let events = port.events();
-    let ours = || events.iter().filter(|e| e.seq >= mark && e.tab == *tab);
-    let commit = match ours().find(|e| e.kind == NavEventKind::Committed) {
-        Some(e) => e.at,
-        None => {
-            samples.bidi_floor_proven_later += 1;
-            ours().find(|e| e.kind.proves_commit()).expect("a commit event").at
-        }
-    };
-    samples.bidi_floor.push(since(released, commit));
+    if waiter == Waiter::Navguard {
+        let events = port.events();
+        let ours = || events.iter().filter(|e| e.seq >= mark && e.tab == *tab);
+        let commit = match ours().find(|e| e.kind == NavEventKind::Committed) {
+            Some(e) => e.at,
+            None => {
+                samples.bidi_floor_proven_later += 1;
+                ours().find(|e| e.kind.proves_commit()).expect("a commit event").at
+            }
+        };
+        samples.bidi_floor.push(since(released, commit));
+        samples.navguard_cost.push(since(commit, resolved));
+    }
     loaded(port, tab).await;
 }
 
@@ -274,6 +284,7 @@ async fn playwright_navigation(
     samples.playwright.push(waited);
     if let Some(cdp) = after("cdp_ns") {
         samples.cdp_floor.push(cdp);
+        samples.playwright_cost.push(waited - cdp);
     }
 }
 
@@ -502,9 +513,12 @@ async fn main() {
     row("Playwright waitForURL commit (CDP)", &nav.playwright, n);
     row("50 ms polling (BiDi)", &nav.poll50, n);
     row("100 ms polling (BiDi)", &nav.poll100, n);
+    println!("the waiter's own cost, per navigation (ms)          p50      p95      p99");
+    row("navguard resolved - BiDi commit arrived", &nav.navguard_cost, &nav.navguard_cost);
+    row("Playwright resolved - CDP commit arrived", &nav.playwright_cost, &nav.navguard_cost);
     if nav.bidi_floor_proven_later > 0 {
         println!(
-            "  ({} of {} BiDi navigations had no navigationCommitted; their floor is the event that proved the commit)",
+            "  ({} of {} navguard navigations had no navigationCommitted; their floor is the event that proved the commit)",
             nav.bidi_floor_proven_later,
             nav.bidi_floor.len()
         );
