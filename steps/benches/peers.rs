@@ -454,6 +454,14 @@ fn suite_waits(dir: &Path) -> (usize, u64, u64) {
     (runs, total, longest)
 }
 
+/// The `time` of a JUnit report's `<testsuites>`: the sum of its scenario times, in s.
+fn suite_time(junit: &str) -> Option<f64> {
+    let head = &junit[junit.find("<testsuites")?..];
+    let head = &head[..head.find('>')?];
+    let time = &head[head.find(" time=\"")? + 7..];
+    time[..time.find('"')?].parse().ok()
+}
+
 fn row(name: &str, samples: &[f64], navguard: &[f64]) {
     if samples.is_empty() {
         println!("  {name:<44} {:>8} {:>8} {:>8}", "n/a", "n/a", "n/a");
@@ -546,6 +554,17 @@ async fn main() {
         waits as f64 / 1000.0 / DEFAULT_CONCURRENCY as f64,
         longest as f64 / 1000.0
     );
+    // The last gate repeat on this browser, if one was run (`cargo run --release -- gate`): the
+    // sum of its scenario times over the concurrency is what its wall time could reach if every
+    // slot stayed busy; the floor above is what it could reach if scenarios only waited.
+    let junit = root.join(format!("target/navguard/gate/{kind}/run-1/junit.xml"));
+    if let Some(total) = std::fs::read_to_string(&junit).ok().as_deref().and_then(suite_time) {
+        println!(
+            "last gate repeat ({}): scenario times {total:.1} s in all, / concurrency {DEFAULT_CONCURRENCY} = {:.1} s; time it at the command for its wall time",
+            junit.display(),
+            total / DEFAULT_CONCURRENCY as f64
+        );
+    }
     if let Some(peer) = peer {
         peer.quit().await;
     }
