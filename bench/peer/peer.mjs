@@ -9,6 +9,11 @@
 //                             and when Page.frameNavigated for U reached this process over CDP
 //   -> {"op":"snap","url":U}  load U (untimed), then time locator('body').ariaSnapshot()
 //   <- {"ms":F,"bytes":N}
+//   -> {"op":"tap","endpoint":E,"target":T}   attach to another Chromium's DevTools endpoint E
+//   <- {"tapped":true}        (navguard's, over its own raw CDP WebSocket) and its tab T, and note
+//                             every main-frame Page.frameNavigated that arrives there
+//   -> {"op":"tapped","url":U}  when that tap saw U commit (waits up to 2 s)
+//   <- {"ns":N|null}
 //   -> {"op":"quit"}
 import { chromium } from "playwright-core";
 import { createInterface } from "node:readline";
@@ -28,6 +33,39 @@ cdp.on("Page.frameNavigated", ({ frame }) => {
 });
 say({ ready: true, version: browser.version() });
 
+// The tap: a raw CDP client on navguard's browser (Node 20: run with --experimental-websocket),
+// so the same navigation's commit is seen over CDP and over BiDi.
+const tapped = new Map();
+async function tap(endpoint, targetId) {
+  const ws = new WebSocket(endpoint);
+  await new Promise((opened, failed) => {
+    ws.onopen = opened;
+    ws.onerror = () => failed(new Error(`cannot connect to ${endpoint}`));
+  });
+  let last = 0;
+  const pending = new Map();
+  ws.onmessage = (message) => {
+    const at = now();
+    const msg = JSON.parse(message.data);
+    if (msg.id) {
+      const { ok, fail } = pending.get(msg.id);
+      pending.delete(msg.id);
+      if (msg.error) fail(new Error(msg.error.message));
+      else ok(msg.result);
+    } else if (msg.method === "Page.frameNavigated" && !msg.params.frame.parentId) {
+      tapped.set(msg.params.frame.url, at);
+    }
+  };
+  const send = (method, params, sessionId) =>
+    new Promise((ok, fail) => {
+      const id = ++last;
+      pending.set(id, { ok, fail });
+      ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
+  await send("Page.enable", {}, sessionId);
+}
+
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   const msg = JSON.parse(line);
@@ -44,6 +82,14 @@ for await (const line of lines) {
     const snapshot = await page.locator("body").ariaSnapshot();
     const ms = Number(now() - t) / 1e6;
     say({ ms, bytes: Buffer.byteLength(snapshot, "utf8") });
+  } else if (msg.op === "tap") {
+    await tap(msg.endpoint, msg.target);
+    say({ tapped: true });
+  } else if (msg.op === "tapped") {
+    const until = Date.now() + 2000;
+    while (!tapped.has(msg.url) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    say({ ns: tapped.get(msg.url) ?? null });
+    tapped.clear();
   } else if (msg.op === "quit") {
     break;
   }

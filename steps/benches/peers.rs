@@ -10,7 +10,9 @@
 //!    polling loop over BiDi; and the floors: the browser's own commit event as received over
 //!    BiDi (`browsingContext.navigationCommitted` in navguard's event log, on navguard's
 //!    navigations) and over CDP (`Page.frameNavigated` of the main frame, received by the Node
-//!    peer on the Playwright navigations), and per navigation each waiter's own cost above its
+//!    peer on the Playwright navigations, and on navguard's own navigations by a raw CDP
+//!    client the peer attaches to navguard's Chromium, so the same commit is timed over both
+//!    protocols), and per navigation each waiter's own cost above its
 //!    floor. The four waiters take turns (the order rotates), so
 //!    machine noise hits them alike.
 //! 2. Snapshot. On the same fixture pages, loaded: navguard's `observe` against Playwright's
@@ -94,6 +96,28 @@ impl Monotonic {
     }
 }
 
+/// The DevTools WebSocket of the Chromium that ChromeDriver (process `driver`) started: its
+/// `--user-data-dir`, read from /proc, holds `DevToolsActivePort` (port, then path).
+fn devtools_endpoint(driver: u32) -> Option<String> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if parent != Some(driver) {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let profile = cmdline
+            .split(|b| *b == 0)
+            .find_map(|arg| std::str::from_utf8(arg).ok()?.strip_prefix("--user-data-dir="))?
+            .to_owned();
+        let active = std::fs::read_to_string(Path::new(&profile).join("DevToolsActivePort")).ok()?;
+        let mut lines = active.lines();
+        let (port, path) = (lines.next()?, lines.next()?);
+        return Some(format!("ws://127.0.0.1:{port}{path}"));
+    }
+    None
+}
+
 /// The Playwright peer: `node bench/peer/peer.mjs`, one JSON object a line each way.
 struct Peer {
     child: Child,
@@ -114,7 +138,7 @@ impl Peer {
             assert!(status.success(), "npm ci in {} failed", dir.display());
         }
         let mut child = Command::new("node")
-            .arg("peer.mjs")
+            .args(["--experimental-websocket", "--no-warnings", "peer.mjs"])
             .arg(chromium)
             .current_dir(dir)
             .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
@@ -166,6 +190,11 @@ struct Samples {
     bidi_floor: Vec<f64>,
     /// The browser's commit as received over CDP, on Playwright's navigations.
     cdp_floor: Vec<f64>,
+    /// The same navguard navigations' commit as received over CDP by the peer's tap on
+    /// navguard's own browser.
+    tap_floor: Vec<f64>,
+    /// Per navigation: the BiDi commit's arrival minus the same commit's over CDP.
+    bidi_tax: Vec<f64>,
     /// Per navigation: navguard's resolution minus the BiDi commit's arrival (its own cost).
     navguard_cost: Vec<f64>,
     /// Per navigation: Playwright's resolution minus the CDP commit's arrival.
@@ -207,6 +236,7 @@ async fn bidi_navigation(
     site: &FixtureSite,
     i: usize,
     waiter: Waiter,
+    tap: Option<(&mut Peer, &Monotonic)>,
     samples: &mut Samples,
 ) {
     let gate = format!("peers-{i}");
@@ -245,6 +275,14 @@ async fn bidi_navigation(
         };
         samples.bidi_floor.push(since(released, commit));
         samples.navguard_cost.push(since(commit, resolved));
+        if let Some((peer, clock)) = tap {
+            peer.send(json!({ "op": "tapped", "url": url })).await;
+            if let Some(ns) = peer.recv().await["ns"].as_i64() {
+                let cdp = (i128::from(ns) - clock.ns(released)) as f64 / 1e6;
+                samples.tap_floor.push(cdp);
+                samples.bidi_tax.push((clock.ns(commit) - i128::from(ns)) as f64 / 1e6);
+            }
+        }
     }
     loaded(port, tab).await;
 }
@@ -300,11 +338,19 @@ async fn bidi_tab(port: &BidiPort, site: &FixtureSite) -> TabId {
 async fn navigations(
     port: &BidiPort,
     mut peer: Option<&mut Peer>,
+    devtools: Option<&str>,
     clock: &Monotonic,
     site: &FixtureSite,
     rounds: usize,
 ) -> Samples {
     let tab = bidi_tab(port, site).await;
+    let mut tapping = false;
+    if let (Some(peer), Some(endpoint)) = (peer.as_deref_mut(), devtools) {
+        peer.send(json!({ "op": "tap", "endpoint": endpoint, "target": tab.0 })).await;
+        let answer = peer.recv().await;
+        assert_eq!(answer["tapped"], true, "the peer said {answer}");
+        tapping = true;
+    }
     let mut samples = Samples::default();
     let mut turns = vec![Waiter::Navguard, Waiter::Playwright, Waiter::Poll(50), Waiter::Poll(100)];
     if peer.is_none() {
@@ -316,7 +362,10 @@ async fn navigations(
             let waiter = turns[(round + k) % turns.len()];
             match (waiter, peer.as_deref_mut()) {
                 (Waiter::Playwright, Some(peer)) => playwright_navigation(peer, clock, site, i, &mut samples).await,
-                _ => bidi_navigation(port, &tab, site, i, waiter, &mut samples).await,
+                (_, peer) => {
+                    let tap = peer.filter(|_| tapping).map(|p| (p, clock));
+                    bidi_navigation(port, &tab, site, i, waiter, tap, &mut samples).await;
+                }
             }
             i += 1;
         }
@@ -468,6 +517,10 @@ fn row(name: &str, samples: &[f64], navguard: &[f64]) {
         return;
     }
     let (p50, p95, p99) = (percentile(samples, 50.0), percentile(samples, 95.0), percentile(samples, 99.0));
+    if navguard.is_empty() {
+        println!("  {name:<44} {p50:>8.2} {p95:>8.2} {p99:>8.2}");
+        return;
+    }
     let (n50, n95) = (percentile(navguard, 50.0), percentile(navguard, 95.0));
     println!(
         "  {name:<44} {p50:>8.2} {p95:>8.2} {p99:>8.2}   {:>7.2}x {:>7.2}x",
@@ -498,7 +551,11 @@ async fn main() {
         BrowserKind::Firefox => None,
     };
     let started = Instant::now();
-    let nav = navigations(&port, peer.as_mut(), &clock, &site, rounds).await;
+    let devtools = browser.driver_pid().and_then(devtools_endpoint);
+    if kind == BrowserKind::Chromium && devtools.is_none() {
+        println!("(no DevTools endpoint found for navguard's Chromium: no same-browser CDP floor)");
+    }
+    let nav = navigations(&port, peer.as_mut(), devtools.as_deref(), &clock, &site, rounds).await;
     let snaps = snapshots(&port, peer.as_mut(), &site).await;
     let took = started.elapsed();
     let (runs, waits, longest) = suite_waits(&root.join("features"));
@@ -516,6 +573,7 @@ async fn main() {
     println!("gate release -> (ms)                                p50      p95      p99   p50/navg  p95/navg");
     let n = &nav.navguard;
     row("browser commit event over BiDi (floor)", &nav.bidi_floor, n);
+    row("  same navigations, over CDP (tap)", &nav.tap_floor, n);
     row("browser commit event over CDP (floor)", &nav.cdp_floor, n);
     row("navguard settle waiter (BiDi)", n, n);
     row("Playwright waitForURL commit (CDP)", &nav.playwright, n);
@@ -524,6 +582,8 @@ async fn main() {
     println!("the waiter's own cost, per navigation (ms)          p50      p95      p99");
     row("navguard resolved - BiDi commit arrived", &nav.navguard_cost, &nav.navguard_cost);
     row("Playwright resolved - CDP commit arrived", &nav.playwright_cost, &nav.navguard_cost);
+    println!("the protocol's cost: one commit, two protocols, one browser (ms)");
+    row("BiDi commit arrived - same commit over CDP", &nav.bidi_tax, &[]);
     if nav.bidi_floor_proven_later > 0 {
         println!(
             "  ({} of {} navguard navigations had no navigationCommitted; their floor is the event that proved the commit)",
