@@ -1,0 +1,633 @@
+//! `cargo bench --bench peers`: navguard side by side with what a user would pick instead, in
+//! one run on Debian's Chromium (or, navguard's columns only, `NAVGUARD_BROWSER=firefox`).
+//!
+//! 1. Navigation. Each navigation is held at a fixture gate (`/gate?name=N`) until its request
+//!    has arrived plus a hold that differs per navigation (10–109 ms, so commits fall evenly over
+//!    a polling cycle), then released; the release time is recorded just before the release.
+//!    From that release to: navguard's settle waiter resolving (BiDi); Playwright's
+//!    `page.waitForURL(url, { waitUntil: 'commit' })` resolving (`bench/peer/peer.mjs`,
+//!    `playwright-core` over CDP, launching the same Chromium binary); a 50 ms and a 100 ms
+//!    polling loop over BiDi; and the floors: the browser's own commit event as received over
+//!    BiDi (`browsingContext.navigationCommitted` in navguard's event log, on navguard's
+//!    navigations) and over CDP (`Page.frameNavigated` of the main frame, received by the Node
+//!    peer on the Playwright navigations, and on navguard's own navigations by a raw CDP
+//!    client the peer attaches to navguard's Chromium, so the same commit is timed over both
+//!    protocols), and per navigation each waiter's own cost above its
+//!    floor. The four waiters take turns (the order rotates), so
+//!    machine noise hits them alike.
+//! 2. Snapshot. On the same fixture pages, loaded: navguard's `observe` against Playwright's
+//!    `locator('body').ariaSnapshot()` (what Playwright MCP sends its model), time and size.
+//! 3. Suite floor. The deliberate waits written into features/ (slow pages, redirects after N,
+//!    held "within N ms" windows, the model's `wait` tool, the user's "after N ms"), summed over
+//!    the suite's runs and divided by the runner's default concurrency: the wall time a gate
+//!    repeat could not go under. The gate's own wall time is measured separately (README).
+//!
+//! Clocks: Rust's `Instant` on Linux is `CLOCK_MONOTONIC`, and so is Node's
+//! `process.hrtime.bigint()`. The benchmark reads `clock_gettime(CLOCK_MONOTONIC)` once, next
+//! to an `Instant::now()` (the tightest of 20 brackets), and converts its `Instant`s to that
+//! clock's nanoseconds by the offset; the peer's times are compared in that clock.
+//!
+//! `NAVGUARD_BENCH_ROUNDS` (default 100) sets the navigations per waiter, `NAVGUARD_CHROMIUM`
+//! (default `/usr/bin/chromium`) the binary Playwright launches. The peer's `node_modules` is
+//! installed with `npm ci` when missing. This benchmark reports; it asserts no duration.
+
+use navguard::adapter::{BidiBrowser, BidiPort, BrowserConfig, BrowserKind};
+use navguard::agent::{UrlSettle, observe, safe_parse_origin};
+use navguard::browser::{BrowserPort, NavEventKind, TabId};
+use navguard_harness::fixtures::FixtureSite;
+use navguard_harness::runner::DEFAULT_CONCURRENCY;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio_util::sync::CancellationToken;
+
+const SNAPSHOTS: usize = 40;
+const SNAPSHOT_PAGES: [&str; 2] = ["/page?title=Home&go=/page", "/form?title=Search&action=/submit"];
+
+/// How long navigation `i` is held once its request has arrived.
+fn hold(i: usize) -> Duration {
+    Duration::from_millis(10 + ((i * 37) % 100) as u64)
+}
+
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// `Instant`s as `CLOCK_MONOTONIC` nanoseconds, the clock of Node's `process.hrtime`.
+struct Monotonic {
+    anchor: Instant,
+    anchor_ns: i128,
+}
+
+impl Monotonic {
+    /// The anchor, and how wide the tightest bracket around the raw read was.
+    fn new() -> (Self, Duration) {
+        let mut best: Option<(Self, Duration)> = None;
+        for _ in 0..20 {
+            let before = Instant::now();
+            let raw = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+            let width = before.elapsed();
+            let clock = Self {
+                anchor: before + width / 2,
+                anchor_ns: i128::from(raw.tv_sec) * 1_000_000_000 + i128::from(raw.tv_nsec),
+            };
+            if best.as_ref().is_none_or(|(_, w)| width < *w) {
+                best = Some((clock, width));
+            }
+        }
+        best.expect("twenty reads")
+    }
+
+    fn ns(&self, t: Instant) -> i128 {
+        match t.checked_duration_since(self.anchor) {
+            Some(after) => self.anchor_ns + after.as_nanos() as i128,
+            None => self.anchor_ns - self.anchor.duration_since(t).as_nanos() as i128,
+        }
+    }
+}
+
+/// The DevTools WebSocket of the Chromium that ChromeDriver (process `driver`) started: its
+/// `--user-data-dir`, read from /proc, holds `DevToolsActivePort` (port, then path).
+fn devtools_endpoint(driver: u32) -> Option<String> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if parent != Some(driver) {
+            continue;
+        }
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let profile = cmdline
+            .split(|b| *b == 0)
+            .find_map(|arg| std::str::from_utf8(arg).ok()?.strip_prefix("--user-data-dir="))?
+            .to_owned();
+        let active = std::fs::read_to_string(Path::new(&profile).join("DevToolsActivePort")).ok()?;
+        let mut lines = active.lines();
+        let (port, path) = (lines.next()?, lines.next()?);
+        return Some(format!("ws://127.0.0.1:{port}{path}"));
+    }
+    None
+}
+
+/// The Playwright peer: `node bench/peer/peer.mjs`, one JSON object a line each way.
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    version: String,
+}
+
+impl Peer {
+    async fn start(dir: &Path, chromium: &str) -> Self {
+        if !dir.join("node_modules").exists() {
+            let status = std::process::Command::new("npm")
+                .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+                .current_dir(dir)
+                .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+                .status()
+                .expect("npm (install Node 20 and npm)");
+            assert!(status.success(), "npm ci in {} failed", dir.display());
+        }
+        let mut child = Command::new("node")
+            .args(["--experimental-websocket", "--no-warnings", "peer.mjs"])
+            .arg(chromium)
+            .current_dir(dir)
+            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node (install Node 20)");
+        let stdin = child.stdin.take().expect("piped stdin");
+        let lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        let mut peer = Self { child, stdin, lines, version: String::new() };
+        let ready = peer.recv().await;
+        peer.version = ready["version"].as_str().unwrap_or("?").to_owned();
+        peer
+    }
+
+    async fn send(&mut self, message: Value) {
+        let line = format!("{message}\n");
+        self.stdin.write_all(line.as_bytes()).await.expect("writing to the peer");
+        self.stdin.flush().await.expect("writing to the peer");
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = self.lines.next_line().await.expect("reading the peer").expect("the peer quit");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the peer said {line:?}: {e}"))
+    }
+
+    async fn quit(mut self) {
+        self.send(json!({ "op": "quit" })).await;
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waiter {
+    Navguard,
+    Playwright,
+    Poll(u64),
+}
+
+/// What one run measured, in ms from the release.
+#[derive(Default)]
+struct Samples {
+    navguard: Vec<f64>,
+    playwright: Vec<f64>,
+    poll50: Vec<f64>,
+    poll100: Vec<f64>,
+    /// The browser's commit as received over BiDi, on navguard's navigations.
+    bidi_floor: Vec<f64>,
+    /// The browser's commit as received over CDP, on Playwright's navigations.
+    cdp_floor: Vec<f64>,
+    /// The same navguard navigations' commit as received over CDP by the peer's tap on
+    /// navguard's own browser.
+    tap_floor: Vec<f64>,
+    /// Per navigation: the BiDi commit's arrival minus the same commit's over CDP.
+    bidi_tax: Vec<f64>,
+    /// Per navigation: navguard's resolution minus the BiDi commit's arrival (its own cost).
+    navguard_cost: Vec<f64>,
+    /// Per navigation: Playwright's resolution minus the CDP commit's arrival.
+    playwright_cost: Vec<f64>,
+    /// BiDi navigations whose commit was proven by a later event (no `navigationCommitted`).
+    bidi_floor_proven_later: usize,
+}
+
+/// Waits for the gate's request (the `arrivals`-th), holds, records the time and releases.
+async fn release_when_held(site: &FixtureSite, gate: &str, arrivals: usize, i: usize) -> Instant {
+    let arrived = site.requests().wait_for("/gate", arrivals, Duration::from_secs(30)).await;
+    assert!(arrived, "the request for gate {gate} did not arrive");
+    tokio::time::sleep(hold(i)).await;
+    let at = Instant::now();
+    site.state.release(gate);
+    at
+}
+
+/// Reads the tab every `period` until it shows `url` committed.
+async fn poll_until_committed(port: &dyn BrowserPort, tab: &TabId, url: &str, period: Duration) -> Instant {
+    loop {
+        if let Ok(info) = port.tab(tab).await
+            && info.pending_url.is_none()
+            && info.url == url
+        {
+            return Instant::now();
+        }
+        tokio::time::sleep(period).await;
+    }
+}
+
+fn since(release: Instant, at: Instant) -> f64 {
+    ms(at.checked_duration_since(release).expect("resolved before the gate was released"))
+}
+
+async fn bidi_navigation(
+    port: &BidiPort,
+    tab: &TabId,
+    site: &FixtureSite,
+    i: usize,
+    waiter: Waiter,
+    tap: Option<(&mut Peer, &Monotonic)>,
+    samples: &mut Samples,
+) {
+    let gate = format!("peers-{i}");
+    let url = format!("{}/gate?name={gate}&title=Gate{i}", site.site);
+    let origin = safe_parse_origin(&url).unwrap();
+    let mark = port.events().last().map_or(0, |e| e.seq + 1);
+    let arrivals = site.requests().count("/gate") + 1;
+    port.navigate(tab, &url).await.unwrap_or_else(|e| panic!("navigating to {url}: {e}"));
+    let resolved = async {
+        match waiter {
+            Waiter::Navguard => {
+                let report = UrlSettle::new(tab.clone(), origin).wait(port, &CancellationToken::new()).await.unwrap();
+                assert_eq!(report.outcome.name(), "committed");
+                Instant::now()
+            }
+            Waiter::Poll(period) => poll_until_committed(port, tab, &url, Duration::from_millis(period)).await,
+            Waiter::Playwright => unreachable!("not over BiDi"),
+        }
+    };
+    let (released, resolved) = tokio::join!(release_when_held(site, &gate, arrivals, i), resolved);
+    let latency = since(released, resolved);
+    match waiter {
+        Waiter::Navguard => samples.navguard.push(latency),
+        Waiter::Poll(50) => samples.poll50.push(latency),
+        _ => samples.poll100.push(latency),
+    }
+    if waiter == Waiter::Navguard {
+        let events = port.events();
+        let ours = || events.iter().filter(|e| e.seq >= mark && e.tab == *tab);
+        let commit = match ours().find(|e| e.kind == NavEventKind::Committed) {
+            Some(e) => e.at,
+            None => {
+                samples.bidi_floor_proven_later += 1;
+                ours().find(|e| e.kind.proves_commit()).expect("a commit event").at
+            }
+        };
+        samples.bidi_floor.push(since(released, commit));
+        samples.navguard_cost.push(since(commit, resolved));
+        if let Some((peer, clock)) = tap {
+            peer.send(json!({ "op": "tapped", "url": url })).await;
+            if let Some(ns) = peer.recv().await["ns"].as_i64() {
+                let cdp = (i128::from(ns) - clock.ns(released)) as f64 / 1e6;
+                samples.tap_floor.push(cdp);
+                samples.bidi_tax.push((clock.ns(commit) - i128::from(ns)) as f64 / 1e6);
+            }
+        }
+    }
+    loaded(port, tab).await;
+}
+
+/// Waits (untimed) until the tab has no navigation in flight and its page has loaded, so that
+/// no late event of this page falls into the next navigation. (Without it, a `dom-loaded` of
+/// the previous page arriving after the next navigation started let the settle waiter resolve
+/// `committed` on the old page: seen on Chromium 156.)
+async fn loaded(port: &BidiPort, tab: &TabId) {
+    loop {
+        let info = port.tab(tab).await.unwrap();
+        if !info.loading && info.pending_url.is_none() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+async fn playwright_navigation(
+    peer: &mut Peer,
+    clock: &Monotonic,
+    site: &FixtureSite,
+    i: usize,
+    samples: &mut Samples,
+) {
+    let gate = format!("peers-{i}");
+    let url = format!("{}/gate?name={gate}&title=Gate{i}", site.site);
+    let arrivals = site.requests().count("/gate") + 1;
+    peer.send(json!({ "op": "nav", "url": url })).await;
+    let started = peer.recv().await;
+    assert_eq!(started["started"], true, "the peer said {started}");
+    let released = clock.ns(release_when_held(site, &gate, arrivals, i).await);
+    let done = peer.recv().await;
+    let after = |key: &str| done[key].as_i64().map(|ns| (i128::from(ns) - released) as f64 / 1e6);
+    let waited = after("waitForURL_ns").unwrap_or_else(|| panic!("the peer said {done}"));
+    assert!(waited >= 0.0, "waitForURL resolved before the gate was released");
+    samples.playwright.push(waited);
+    if let Some(cdp) = after("cdp_ns") {
+        samples.cdp_floor.push(cdp);
+        samples.playwright_cost.push(waited - cdp);
+    }
+}
+
+/// A fresh tab for navguard's side, on a loaded page of the site.
+async fn bidi_tab(port: &BidiPort, site: &FixtureSite) -> TabId {
+    let url = format!("{}/page?title=Start", site.site);
+    let tab = port.create_tab(&url, true).await.unwrap();
+    UrlSettle::new(tab.clone(), safe_parse_origin(&url).unwrap()).wait(port, &CancellationToken::new()).await.unwrap();
+    loaded(port, &tab).await;
+    tab
+}
+
+async fn navigations(
+    port: &BidiPort,
+    mut peer: Option<&mut Peer>,
+    devtools: Option<&str>,
+    clock: &Monotonic,
+    site: &FixtureSite,
+    rounds: usize,
+) -> Samples {
+    let tab = bidi_tab(port, site).await;
+    let mut tapping = false;
+    if let (Some(peer), Some(endpoint)) = (peer.as_deref_mut(), devtools) {
+        peer.send(json!({ "op": "tap", "endpoint": endpoint, "target": tab.0 })).await;
+        let answer = peer.recv().await;
+        assert_eq!(answer["tapped"], true, "the peer said {answer}");
+        tapping = true;
+    }
+    let mut samples = Samples::default();
+    let mut turns = vec![Waiter::Navguard, Waiter::Playwright, Waiter::Poll(50), Waiter::Poll(100)];
+    if peer.is_none() {
+        turns.retain(|w| *w != Waiter::Playwright);
+    }
+    let mut i = 0;
+    for round in 0..rounds {
+        for k in 0..turns.len() {
+            let waiter = turns[(round + k) % turns.len()];
+            match (waiter, peer.as_deref_mut()) {
+                (Waiter::Playwright, Some(peer)) => playwright_navigation(peer, clock, site, i, &mut samples).await,
+                (_, peer) => {
+                    let tap = peer.filter(|_| tapping).map(|p| (p, clock));
+                    bidi_navigation(port, &tab, site, i, waiter, tap, &mut samples).await;
+                }
+            }
+            i += 1;
+        }
+    }
+    port.close(&tab).await.unwrap();
+    samples
+}
+
+/// Loaded-page snapshots: (navguard ms, bytes), (Playwright ms, bytes), per page.
+type Snapshots = Vec<(&'static str, Vec<(f64, usize)>, Vec<(f64, usize)>)>;
+
+async fn snapshots(port: &BidiPort, mut peer: Option<&mut Peer>, site: &FixtureSite) -> Snapshots {
+    let tab = bidi_tab(port, site).await;
+    let mut out: Snapshots = SNAPSHOT_PAGES.iter().map(|p| (*p, Vec::new(), Vec::new())).collect();
+    for _ in 0..SNAPSHOTS {
+        for (page, ours, theirs) in &mut out {
+            let url = format!("{}{page}", site.site);
+            port.navigate(&tab, &url).await.unwrap();
+            UrlSettle::new(tab.clone(), safe_parse_origin(&url).unwrap())
+                .wait(port, &CancellationToken::new())
+                .await
+                .unwrap();
+            // Loaded, as Playwright's side is (it waits for `load` before its snapshot).
+            loaded(port, &tab).await;
+            let t = Instant::now();
+            let observation = observe(port, &tab).await.unwrap();
+            let took = ms(t.elapsed());
+            ours.push((took, serde_json::to_string(&observation).unwrap().len()));
+            if let Some(peer) = peer.as_deref_mut() {
+                peer.send(json!({ "op": "snap", "url": url })).await;
+                let done = peer.recv().await;
+                let (Some(took), Some(bytes)) = (done["ms"].as_f64(), done["bytes"].as_u64()) else {
+                    panic!("the peer said {done}");
+                };
+                theirs.push((took, bytes as usize));
+            }
+        }
+    }
+    port.close(&tab).await.unwrap();
+    out
+}
+
+/// The deliberate waits of one scenario's lines, in ms: `delay=N` of each distinct URL,
+/// `after=N` of a script redirect (ms) or a meta refresh (s), "within N ms", "after N ms" and the
+/// model's `wait` tool (`"ms": N`); URLs in Then steps are expectations and do not count. Waits that overlap are counted in full: an upper bound on
+/// what the scenario must wait, and the one the brief asks for (the sum).
+fn scenario_waits(lines: &[&str]) -> u64 {
+    let number_after = |text: &str, key: &str| -> Vec<u64> {
+        text.match_indices(key)
+            .filter_map(|(at, _)| {
+                let digits: String = text[at + key.len()..].chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().ok()
+            })
+            .collect()
+    };
+    let mut urls: Vec<String> = Vec::new();
+    let mut total = 0;
+    // A URL in a Then step (or its table) is an expectation, not a page that is loaded.
+    let mut asserting = false;
+    for line in lines {
+        if let Some(keyword) = line.split(' ').next() {
+            match keyword {
+                "Then" => asserting = true,
+                "Given" | "When" => asserting = false,
+                _ => {}
+            }
+        }
+        for word in line.split(['"', ' ', '|']).filter(|_| !asserting) {
+            if !(word.contains("delay=") || word.contains("after=")) || urls.iter().any(|u| u == word) {
+                continue;
+            }
+            urls.push(word.to_owned());
+            total += number_after(word, "delay=").iter().sum::<u64>();
+            let after: u64 = number_after(word, "after=").iter().sum();
+            total += if word.contains("/meta-refresh") { after * 1000 } else { after };
+        }
+        for key in ["within ", "after "] {
+            total += number_after(line, key).into_iter().filter(|_| line.contains(" ms")).sum::<u64>();
+        }
+        total += number_after(line, "\"ms\": ").iter().sum::<u64>();
+    }
+    total
+}
+
+/// (scenario runs, their deliberate waits in ms, the longest one's) over the .feature files.
+fn suite_waits(dir: &Path) -> (usize, u64, u64) {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "feature") {
+                files.push(path);
+            }
+        }
+    }
+    let (mut runs, mut total, mut longest) = (0, 0, 0);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Split into Background and scenarios; an outline runs once per example row.
+        let mut background: Vec<&str> = Vec::new();
+        let mut blocks: Vec<Vec<&str>> = Vec::new();
+        let mut in_background = false;
+        for line in text.lines() {
+            let t = line.trim_start();
+            if t.starts_with("Background:") {
+                in_background = true;
+            } else if t.starts_with("Scenario") || t.starts_with("Example:") {
+                in_background = false;
+                blocks.push(vec![t]);
+            } else if t.starts_with("Rule:") || t.starts_with("Feature:") {
+                in_background = false;
+            } else if in_background {
+                background.push(t);
+            } else if let Some(block) = blocks.last_mut() {
+                block.push(t);
+            }
+        }
+        for block in blocks {
+            let rows = block
+                .iter()
+                .position(|l| l.starts_with("Examples:"))
+                .map(|at| block[at + 1..].iter().filter(|l| l.starts_with('|')).count().saturating_sub(1));
+            let steps: Vec<&str> =
+                background.iter().chain(block.iter().take_while(|l| !l.starts_with("Examples:"))).copied().collect();
+            let waits = scenario_waits(&steps);
+            let n = rows.unwrap_or(1);
+            runs += n;
+            total += waits * n as u64;
+            longest = longest.max(waits);
+        }
+    }
+    (runs, total, longest)
+}
+
+/// The `time` of a JUnit report's `<testsuites>`: the sum of its scenario times, in s.
+fn suite_time(junit: &str) -> Option<f64> {
+    let head = &junit[junit.find("<testsuites")?..];
+    let head = &head[..head.find('>')?];
+    let time = &head[head.find(" time=\"")? + 7..];
+    time[..time.find('"')?].parse().ok()
+}
+
+fn row(name: &str, samples: &[f64], navguard: &[f64]) {
+    if samples.is_empty() {
+        println!("  {name:<44} {:>8} {:>8} {:>8}", "n/a", "n/a", "n/a");
+        return;
+    }
+    let (p50, p95, p99) = (percentile(samples, 50.0), percentile(samples, 95.0), percentile(samples, 99.0));
+    if navguard.is_empty() {
+        println!("  {name:<44} {p50:>8.2} {p95:>8.2} {p99:>8.2}");
+        return;
+    }
+    let (n50, n95) = (percentile(navguard, 50.0), percentile(navguard, 95.0));
+    println!(
+        "  {name:<44} {p50:>8.2} {p95:>8.2} {p99:>8.2}   {:>7.2}x {:>7.2}x",
+        p50 / n50.max(0.001),
+        p95 / n95.max(0.001)
+    );
+}
+
+#[tokio::main]
+async fn main() {
+    let kind: BrowserKind = std::env::var("NAVGUARD_BROWSER")
+        .unwrap_or_else(|_| "chromium".into())
+        .parse()
+        .unwrap_or_else(|e| panic!("NAVGUARD_BROWSER: {e}"));
+    let rounds: usize =
+        std::env::var("NAVGUARD_BENCH_ROUNDS").map_or(100, |n| n.parse().expect("NAVGUARD_BENCH_ROUNDS: a number"));
+    let chromium = std::env::var("NAVGUARD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (clock, bracket) = Monotonic::new();
+
+    let site = FixtureSite::start().await.expect("fixture site");
+    let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() })
+        .await
+        .expect("browser (run ci/setup.sh)");
+    let port = browser.open_port().await.unwrap();
+    let mut peer = match kind {
+        BrowserKind::Chromium => Some(Peer::start(&root.join("bench/peer"), &chromium).await),
+        BrowserKind::Firefox => None,
+    };
+    let started = Instant::now();
+    let devtools = browser.driver_pid().and_then(devtools_endpoint);
+    if kind == BrowserKind::Chromium && devtools.is_none() {
+        println!("(no DevTools endpoint found for navguard's Chromium: no same-browser CDP floor)");
+    }
+    let nav = navigations(&port, peer.as_mut(), devtools.as_deref(), &clock, &site, rounds).await;
+    let snaps = snapshots(&port, peer.as_mut(), &site).await;
+    let took = started.elapsed();
+    let (runs, waits, longest) = suite_waits(&root.join("features"));
+
+    let peer_name = match &peer {
+        Some(p) => format!("Playwright (playwright-core 1.65.1 over CDP) launching {chromium}, Chromium {}", p.version),
+        None => "no Playwright: its Firefox is its own patched build, not available here".to_owned(),
+    };
+    println!("\nnavguard peers benchmark: {kind} over BiDi; {peer_name}");
+    println!(
+        "{rounds} navigations per waiter, interleaved (order rotating), {:.0} s; times in CLOCK_MONOTONIC (Instant offset read within {} ns)",
+        took.as_secs_f64(),
+        bracket.as_nanos()
+    );
+    println!("gate release -> (ms)                                p50      p95      p99   p50/navg  p95/navg");
+    let n = &nav.navguard;
+    row("browser commit event over BiDi (floor)", &nav.bidi_floor, n);
+    row("  same navigations, over CDP (tap)", &nav.tap_floor, n);
+    row("browser commit event over CDP (floor)", &nav.cdp_floor, n);
+    row("navguard settle waiter (BiDi)", n, n);
+    row("Playwright waitForURL commit (CDP)", &nav.playwright, n);
+    row("50 ms polling (BiDi)", &nav.poll50, n);
+    row("100 ms polling (BiDi)", &nav.poll100, n);
+    println!("the waiter's own cost, per navigation (ms)          p50      p95      p99");
+    row("navguard resolved - BiDi commit arrived", &nav.navguard_cost, &nav.navguard_cost);
+    row("Playwright resolved - CDP commit arrived", &nav.playwright_cost, &nav.navguard_cost);
+    println!("the protocol's cost: one commit, two protocols, one browser (ms)");
+    row("BiDi commit arrived - same commit over CDP", &nav.bidi_tax, &[]);
+    if nav.bidi_floor_proven_later > 0 {
+        println!(
+            "  ({} of {} navguard navigations had no navigationCommitted; their floor is the event that proved the commit)",
+            nav.bidi_floor_proven_later,
+            nav.bidi_floor.len()
+        );
+    }
+    println!("snapshot of a loaded page ({SNAPSHOTS} each, interleaved)     p50 ms   p95 ms    bytes");
+    for (page, ours, theirs) in &snaps {
+        for (name, s) in [("navguard observe", ours), ("Playwright ariaSnapshot", theirs)] {
+            if s.is_empty() {
+                println!("  {page:<36} {name:<24} n/a");
+                continue;
+            }
+            let times: Vec<f64> = s.iter().map(|(t, _)| *t).collect();
+            let bytes: Vec<f64> = s.iter().map(|(_, b)| *b as f64).collect();
+            println!(
+                "  {page:<36} {name:<24} {:>7.2} {:>8.2} {:>8.0}",
+                percentile(&times, 50.0),
+                percentile(&times, 95.0),
+                percentile(&bytes, 50.0)
+            );
+        }
+    }
+    println!(
+        "suite floor: {runs} scenario runs, deliberate waits {:.1} s in all, / concurrency {DEFAULT_CONCURRENCY} = {:.1} s (the longest scenario waits {:.1} s)",
+        waits as f64 / 1000.0,
+        waits as f64 / 1000.0 / DEFAULT_CONCURRENCY as f64,
+        longest as f64 / 1000.0
+    );
+    // The last gate repeat on this browser, if one was run (`cargo run --release -- gate`): the
+    // sum of its scenario times over the concurrency is what its wall time could reach if every
+    // slot stayed busy; the floor above is what it could reach if scenarios only waited.
+    let junit = root.join(format!("target/navguard/gate/{kind}/run-1/junit.xml"));
+    if let Some(total) = std::fs::read_to_string(&junit).ok().as_deref().and_then(suite_time) {
+        println!(
+            "last gate repeat ({}): scenario times {total:.1} s in all, / concurrency {DEFAULT_CONCURRENCY} = {:.1} s; time it at the command for its wall time",
+            junit.display(),
+            total / DEFAULT_CONCURRENCY as f64
+        );
+    }
+    if let Some(peer) = peer {
+        peer.quit().await;
+    }
+    browser.shutdown().await;
+    site.shutdown().await;
+}
