@@ -49,16 +49,16 @@ Feature: How long the agent waits after an action, and the model's think time
   @contract-settle-aborted
   Scenario: The user presses Stop while the model thinks in a later round
     Given the agent starts on "{site}/page?title=Home"
-    And the model takes 5000 ms to answer in round 2
+    And the model takes 8000 ms to answer in round 2
     And the model plans:
       | round | tool | args                   |
       | 1     | wait | {"ms": 10}             |
       | 2     | done | {"summary": "too late"} |
-    When the agent runs the task and the user presses Stop after 1000 ms
+    When the agent runs the task and the user presses Stop after 2500 ms
     Then the task is aborted
     And tool call "wait" in round 1 succeeded
     And the task ran 2 rounds
-    And the task took less than 4500 ms
+    And the task took less than 7000 ms
 
   @contract-browser-active-tab
   Scenario: focus_tab on @active follows the tab the user brought back to the front

@@ -61,11 +61,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-tab-gone
     Scenario: The tab is closed while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
+      And the settle timeout is 10000 ms
       And the model plans:
         | round | tool  | args                 |
         | 1     | click | {"selector": "#go"}  |
         | 2     | done  | {"summary": "there"} |
-      When the agent runs the task and after 3000 ms the user closes the tab
+      When the agent runs the task and after 4000 ms the user closes the tab
       Then the task stops with "Tab was closed, agent stopped"
       And the loop-top guard resolved "tab-gone" in round 2
       And no navigation listener is left registered
@@ -85,11 +86,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-aborted
     Scenario: The user presses Stop while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
+      And the settle timeout is 10000 ms
       And the model plans:
         | round | tool  | args                 |
         | 1     | click | {"selector": "#go"}  |
         | 2     | done  | {"summary": "there"} |
-      When the agent runs the task and the user presses Stop after 3000 ms
+      When the agent runs the task and the user presses Stop after 4000 ms
       Then the task is aborted
       And the task stops with "Task stopped by the user"
       And the loop-top guard resolved "aborted" in round 2
@@ -143,11 +145,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-tab-gone @contract-open-url-keeps-tab
     Scenario: The new tab is closed while open_url waits
       Given the agent starts on "{site}/page?title=Home"
+      And the settle timeout is 10000 ms
       And the model plans:
         | round | tool     | args                      |
         | 1     | open_url | {"url": "{site}/never"}   |
         | 2     | done     | {"summary": "carried on"} |
-      When the agent runs the task and after 2000 ms the user closes the newest tab
+      When the agent runs the task and after 4000 ms the user closes the newest tab
       Then the task succeeds
       And the open_url guard resolved "tab-gone"
       And tool call "open_url" in round 1 failed with "(tab-gone)."
@@ -156,11 +159,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-aborted
     Scenario: The user presses Stop while open_url waits
       Given the agent starts on "{site}/page?title=Home"
+      And the settle timeout is 10000 ms
       And the model plans:
         | round | tool     | args                      |
         | 1     | open_url | {"url": "{site}/never"}   |
         | 2     | done     | {"summary": "carried on"} |
-      When the agent runs the task and the user presses Stop after 2000 ms
+      When the agent runs the task and the user presses Stop after 4000 ms
       Then the task is aborted
       And the open_url guard resolved "aborted"
       And no navigation listener is left registered
