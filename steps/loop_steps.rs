@@ -32,22 +32,26 @@ fn verdicts(world: &NavWorld, tool: ToolName, round: u32) -> Vec<bool> {
         .collect()
 }
 
+/// The last check of `tool`'s expectation in `round` held (`held`) or failed (`!held`).
+fn last_verdict_is(world: &NavWorld, tool: &str, round: u32, held: bool) -> StepResult {
+    match verdicts(world, tool_named(tool)?, round).last() {
+        Some(&last) if last == held => Ok(()),
+        Some(_) if held => Err(StepError::Expectation(format!("{tool} in round {round} failed its verification"))),
+        Some(_) => Err(StepError::Expectation(format!("{tool} in round {round} was verified"))),
+        None => {
+            Err(StepError::Expectation(format!("{tool} in round {round} was not verified (no expect, or no call)")))
+        }
+    }
+}
+
 #[then(expr = "tool call {string} in round {int} was verified")]
 async fn was_verified(world: &mut NavWorld, tool: String, round: u32) -> StepResult {
-    match verdicts(world, tool_named(&tool)?, round).as_slice() {
-        [.., true] => Ok(()),
-        [.., false] => Err(StepError::Expectation(format!("{tool} in round {round} failed its verification"))),
-        [] => Err(StepError::Expectation(format!("{tool} in round {round} was not verified (no expect, or no call)"))),
-    }
+    last_verdict_is(world, &tool, round, true)
 }
 
 #[then(expr = "tool call {string} in round {int} failed verification")]
 async fn failed_verification(world: &mut NavWorld, tool: String, round: u32) -> StepResult {
-    match verdicts(world, tool_named(&tool)?, round).as_slice() {
-        [.., false] => Ok(()),
-        [.., true] => Err(StepError::Expectation(format!("{tool} in round {round} was verified"))),
-        [] => Err(StepError::Expectation(format!("{tool} in round {round} was not verified (no expect, or no call)"))),
-    }
+    last_verdict_is(world, &tool, round, false)
 }
 
 #[then(expr = "the done in round {int} was refused with {string}")]

@@ -396,3 +396,17 @@ fn filters_that_match_nothing_are_a_failure_and_start_no_browser() {
         assert!(!text(&out).contains("browser start"), "{}", text(&out));
     }
 }
+
+#[test]
+fn repro_calls_a_done_on_a_page_that_began_to_leave_the_race_with_the_guards_off_only() {
+    let feature = format!("{}/features/agent/closed_loop.feature", root().display());
+    let target = scenario_line(&feature, "A done on a page that began to leave after it was observed is refused");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().to_str().unwrap();
+    let off = text(&navguard(&["repro", &target, "--guards", "off", "--report-dir", report], None));
+    assert!(off.contains("(guards off): the race reproduced in 1 of 1 runs"), "{off}");
+    assert!(off.contains("accepts done on a page that changed"), "{off}");
+    let on = text(&navguard(&["repro", &target, "--report-dir", report], None));
+    assert!(on.contains("refuses done: the page changed since it was observed"), "{on}");
+    assert!(on.contains("(guards on): the race reproduced in 0 of 1 runs"), "{on}");
+}
