@@ -368,10 +368,8 @@ async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> Step
         .agent
         .task
         .trace
-        .entries
-        .iter()
-        .filter(|e| e.round == round)
-        .filter_map(|e| match &e.event {
+        .in_round(round)
+        .filter_map(|event| match event {
             TraceEvent::Observed { title, .. } => Some(title.clone()),
             _ => None,
         })
@@ -382,7 +380,7 @@ async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> Step
 #[then(expr = "round {int} observed the page at {string}")]
 async fn round_observed_url(world: &mut NavWorld, round: u32, url: String) -> StepResult {
     let url = world.expand(&url);
-    let seen = world.agent.task.trace.entries.iter().filter(|e| e.round == round).find_map(|e| match &e.event {
+    let seen = world.agent.task.trace.in_round(round).find_map(|event| match event {
         TraceEvent::Observed { url, .. } => Some(url.clone()),
         _ => None,
     });

@@ -60,10 +60,8 @@ async fn done_refused(world: &mut NavWorld, round: u32, text: String) -> StepRes
         .agent
         .task
         .trace
-        .entries
-        .iter()
-        .filter(|e| e.round == round)
-        .filter_map(|e| match &e.event {
+        .in_round(round)
+        .filter_map(|event| match event {
             TraceEvent::DoneRefused { why } => Some(why.as_str()),
             _ => None,
         })
@@ -166,10 +164,8 @@ async fn was_a_repair(world: &mut NavWorld, round: u32, reason: String) -> StepR
         .agent
         .task
         .trace
-        .entries
-        .iter()
-        .filter(|e| e.round == round)
-        .filter_map(|e| match &e.event {
+        .in_round(round)
+        .filter_map(|event| match event {
             TraceEvent::Repair { reason } => Some(reason.to_string()),
             _ => None,
         })

@@ -222,6 +222,11 @@ impl Trace {
         self.entries.iter().filter(|e| matches!(e.event, TraceEvent::ToolCall { .. })).map(|e| (e.round, &e.event))
     }
 
+    /// What was recorded in `round`, in order.
+    pub fn in_round(&self, round: u32) -> impl Iterator<Item = &TraceEvent> {
+        self.entries.iter().filter(move |e| e.round == round).map(|e| &e.event)
+    }
+
     /// The expectation checks, with their rounds.
     pub fn verifications(&self) -> impl Iterator<Item = (u32, ToolName, &Verdict)> {
         self.entries.iter().filter_map(|e| match &e.event {

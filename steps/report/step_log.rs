@@ -458,12 +458,18 @@ mod tests {
 
     #[test]
     fn tags_are_found_on_their_own_lines_and_columns() {
-        let source = "# a comment\n@browser @contract-x\n  @slow@wip # note\n\nFeature: f\n";
-        let tags: Vec<String> = ["browser", "slow", "contract-x", "wip", "absent"].map(String::from).into();
+        let source = "# a comment\n@browser @contract-x\n  @slow@draft # note\n\nFeature: f\n";
+        let tags: Vec<String> = ["browser", "slow", "contract-x", "draft", "absent"].map(String::from).into();
         let at = |name: &str, line, column| TagAt { name: name.into(), line, column };
         assert_eq!(
             tag_positions(source, 5, &tags),
-            [at("@browser", 2, 1), at("@slow", 3, 3), at("@contract-x", 2, 10), at("@wip", 3, 8), at("@absent", 4, 1)]
+            [
+                at("@browser", 2, 1),
+                at("@slow", 3, 3),
+                at("@contract-x", 2, 10),
+                at("@draft", 3, 8),
+                at("@absent", 4, 1)
+            ]
         );
     }
 }
