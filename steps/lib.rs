@@ -10,6 +10,7 @@
 mod agent_state;
 mod agent_steps;
 pub mod artifacts;
+pub mod bench;
 mod browser_steps;
 mod conversation_steps;
 pub mod error;

@@ -31,7 +31,7 @@
 //! (default `/usr/bin/chromium`) the binary Playwright launches. The peer's `node_modules` is
 //! installed with `npm ci` when missing. This benchmark reports; it asserts no duration.
 
-use navguard::adapter::{BidiBrowser, BidiPort, BrowserConfig, BrowserKind};
+use navguard::adapter::{BidiPort, BrowserKind};
 use navguard::agent::{UrlSettle, observe, safe_parse_origin};
 use navguard::browser::{BrowserPort, NavEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
@@ -531,10 +531,6 @@ fn row(name: &str, samples: &[f64], navguard: &[f64]) {
 
 #[tokio::main]
 async fn main() {
-    let kind: BrowserKind = std::env::var("NAVGUARD_BROWSER")
-        .unwrap_or_else(|_| "chromium".into())
-        .parse()
-        .unwrap_or_else(|e| panic!("NAVGUARD_BROWSER: {e}"));
     let rounds: usize =
         std::env::var("NAVGUARD_BENCH_ROUNDS").map_or(100, |n| n.parse().expect("NAVGUARD_BENCH_ROUNDS: a number"));
     let chromium = std::env::var("NAVGUARD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -542,9 +538,7 @@ async fn main() {
     let (clock, bracket) = Monotonic::new();
 
     let site = FixtureSite::start().await.expect("fixture site");
-    let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() })
-        .await
-        .expect("browser (run ci/setup.sh)");
+    let (kind, browser) = navguard_harness::bench::launch_from_env().await;
     let port = browser.open_port().await.unwrap();
     let mut peer = match kind {
         BrowserKind::Chromium => Some(Peer::start(&root.join("bench/peer"), &chromium).await),

@@ -7,7 +7,6 @@
 //! Each navigation is held at a fixture gate and released while the waiter waits, so the
 //! commit happens at a moment neither waiter chose.
 
-use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 use navguard::agent::{AgentConfig, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use navguard_harness::fixtures::FixtureSite;
@@ -40,6 +39,7 @@ async fn poll_until_committed(port: &dyn BrowserPort, tab: &TabId) -> Instant {
         {
             return Instant::now();
         }
+        // The baseline under measurement: a fixed polling period, not a synchronization.
         tokio::time::sleep(POLL).await;
     }
 }
@@ -55,7 +55,12 @@ async fn one_navigation(port: &navguard::adapter::BidiPort, site: &FixtureSite, 
     let url = format!("{}/gate?name={gate}", site.site);
     let origin = safe_parse_origin(&url).unwrap();
     let tab = port.create_tab(&url, true).await.unwrap();
+    // Hold from the moment the request is at the gate (navigation `i` makes the site's
+    // `i + 1`-th gate request): a release before the request arrived would let it through
+    // unheld. The hold itself is the benchmark's chosen commit moment, not a synchronization.
     let release = async {
+        let arrived = site.requests().wait_for("/gate", i + 1, Duration::from_secs(30)).await;
+        assert!(arrived, "the request for {gate} did not arrive");
         tokio::time::sleep(hold(i)).await;
         site.state.release(&gate);
     };
@@ -98,12 +103,7 @@ async fn guard_cost(port: &navguard::adapter::BidiPort, site: &FixtureSite) -> (
 async fn main() {
     let site = FixtureSite::start().await.expect("fixture site");
     // NAVGUARD_BROWSER=firefox measures Firefox ESR instead of Chromium.
-    let kind: BrowserKind = std::env::var("NAVGUARD_BROWSER")
-        .unwrap_or_else(|_| "chromium".into())
-        .parse()
-        .unwrap_or_else(|e| panic!("NAVGUARD_BROWSER: {e}"));
-    let config = BrowserConfig { browser: kind, ..BrowserConfig::default() };
-    let browser = BidiBrowser::launch(config).await.expect("browser (run ci/setup.sh)");
+    let (kind, browser) = navguard_harness::bench::launch_from_env().await;
     let port = browser.open_port().await.unwrap();
     let (mut events, mut polls) = (Vec::new(), Vec::new());
     for i in 0..ROUNDS {

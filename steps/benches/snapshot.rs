@@ -5,11 +5,11 @@
 //! 2. what observing only a quiet page costs: a round that follows a navigation waits the quiet
 //!    window after the page's load; a round that does not costs one tab read.
 
-use navguard::adapter::{BidiBrowser, BidiPort, BrowserConfig, BrowserKind};
+use navguard::adapter::BidiPort;
 use navguard::agent::{AgentConfig, UrlSettle, observe, safe_parse_origin, wait_for_quiet_page};
 use navguard::browser::{BrowserPort, NavEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 const SAMPLES: usize = 40;
@@ -88,8 +88,8 @@ async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> (Vec<f64>, Vec<f64>)
         };
         wait_for_quiet_page(port, &tab, config.action_quiet, config.settle_timeout).await.unwrap();
         after_navigation.push(loaded.elapsed().as_secs_f64() * 1000.0);
-        // Let the page age past the quiet window: the case of a round that follows no navigation.
-        tokio::time::sleep(Duration::from_millis(600)).await;
+        // The page is quiet now, its load a quiet window ago: the next wait is a round that
+        // follows no navigation.
         let t = Instant::now();
         wait_for_quiet_page(port, &tab, config.action_quiet, config.settle_timeout).await.unwrap();
         settled.push(ms(t));
@@ -100,13 +100,7 @@ async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> (Vec<f64>, Vec<f64>)
 #[tokio::main]
 async fn main() {
     let site = FixtureSite::start().await.expect("fixture site");
-    let kind: BrowserKind = std::env::var("NAVGUARD_BROWSER")
-        .unwrap_or_else(|_| "chromium".into())
-        .parse()
-        .unwrap_or_else(|e| panic!("NAVGUARD_BROWSER: {e}"));
-    let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() })
-        .await
-        .expect("browser (run ci/setup.sh)");
+    let (kind, browser) = navguard_harness::bench::launch_from_env().await;
     let port = browser.open_port().await.unwrap();
     println!("navguard snapshot benchmark: {kind}, {SAMPLES} snapshots per page and kind, interleaved");
     println!("page                  before p50/p95 ms   after p50/p95 ms   before bytes  after bytes");
