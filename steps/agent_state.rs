@@ -27,6 +27,10 @@ pub struct AgentState {
     pub conversation: ConversationState,
     /// `navguard repro --guards off`: both guards off, whatever the scenario says.
     pub force_guards_off: bool,
+    /// A task running in the background (`When the agent starts the task`).
+    pub background: Option<crate::reliability_steps::Background>,
+    /// The task store its checkpoints go to.
+    pub checkpoints: Option<crate::reliability_steps::CheckpointFile>,
 }
 
 impl AgentState {

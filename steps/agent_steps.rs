@@ -350,15 +350,26 @@ async fn call_succeeded(world: &mut NavWorld, tool: String, round: u32) -> StepR
     }
 }
 
+/// Passes if a call of `tool` in `round` (there may be several) failed with `text`.
 #[then(expr = "tool call {string} in round {int} failed with {string}")]
 async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
     let text = world.expand(&text);
-    match call_result(world, &tool, round)? {
-        ToolReply::Failed(e) if e.contains(&text) => Ok(()),
-        ToolReply::Failed(e) => {
-            Err(StepError::Expectation(format!("{tool} in round {round} failed with {e:?}, which lacks {text:?}")))
+    let results: Vec<&ToolReply> = world
+        .agent
+        .task
+        .trace
+        .tool_calls()
+        .filter_map(|(r, c)| match c {
+            TraceEvent::ToolCall { tool: t, result, .. } if r == round && *t == tool => Some(result),
+            _ => None,
+        })
+        .collect();
+    match results.iter().find(|r| matches!(r, ToolReply::Failed(e) if e.contains(&text))) {
+        Some(_) => Ok(()),
+        None if results.is_empty() => Err(StepError::Expectation(format!("no {tool:?} call in round {round}"))),
+        None => {
+            Err(StepError::Expectation(format!("no {tool} call in round {round} failed with {text:?}: {results:?}")))
         }
-        ToolReply::Ok(r) => Err(StepError::Expectation(format!("{tool} in round {round} succeeded: {r}"))),
     }
 }
 

@@ -18,6 +18,7 @@ pub mod fixtures;
 pub mod gate;
 mod loop_steps;
 mod parameters;
+mod reliability_steps;
 pub mod report;
 mod round_hook;
 pub mod run_context;

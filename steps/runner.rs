@@ -508,6 +508,10 @@ fn artifact_feature(path: &str) -> String {
 
 /// Keeps the artifacts of a failed scenario, then closes its tabs and its site.
 async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Duration, Option<PathBuf>) {
+    // A task a failed scenario left running in the background must not outlive it.
+    if let Some(background) = world.agent.background.take() {
+        background.stop(TEARDOWN_DEADLINE).await;
+    }
     let tab = world.current_tab().ok();
     let Some(env) = world.take_env() else { return (Duration::ZERO, None) };
     let duration = env.started.elapsed();

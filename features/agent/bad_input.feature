@@ -7,6 +7,7 @@ Feature: Bad tool calls fail the call, never the task
   @contract-bad-tool-input
   Scenario: Each kind of bad call is named, and the task carries on
     Given the agent starts on "{site}/page?title=Home"
+    And click and type wait at most 300 ms for their target
     And the model plans:
       | round | tool       | args                          |
       | 1     | fly        | {}                            |
@@ -28,7 +29,8 @@ Feature: Bad tool calls fail the call, never the task
     And tool call "navigate" in round 4 failed with "is not a URL"
     And tool call "wait" in round 5 failed with "must be a whole number of milliseconds"
     And tool call "type" in round 6 failed with "missing argument"
-    And tool call "click" in round 7 failed with "no element matches"
+    And tool call "click" in round 7 failed with "not found: no element matches"
+    And tool call "click" in round 7 was retried 2 times
     And tool call "press_key" in round 8 failed with "must be a key name"
     And tool call "close_tabs" in round 9 failed with "must be a non-empty list of tab references"
     And round 10 observed the page titled "Home"

@@ -1,6 +1,9 @@
 //! The agent's settings, each guard switchable on its own so the harness can reproduce the
 //! original race on demand.
 
+use super::tools::ToolName;
+use super::watchdog::RetryPolicy;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// What counts as "a navigation in flight" at the top of a round.
@@ -36,6 +39,22 @@ pub struct AgentConfig {
     pub done_needs_verification: bool,
     /// Repeats and A-B-A-B swings warn the model, then stop the task.
     pub no_progress: bool,
+    /// Every tool call runs under the watchdog (its deadline, progress reports, retries).
+    /// Off only to measure what it costs.
+    pub watchdog: bool,
+    /// A tool call's deadline, unless `tool_timeouts` names its tool.
+    pub tool_timeout: Duration,
+    /// Per-tool deadlines.
+    pub tool_timeouts: BTreeMap<ToolName, Duration>,
+    /// Retries of failures worth another try.
+    pub retry: RetryPolicy,
+    /// How long `click` and `type` wait for their target to be present and visible.
+    pub target_wait: Duration,
+    /// Rounds per segment: each new segment begins with a summary of the last.
+    pub segment_rounds: u32,
+    /// Segments a task may run before it pauses to ask whether to go on (`None`: no limit
+    /// but the round limit).
+    pub segments_allowed: Option<u32>,
 }
 
 impl AgentConfig {
@@ -48,6 +67,21 @@ impl AgentConfig {
     pub const ROUND_LIMIT: u32 = 40;
     /// Default verification deadline (the contract's 3 s).
     pub const VERIFY_TIMEOUT: Duration = Duration::from_millis(3000);
+    /// Default tool deadline (seed 001).
+    pub const TOOL_TIMEOUT: Duration = Duration::from_millis(15_000);
+    /// Default wait for a click's or a typing's target (Playwright's actionability wait).
+    pub const TARGET_WAIT: Duration = Duration::from_millis(5000);
+    /// Default rounds per segment (seed 001's `SEGMENT_SIZE`).
+    pub const SEGMENT_ROUNDS: u32 = 5;
+    /// What a call that waits by design (`wait`, `wait_for`) gets beyond its own length.
+    pub const WAIT_GRACE: Duration = Duration::from_millis(2000);
+
+    /// The watchdog's deadline for `tool`; a call that waits by design gets its own length
+    /// and a grace, if that is longer.
+    pub fn deadline_for(&self, tool: ToolName, own_wait: Option<Duration>) -> Duration {
+        let set = self.tool_timeouts.get(&tool).copied().unwrap_or(self.tool_timeout);
+        own_wait.map_or(set, |own| set.max(own + Self::WAIT_GRACE))
+    }
 }
 
 impl Default for AgentConfig {
@@ -63,6 +97,13 @@ impl Default for AgentConfig {
             verify_timeout: Self::VERIFY_TIMEOUT,
             done_needs_verification: false,
             no_progress: true,
+            watchdog: true,
+            tool_timeout: Self::TOOL_TIMEOUT,
+            tool_timeouts: BTreeMap::new(),
+            retry: RetryPolicy::default(),
+            target_wait: Self::TARGET_WAIT,
+            segment_rounds: Self::SEGMENT_ROUNDS,
+            segments_allowed: None,
         }
     }
 }

@@ -79,6 +79,21 @@ pub enum ToolFailure {
     /// A URL the agent must not open.
     #[error("{url} is a restricted URL")]
     Restricted { url: String },
+    /// `ask_user` in an agent that runs without a user.
+    #[error("nobody can answer: this agent runs without a user")]
+    NobodyToAsk,
+    /// `wait_for` was given nothing to wait for.
+    #[error("give \"selector\", \"text\" or \"url\" to wait for")]
+    NothingToWaitFor,
+    /// The watchdog cut the call off at its deadline; the loop goes on.
+    #[error("timed out after {} ms (the tool's deadline); the page may still be busy", after.as_millis())]
+    TimedOut { after: Duration },
+    /// `wait_for`'s condition did not hold within its timeout.
+    #[error("timed out after {} ms: {misses}", after.as_millis())]
+    WaitTimedOut { after: Duration, misses: String },
+    /// The target of a click or a typing did not appear (present and visible) in time.
+    #[error("not found: no element matches {selector:?} (waited {} ms for it to be present and visible)", waited.as_millis())]
+    TargetNotFound { selector: String, waited: Duration },
     /// The tool needs a focused tab and the task has none.
     #[error("no tab is focused")]
     NoFocusedTab,

@@ -9,6 +9,8 @@ use super::settle::SettleOutcome;
 use super::settle_wait::{SettleReport, UrlSettle};
 use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
+use super::verify::{ExpectKey, Expectation, check_now_and_on, verify};
+use super::watchdog::Phase;
 use crate::browser::{BrowserError, BrowserPort, Key, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -24,15 +26,17 @@ pub struct ToolRun {
     pub done: Option<String>,
     /// Things worth a trace note (a focus fallback, …).
     pub notes: Vec<String>,
+    /// `ask_user`'s question: the task pauses until the user resumes it.
+    pub ask: Option<String>,
 }
 
 impl ToolRun {
     pub(super) fn ok(text: String) -> Self {
-        Self { result: Ok(text), guard: None, done: None, notes: Vec::new() }
+        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None }
     }
 
     pub(super) fn err(e: ToolError) -> Self {
-        Self { result: Err(e), guard: None, done: None, notes: Vec::new() }
+        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None }
     }
 }
 
@@ -41,6 +45,8 @@ pub struct ToolContext<'a> {
     pub port: &'a dyn BrowserPort,
     pub config: &'a AgentConfig,
     pub cancel: &'a CancellationToken,
+    /// What the call waits for now, for the watchdog's progress reports.
+    pub phase: Phase,
 }
 
 impl std::fmt::Debug for ToolContext<'_> {
@@ -69,6 +75,11 @@ impl ToolContext<'_> {
             Tool::PressKey { key } => self.act(tabs, Act::Key(key)).await,
             Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
             Tool::Wait { duration } => self.wait(duration).await,
+            Tool::WaitFor { until, timeout } => self.wait_for(tabs, &until, timeout).await,
+            Tool::AskUser { question } => ToolRun {
+                ask: Some(question.clone()),
+                ..ToolRun::ok(format!("asked the user: {question}; the task pauses until the user resumes it"))
+            },
             Tool::Done { summary } => ToolRun { done: Some(summary.clone()), ..ToolRun::ok(summary) },
         }
     }
@@ -86,6 +97,7 @@ impl ToolContext<'_> {
         tabs.record_opened(tab.clone());
         let mut run = ToolRun::ok(format!("opened tab {tab} on {url}"));
         if self.config.open_url_guard {
+            self.phase.set(format!("the navigation to commit on {}", origin_text(&origin)));
             let settle = UrlSettle::new(tab.clone(), origin.clone()).timeout(self.config.settle_timeout);
             let report = match settle.wait(self.port, self.cancel).await {
                 Ok(report) => report,
@@ -141,6 +153,7 @@ impl ToolContext<'_> {
         let tab = focused(tabs, TOOL)?;
         let origin = safe_parse_origin(&url).filter(|_| !is_restricted_url(&url));
         let Some(origin) = origin else { return Err(ToolFailure::Restricted { url }.of(TOOL)) };
+        self.phase.set(format!("the navigation to {url} to start"));
         self.port.navigate(&tab, &url).await.map_err(browser(TOOL))?;
         tabs.pin(tab.clone(), origin);
         Ok(format!("tab {tab} is navigating to {url}"))
@@ -160,10 +173,17 @@ impl ToolContext<'_> {
                 ToolFailure::RefOfAnotherTab { reference: reference.clone(), owner: owner.clone(), focused: tab };
             return ToolRun::err(failure.of(tool));
         }
+        if let Some(Target::Css(selector)) = act.target()
+            && let Err(e) = self.wait_for_target(&tab, selector, tool).await
+        {
+            return ToolRun::err(e);
+        }
+        self.phase.set(format!("the {tool} to be delivered"));
         let events = self.port.subscribe();
         if let Err(e) = act.perform(self.port, &tab).await {
             return ToolRun::err(browser(tool)(e));
         }
+        self.phase.set("the page to go quiet");
         let end = settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await;
         match end {
             Ok(end) => ToolRun::ok(format!("{}; the page {}", act.describe(), settle_words(end))),
@@ -210,7 +230,39 @@ impl ToolContext<'_> {
         }
     }
 
+    /// Waits until a click's or a typing's target is present and visible (Playwright's
+    /// actionability wait), at most the configured target wait.
+    async fn wait_for_target(&self, tab: &TabId, selector: &str, tool: ToolName) -> Result<(), ToolError> {
+        self.phase.set(format!("{selector} to be present and visible"));
+        let until = Expectation(vec![(ExpectKey::Visible, selector.to_owned())]);
+        let verdict = check_now_and_on(self.port, tab, &until, self.config.target_wait).await.map_err(browser(tool))?;
+        if verdict.held() {
+            return Ok(());
+        }
+        Err(ToolFailure::TargetNotFound { selector: selector.to_owned(), waited: self.config.target_wait }.of(tool))
+    }
+
+    /// `wait_for`: event-driven (the page's `MutationObserver`, re-armed on a new document
+    /// when a navigation replaces the one it watched), until `until` holds or `timeout`.
+    async fn wait_for(&self, tabs: &TaskTabs, until: &Expectation, timeout: Duration) -> ToolRun {
+        const TOOL: ToolName = ToolName::WaitFor;
+        let tab = match focused(tabs, TOOL) {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(e),
+        };
+        self.phase.set(describe_until(until));
+        let started = std::time::Instant::now();
+        match verify(self.port, &tab, until, timeout).await {
+            Ok(verdict) if verdict.held() => {
+                ToolRun::ok(format!("waited {} ms for {}", started.elapsed().as_millis(), describe_until(until)))
+            }
+            Ok(verdict) => ToolRun::err(ToolFailure::WaitTimedOut { after: timeout, misses: verdict.words() }.of(TOOL)),
+            Err(e) => ToolRun::err(browser(TOOL)(e)),
+        }
+    }
+
     async fn wait(&self, duration: Duration) -> ToolRun {
+        self.phase.set(format!("the wait of {} ms to end", duration.as_millis()));
         tokio::select! {
             () = tokio::time::sleep(duration) => ToolRun::ok(format!("waited {} ms", duration.as_millis())),
             () = self.cancel.cancelled() => ToolRun::ok("the wait was cut short by Stop".into()),
@@ -226,6 +278,23 @@ fn describe(reference: &TabRef) -> String {
         TabRef::Active => "@active".into(),
         TabRef::Id(id) => id.to_string(),
     }
+}
+
+/// What `wait_for` waits for, in words ("#late to be present and the URL to start with …").
+fn describe_until(until: &Expectation) -> String {
+    let parts: Vec<String> = until
+        .0
+        .iter()
+        .map(|(key, value)| match key {
+            ExpectKey::Url => format!("the URL to start with {value:?}"),
+            ExpectKey::Title => format!("the title to be {value:?}"),
+            ExpectKey::Text => format!("the text {value:?} to show"),
+            ExpectKey::Present => format!("{value} to be present"),
+            ExpectKey::Absent => format!("{value} to be absent"),
+            ExpectKey::Visible => format!("{value} to be visible"),
+        })
+        .collect();
+    parts.join(" and ")
 }
 
 fn settle_words(end: ActionSettleEnd) -> &'static str {

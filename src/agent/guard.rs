@@ -26,6 +26,19 @@ pub struct GuardResult {
     pub verdict: Result<String, StopReason>,
 }
 
+impl GuardResult {
+    /// The guard itself did not end by its deadline (a browser that stopped answering).
+    pub(super) fn timed_out(after: Duration) -> Self {
+        let cause = BrowserError::Timeout { op: "the loop-top guard".into(), after };
+        Self {
+            read_url: String::new(),
+            decision: GuardDecision::Settled { outcome: crate::agent::SettleOutcome::Timeout },
+            waited: after,
+            verdict: Err(StopReason::ObservationFailed { source: std::sync::Arc::new(cause) }),
+        }
+    }
+}
+
 /// Whether the tab is navigating, as `trigger` defines it.
 pub fn in_flight(info: &TabInfo, trigger: InFlightTrigger) -> bool {
     match trigger {

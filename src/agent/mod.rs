@@ -9,7 +9,9 @@
 //! - restricted URLs ([`is_restricted_url`]), origins, the action settle, the tools.
 
 mod action_settle;
+mod checkpoint;
 mod config;
+mod control;
 mod error;
 mod execute;
 mod guard;
@@ -20,6 +22,7 @@ mod planner;
 mod progress;
 mod restricted;
 mod run;
+mod segment;
 mod settle;
 mod settle_wait;
 mod stop;
@@ -27,9 +30,12 @@ mod tabs;
 mod tools;
 mod trace;
 mod verify;
+mod watchdog;
 
 pub use action_settle::{ActionSettleEnd, QuietWindow, settle_action};
+pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints, changes};
 pub use config::{AgentConfig, InFlightTrigger};
+pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use error::{Refusal, ToolError, ToolFailure};
 pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
@@ -40,13 +46,17 @@ pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, Scr
 pub use progress::{Pattern, Progress, ProgressDetector, Signature, Thresholds};
 pub use restricted::is_restricted_url;
 pub use run::{Agent, RoundHook, Task};
+pub use segment::summarise;
 pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
-pub use tools::{Call, MAX_WAIT, Tool, ToolName, ToolSet, parse_args, parse_call, parse_name, parse_tool};
+pub use tools::{
+    Call, MAX_WAIT, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name, parse_tool,
+};
 pub use trace::{GuardDecision, GuardKind, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};
+pub use watchdog::{FailureClass, PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
 
 #[cfg(test)]
 mod loop_tests;

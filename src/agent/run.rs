@@ -1,19 +1,23 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
+use super::checkpoint::{Checkpoint, Checkpoints, changes};
 use super::config::AgentConfig;
+use super::control::{PauseReason, TaskControl};
 use super::error::Refusal;
 use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
-use super::guard::loop_top_guard;
+use super::guard::{GuardResult, loop_top_guard};
 use super::observe::{Observation, observe};
 use super::page_settle::{PageState, left_since, wait_for_quiet_page};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
 use super::progress::{Progress, ProgressDetector, Signature};
+use super::segment::summarise;
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::tools::{Call, Tool, ToolName, ToolSet, parse_call, parse_name};
 use super::trace::{RepairReason, Trace, TraceEvent};
 use super::verify::{Expectation, verify};
+use super::watchdog::{Phase, RetryDecision, watch};
 use crate::browser::{BrowserError, BrowserPort, EventStream, NavEventKind, TabId};
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -29,6 +33,54 @@ pub struct Task {
     progress: ProgressDetector,
     /// What the next round repairs, if the last one went wrong.
     repair: Option<RepairReason>,
+    /// The last round that ran (a resumed task goes on with the next).
+    round: u32,
+    /// Segments run since the task was last allowed to go on.
+    segments: u32,
+    /// The round whose segment boundary was last counted (so a resume does not count it again).
+    boundary: u32,
+    /// The last segment's summary, for the model at the next round's start.
+    summary: Option<String>,
+    /// The page as the model last saw it.
+    last_seen: Option<Observation>,
+    /// Set by a resume: the page at the pause, compared with the next observation.
+    resumed_from: Option<Option<Observation>>,
+}
+
+impl Task {
+    /// A task as its checkpoint left it: the next run goes on after the checkpoint's round and
+    /// tells the model what changed since the pause.
+    pub fn from_checkpoint(checkpoint: Checkpoint) -> Self {
+        Self {
+            tabs: TaskTabs::restore(checkpoint.tabs),
+            round: checkpoint.round,
+            segments: checkpoint.segments,
+            boundary: checkpoint.boundary,
+            summary: checkpoint.summary,
+            last_seen: checkpoint.observation.clone(),
+            resumed_from: Some(checkpoint.observation),
+            ..Self::default()
+        }
+    }
+
+    /// The task's state, to resume from after a pause.
+    pub fn checkpoint(&self, reason: PauseReason) -> Checkpoint {
+        Checkpoint {
+            round: self.round,
+            reason,
+            tabs: self.tabs.saved(),
+            observation: self.last_seen.clone(),
+            digest: self.last_seen.as_ref().map(Observation::digest),
+            segments: self.segments,
+            boundary: self.boundary,
+            summary: self.summary.clone(),
+        }
+    }
+
+    /// The last round that ran.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
 }
 
 /// The round's observation, and where the event stream stood when it was taken: `done`
@@ -57,6 +109,10 @@ pub struct Agent<'a> {
     pub hook: Option<&'a dyn RoundHook>,
     /// The tools the model is offered.
     pub tools: ToolSet,
+    /// The user's pause and resume; without it, nobody can be asked.
+    pub control: Option<&'a TaskControl>,
+    /// Where a pause saves its checkpoint.
+    pub checkpoints: Option<&'a dyn Checkpoints>,
 }
 
 impl std::fmt::Debug for Agent<'_> {
@@ -66,8 +122,9 @@ impl std::fmt::Debug for Agent<'_> {
 }
 
 enum RoundEnd {
-    /// The calls' results, and warnings for the model's next turn.
-    Next(Vec<CallResult>, Vec<String>),
+    /// The calls' results, warnings for the model's next turn, and a question for the user
+    /// (`ask_user`: the task pauses).
+    Next(Vec<CallResult>, Vec<String>, Option<String>),
     Stop(StopReason),
 }
 
@@ -88,25 +145,78 @@ fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<S
 impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
-        Self { port, planner, config, hook: None, tools: ToolSet::Creation }
+        Self { port, planner, config, hook: None, tools: ToolSet::Creation, control: None, checkpoints: None }
     }
 
-    /// Runs the task until it stops; returns why.
+    /// Runs the task until it stops; returns why. A task from a checkpoint goes on after the
+    /// checkpoint's round.
     pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {
         let mut previous = Vec::new();
         let mut warnings = Vec::new();
         let mut events = self.port.subscribe();
         let tools = self.tools.tools();
-        task.trace.record(0, TraceEvent::ToolsOffered { tools: tools.clone() });
-        for round in 1..=self.config.round_limit {
+        task.trace.record(task.round, TraceEvent::ToolsOffered { tools: tools.clone() });
+        while task.round < self.config.round_limit {
+            let round = task.round + 1;
+            if let Err(reason) = self.between_rounds(task, round, cancel).await {
+                return stop(task, task.round, reason);
+            }
             let mut notices = update_ledger(task, round, &mut events);
             notices.append(&mut warnings);
-            match self.round(task, round, &tools, &previous, &notices, cancel).await {
-                RoundEnd::Next(results, said) => (previous, warnings) = (results, said),
+            match self.round(task, round, &tools, &previous, notices, cancel).await {
+                RoundEnd::Next(results, said, ask) => {
+                    (previous, warnings, task.round) = (results, said, round);
+                    if let Some(question) = ask
+                        && let Err(reason) = self.pause(task, PauseReason::Question { question }, cancel).await
+                    {
+                        return stop(task, round, reason);
+                    }
+                }
                 RoundEnd::Stop(reason) => return stop(task, round, reason),
             }
         }
         stop(task, self.config.round_limit, StopReason::RoundLimit)
+    }
+
+    /// The safe point between rounds: a segment boundary (its summary, and the pause when the
+    /// allowed segments ran out), then the user's pause if one was asked for.
+    async fn between_rounds(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> Result<(), StopReason> {
+        let size = self.config.segment_rounds;
+        if size > 0 && round > 1 && (round - 1).is_multiple_of(size) && task.boundary < round {
+            task.boundary = round;
+            task.segments += 1;
+            task.summary = Some(summarise(&task.trace, round - size, round - 1));
+            if let Some(allowed) = self.config.segments_allowed
+                && task.segments >= allowed
+            {
+                task.segments = 0;
+                self.pause(task, PauseReason::SegmentLimit { segments: allowed }, cancel).await?;
+            }
+        }
+        if self.control.is_some_and(TaskControl::pause_requested) {
+            self.pause(task, PauseReason::User, cancel).await?;
+        }
+        Ok(())
+    }
+
+    /// Pauses at a safe point: saves the checkpoint, then waits for the user to resume (or
+    /// Stop). The next round observes again and tells the model what changed meanwhile.
+    async fn pause(&self, task: &mut Task, reason: PauseReason, cancel: &CancellationToken) -> Result<(), StopReason> {
+        let Some(control) = self.control else { return Err(StopReason::NeedsUser { reason }) };
+        if let Some(store) = self.checkpoints
+            && let Err(e) = store.save(&task.checkpoint(reason.clone()))
+        {
+            task.trace.record(task.round, TraceEvent::Note { text: format!("the checkpoint was not saved: {e}") });
+        }
+        task.trace.record(task.round, TraceEvent::Paused { reason: reason.clone() });
+        control.enter_pause(task.round, reason);
+        tokio::select! {
+            () = cancel.cancelled() => return Err(StopReason::User),
+            () = control.until_resumed() => {}
+        }
+        task.trace.record(task.round, TraceEvent::Resumed);
+        task.resumed_from = Some(task.last_seen.clone());
+        Ok(())
     }
 
     async fn round(
@@ -115,7 +225,7 @@ impl<'a> Agent<'a> {
         round: u32,
         tools: &[ToolName],
         previous: &[CallResult],
-        notices: &[String],
+        mut notices: Vec<String>,
         cancel: &CancellationToken,
     ) -> RoundEnd {
         task.trace.record(round, TraceEvent::RoundStarted);
@@ -132,8 +242,22 @@ impl<'a> Agent<'a> {
             Ok(observation) => observation,
             Err(reason) => return RoundEnd::Stop(reason),
         };
-        let request =
-            PlanRequest { round, observation: observation.as_ref().map(|o| &o.observation), tools, previous, notices };
+        notices.extend(resume_notices(task, observation.as_ref().map(|o| &o.observation)));
+        if let Some(summary) = task.summary.take() {
+            task.trace.record(round, TraceEvent::SegmentSummary { text: summary.clone() });
+            notices.push(summary);
+        }
+        if !notices.is_empty() {
+            task.trace.record(round, TraceEvent::Told { notices: notices.clone() });
+        }
+        task.last_seen = observation.as_ref().map(|o| o.observation.clone());
+        let request = PlanRequest {
+            round,
+            observation: observation.as_ref().map(|o| &o.observation),
+            tools,
+            previous,
+            notices: &notices,
+        };
         let turn = tokio::select! {
             () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
             turn = self.planner.next_turn(request) => turn,
@@ -159,7 +283,7 @@ impl<'a> Agent<'a> {
         cancel: &CancellationToken,
     ) -> Result<Option<Observed>, StopReason> {
         for _ in 0..OBSERVE_ATTEMPTS {
-            let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel).await;
+            let guard = self.watched_guard(task, round, cancel).await;
             let waited_ms = guard.waited.as_millis() as u64;
             task.trace
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
@@ -221,10 +345,10 @@ impl<'a> Agent<'a> {
         observed: Option<&Observed>,
         cancel: &CancellationToken,
     ) -> RoundEnd {
-        let context = ToolContext { port: self.port, config: &self.config, cancel };
         let mut results = Vec::with_capacity(calls.len());
         let mut warnings = Vec::new();
-        for call in calls {
+        let mut calls = calls.into_iter();
+        while let Some(call) = calls.next() {
             if cancel.is_cancelled() {
                 return RoundEnd::Stop(StopReason::User);
             }
@@ -233,9 +357,12 @@ impl<'a> Agent<'a> {
                 Ok(Call { tool: Tool::Done { summary }, expect }) => {
                     self.done(task, round, observed, summary, expect.as_ref()).await
                 }
+                Ok(Call { tool: Tool::AskUser { .. }, .. }) if self.control.is_none() => {
+                    ToolRun::err(ToolFailure::NobodyToAsk.of(ToolName::AskUser))
+                }
                 Ok(Call { tool, expect }) => {
                     let name = tool.name();
-                    let mut run = context.run(&mut task.tabs, tool).await;
+                    let mut run = self.run_watched(task, round, tool, cancel).await;
                     if let (Ok(_), Some(expect)) = (&run.result, &expect) {
                         self.verify_call(task, round, name, expect, &mut run).await;
                     }
@@ -250,15 +377,86 @@ impl<'a> Agent<'a> {
             if let Err(e) = &run.result {
                 task.repair.get_or_insert(repair_reason(e));
             }
+            let ask = run.ask.clone();
             let end = record_call(task, round, &call, run, &mut results);
             if let Some(reason) = end.or(stuck) {
                 return RoundEnd::Stop(reason);
+            }
+            if ask.is_some() {
+                // The user may change anything while asked: the rest of this turn was planned
+                // on a page that may be gone. The model plans again after the resume.
+                for skipped in calls.by_ref() {
+                    let result =
+                        ToolReply::Failed(format!("{}: not run: the task paused to ask the user", skipped.name));
+                    let (tool, args) = (skipped.name.clone(), skipped.args);
+                    task.trace.record(round, TraceEvent::ToolCall { tool, args, result: result.clone(), guard: None });
+                    results.push(CallResult { tool: skipped.name, result });
+                }
+                return RoundEnd::Next(results, warnings, ask);
             }
         }
         if cancel.is_cancelled() {
             return RoundEnd::Stop(StopReason::User);
         }
-        RoundEnd::Next(results, warnings)
+        RoundEnd::Next(results, warnings, None)
+    }
+
+    /// Runs one call under the watchdog: its deadline, progress at least once a second, and
+    /// retries of failures worth another try (never of an input that may have had its effect).
+    async fn run_watched(&self, task: &mut Task, round: u32, tool: Tool, cancel: &CancellationToken) -> ToolRun {
+        let name = tool.name();
+        if !self.config.watchdog {
+            let context = ToolContext { port: self.port, config: &self.config, cancel, phase: Phase::default() };
+            return context.run(&mut task.tabs, tool).await;
+        }
+        let deadline = self.config.deadline_for(name, tool.own_wait());
+        let mut retries = 0;
+        loop {
+            let phase = Phase::default();
+            let context = ToolContext { port: self.port, config: &self.config, cancel, phase: phase.clone() };
+            let position = self.port.position();
+            let (tabs, trace) = (&mut task.tabs, &mut task.trace);
+            let fallback = format!("{name} to finish");
+            let attempt = context.run(tabs, tool.clone());
+            let run = watch(attempt, deadline, &phase, &fallback, |text| report_progress(trace, round, text))
+                .await
+                .unwrap_or_else(|| ToolRun::err(ToolFailure::TimedOut { after: deadline }.of(name)));
+            let Err(error) = &run.result else { return run };
+            let navigated = task.tabs.focused().is_some_and(|tab| left_since(self.port, tab, position).is_some());
+            match self.config.retry.decide(name, error, retries, navigated) {
+                RetryDecision::Keep { why: Some(why) } => {
+                    task.trace.record(round, TraceEvent::Note { text: format!("{name} not retried: {why}") });
+                    return run;
+                }
+                RetryDecision::Keep { why: None } => return run,
+                RetryDecision::Retry { after } => {
+                    retries += 1;
+                    let (error, after_ms) = (error.to_string(), after.as_millis() as u64);
+                    task.trace.record(round, TraceEvent::Retry { tool: name, retry: retries, after_ms, error });
+                    tokio::select! {
+                        () = cancel.cancelled() => return run,
+                        () = tokio::time::sleep(after) => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// The loop-top guard, reporting progress while it waits for a navigation to commit.
+    async fn watched_guard(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> GuardResult {
+        let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel);
+        if !self.config.watchdog {
+            return guard.await;
+        }
+        let phase = Phase::default();
+        // The guard's own settle timeout ends it; this deadline only backs that up.
+        let deadline = self.config.settle_timeout + self.config.tool_timeout;
+        let trace = &mut task.trace;
+        let watched = watch(guard, deadline, &phase, "the navigation to commit", |t| report_progress(trace, round, t));
+        match watched.await {
+            Some(result) => result,
+            None => GuardResult::timed_out(deadline),
+        }
     }
 
     /// Checks `expect` after a call that succeeded; a failed check fails the call (the action
@@ -439,6 +637,25 @@ fn disconnected_stop(e: ToolError) -> Option<StopReason> {
         }
         _ => None,
     }
+}
+
+/// A progress report: in the trace, and live for whoever watches the logs.
+fn report_progress(trace: &mut Trace, round: u32, text: String) {
+    tracing::info!(target: "navguard::progress", "round {round}: {text}");
+    trace.record(round, TraceEvent::Progress { text });
+}
+
+/// After a resume: what the user changed between the pause and this observation.
+fn resume_notices(task: &mut Task, now: Option<&Observation>) -> Vec<String> {
+    let Some(before) = task.resumed_from.take() else { return Vec::new() };
+    let told = match (before.as_ref(), now) {
+        (Some(before), Some(now)) => changes(before, now),
+        _ => Vec::new(),
+    };
+    if told.is_empty() {
+        return vec!["the task was resumed; the user changed nothing the model can see".to_owned()];
+    }
+    told
 }
 
 fn stop(task: &mut Task, round: u32, reason: StopReason) -> StopReason {

@@ -1,5 +1,6 @@
 //! Why a task stopped, with the exact messages a user sees.
 
+use super::control::PauseReason;
 use super::planner::PlannerError;
 use super::progress::Pattern;
 use super::tools::ToolName;
@@ -21,6 +22,7 @@ crate::closed_set! {
         ObservationFailed = "observation-failed",
         PlannerFailed = "planner-failed",
         NoProgress = "no-progress",
+        NeedsUser = "needs-user",
     }
 }
 
@@ -61,6 +63,11 @@ pub enum StopReason {
     NoProgress {
         pattern: Pattern,
     },
+    /// The task had to pause for the user (its allowed segments ran out) and the agent runs
+    /// without a user to resume it.
+    NeedsUser {
+        reason: PauseReason,
+    },
 }
 
 impl StopReason {
@@ -82,6 +89,7 @@ impl StopReason {
             Self::ObservationFailed { .. } => StopKind::ObservationFailed,
             Self::PlannerFailed { .. } => StopKind::PlannerFailed,
             Self::NoProgress { .. } => StopKind::NoProgress,
+            Self::NeedsUser { .. } => StopKind::NeedsUser,
         }
     }
 
@@ -99,6 +107,7 @@ impl StopReason {
             Self::ObservationFailed { .. } => "The page could not be observed, agent stopped".into(),
             Self::PlannerFailed { .. } => "The model could not be asked, agent stopped".into(),
             Self::NoProgress { .. } => "No progress, agent stopped".into(),
+            Self::NeedsUser { .. } => "The task needs the user to go on, agent stopped".into(),
         }
     }
 
@@ -137,6 +146,7 @@ impl PartialEq for StopReason {
         match (self, other) {
             (Self::Done { summary: a }, Self::Done { summary: b }) => a == b,
             (Self::NoProgress { pattern: a }, Self::NoProgress { pattern: b }) => a == b,
+            (Self::NeedsUser { reason: a }, Self::NeedsUser { reason: b }) => a == b,
             _ => self.kind() == other.kind() && self.detail() == other.detail(),
         }
     }
@@ -156,6 +166,9 @@ impl Serialize for StopReason {
         }
         if let Self::NoProgress { pattern } = self {
             map.serialize_entry("detail", &pattern.to_string())?;
+        }
+        if let Self::NeedsUser { reason } = self {
+            map.serialize_entry("detail", &reason.to_string())?;
         }
         map.end()
     }

@@ -41,6 +41,16 @@ pub struct Pinned {
     pub origin: Origin,
 }
 
+/// A task's tabs as a checkpoint stores them (origins as text).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SavedTabs {
+    pub pinned: Vec<(TabId, String)>,
+    pub focused: Option<TabId>,
+    pub primary: Option<TabId>,
+    pub opened: Vec<TabId>,
+    pub children: Vec<(TabId, TabId)>,
+}
+
 /// The tabs a task owns.
 #[derive(Clone, Debug, Default)]
 pub struct TaskTabs {
@@ -153,6 +163,35 @@ impl TaskTabs {
         *self = Self::default();
     }
 
+    /// The tabs as a checkpoint keeps them.
+    pub fn saved(&self) -> SavedTabs {
+        SavedTabs {
+            pinned: self.pinned.iter().map(|p| (p.tab.clone(), p.origin.ascii_serialization())).collect(),
+            focused: self.focused.clone(),
+            primary: self.primary.clone(),
+            opened: self.opened.clone(),
+            children: self.children.clone(),
+        }
+    }
+
+    /// The tabs a checkpoint kept. A pinned origin that no longer parses is dropped (the
+    /// loop-top origin check then refuses its tab rather than trusting it).
+    pub fn restore(saved: SavedTabs) -> Self {
+        let pinned = saved
+            .pinned
+            .into_iter()
+            .filter_map(|(tab, origin)| url::Url::parse(&origin).ok().map(|u| Pinned { tab, origin: u.origin() }))
+            .collect();
+        Self {
+            pinned,
+            focused: saved.focused,
+            primary: saved.primary,
+            opened: saved.opened,
+            children: saved.children,
+            documents: std::collections::HashMap::new(),
+        }
+    }
+
     /// Resolves a reference (but `@active`, which needs the browser).
     pub fn resolve(&self, reference: &TabRef) -> Option<TabId> {
         match reference {
@@ -201,6 +240,17 @@ mod tests {
         tabs.adopt_primary(TabId::from("p"), origin("http://a.test"));
         assert_eq!(tabs.resolve(&TabRef::Id(TabId::from("zzz"))), None);
         assert_eq!(tabs.resolve(&TabRef::Id(TabId::from("p"))), Some(TabId::from("p")));
+    }
+
+    #[test]
+    fn saved_tabs_restore_as_they_were() {
+        let mut tabs = TaskTabs::default();
+        tabs.adopt_primary(TabId::from("p"), origin("http://a.test:8080"));
+        tabs.record_opened(TabId::from("p"));
+        assert!(tabs.adopt_child(TabId::from("c"), &TabId::from("p")));
+        let restored = TaskTabs::restore(tabs.saved());
+        assert_eq!(restored.saved(), tabs.saved());
+        assert_eq!(restored.origin_of(&TabId::from("p")), Some(&origin("http://a.test:8080")));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::error::{ToolError, ToolFailure};
 use super::tabs::TabRef;
-use super::verify::Expectation;
+use super::verify::{ExpectKey, Expectation};
 use crate::browser::{ElementRef, Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -21,6 +21,8 @@ crate::closed_set! {
         PressKey = "press_key",
         CloseTabs = "close_tabs",
         Wait = "wait",
+        WaitFor = "wait_for",
+        AskUser = "ask_user",
         Done = "done",
     }
 }
@@ -63,8 +65,10 @@ impl std::fmt::Display for ToolSet {
     }
 }
 
-/// The longest `wait` the model may ask for.
+/// The longest `wait` (or `wait_for` timeout) the model may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
+/// `wait_for`'s timeout when the model gives none.
+pub const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A tool call with checked arguments.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,6 +108,15 @@ pub enum Tool {
     Wait {
         duration: Duration,
     },
+    /// Waits, event-driven, until the page shows what `until` names.
+    WaitFor {
+        until: Expectation,
+        timeout: Duration,
+    },
+    /// Pauses the task to ask the user; it goes on when the user resumes it.
+    AskUser {
+        question: String,
+    },
     /// Ends the task as succeeded.
     Done {
         summary: String,
@@ -121,7 +134,19 @@ impl Tool {
             Self::PressKey { .. } => ToolName::PressKey,
             Self::CloseTabs { .. } => ToolName::CloseTabs,
             Self::Wait { .. } => ToolName::Wait,
+            Self::WaitFor { .. } => ToolName::WaitFor,
+            Self::AskUser { .. } => ToolName::AskUser,
             Self::Done { .. } => ToolName::Done,
+        }
+    }
+
+    /// How long the call itself may rightly wait, if the model said (a wait's length, a
+    /// `wait_for` timeout): the watchdog gives it that much and a grace.
+    pub fn own_wait(&self) -> Option<Duration> {
+        match self {
+            Self::Wait { duration } => Some(*duration),
+            Self::WaitFor { timeout, .. } => Some(*timeout),
+            _ => None,
         }
     }
 }
@@ -259,6 +284,8 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
         }
         ToolName::CloseTabs => parse_close_tabs(&a)?,
         ToolName::Wait => parse_wait(&a)?,
+        ToolName::WaitFor => parse_wait_for(&a)?,
+        ToolName::AskUser => Tool::AskUser { question: a.string("question")? },
         ToolName::Done => Tool::Done { summary: a.text("summary").unwrap_or_default() },
     })
 }
@@ -279,6 +306,39 @@ fn parse_wait(a: &Args<'_>) -> Result<Tool, ToolError> {
         Some(ms) if Duration::from_millis(ms) <= MAX_WAIT => Ok(Tool::Wait { duration: Duration::from_millis(ms) }),
         _ => Err(a.bad("ms", "a whole number of milliseconds up to 60000", value)),
     }
+}
+
+/// `wait_for`: a selector (present, or absent with `state`), a text, a URL prefix, or any
+/// of them together; all must hold.
+fn parse_wait_for(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let mut until = Vec::new();
+    if a.map.get("selector").is_some_and(|v| !v.is_null()) {
+        let selector = a.string("selector")?;
+        let key = match a.map.get("state") {
+            None | Some(Value::Null) => ExpectKey::Present,
+            Some(Value::String(s)) if s == "present" => ExpectKey::Present,
+            Some(Value::String(s)) if s == "visible" => ExpectKey::Visible,
+            Some(Value::String(s)) if s == "absent" => ExpectKey::Absent,
+            Some(other) => return Err(a.bad("state", "\"present\", \"visible\" or \"absent\"", other)),
+        };
+        until.push((key, selector));
+    }
+    for (arg, key) in [("text", ExpectKey::Text), ("url", ExpectKey::Url)] {
+        if a.map.get(arg).is_some_and(|v| !v.is_null()) {
+            until.push((key, a.string(arg)?));
+        }
+    }
+    if until.is_empty() {
+        return Err(a.fail(ToolFailure::NothingToWaitFor));
+    }
+    let timeout = match a.map.get("timeout_ms") {
+        None | Some(Value::Null) => WAIT_FOR_TIMEOUT,
+        Some(value) => match value.as_u64() {
+            Some(ms) if ms > 0 && Duration::from_millis(ms) <= MAX_WAIT => Duration::from_millis(ms),
+            _ => return Err(a.bad("timeout_ms", "a whole number of milliseconds from 1 to 60000", value)),
+        },
+    };
+    Ok(Tool::WaitFor { until: Expectation(until), timeout })
 }
 
 #[cfg(test)]
@@ -315,7 +375,10 @@ mod tests {
     #[test]
     fn the_tab_set_is_every_tool_but_the_ones_that_create_a_tab() {
         assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
-        assert_eq!(ToolSet::Tab.to_string(), "focus_tab, navigate, click, type, press_key, close_tabs, wait, done");
+        assert_eq!(
+            ToolSet::Tab.to_string(),
+            "focus_tab, navigate, click, type, press_key, close_tabs, wait, wait_for, ask_user, done"
+        );
     }
 
     #[test]
@@ -324,9 +387,28 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, click, type, press_key, \
-             close_tabs, wait, done"
+             close_tabs, wait, wait_for, ask_user, done"
         );
         assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
+    }
+
+    #[test]
+    fn wait_for_takes_a_selector_text_or_url_and_a_bounded_timeout() {
+        let until = |args: Value| match parse_tool("wait_for", &args).unwrap() {
+            Tool::WaitFor { until, timeout } => (until.0, timeout.as_millis()),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(until(json!({"selector": "#late"})), (vec![(ExpectKey::Present, "#late".into())], 10_000));
+        assert_eq!(
+            until(json!({"selector": "#inc", "state": "absent", "text": "Count", "timeout_ms": 500})),
+            (vec![(ExpectKey::Absent, "#inc".into()), (ExpectKey::Text, "Count".into())], 500)
+        );
+        assert_eq!(err("wait_for", json!({})), "wait_for: give \"selector\", \"text\" or \"url\" to wait for");
+        assert!(
+            err("wait_for", json!({"selector": "#a", "state": "gone"})).starts_with("wait_for: argument \"state\"")
+        );
+        assert!(err("wait_for", json!({"url": "http://a", "timeout_ms": 0})).contains("from 1 to 60000"));
+        assert_eq!(err("ask_user", json!({})), "ask_user: missing argument \"question\"");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The trace of every decision a task made: what assertions, reports and the terminal
 //! timeline read.
 
+use super::control::PauseReason;
 use super::planner::ToolReply;
 use super::progress::Pattern;
 use super::settle::SettleOutcome;
@@ -147,6 +148,34 @@ pub enum TraceEvent {
     ModelTurn {
         calls: usize,
     },
+    /// What the model was told at the start of a round besides its observation (a page
+    /// opened a tab, the user changed the page, a segment summary, a warning).
+    Told {
+        notices: Vec<String>,
+    },
+    /// A call (or the loop-top guard) is still waiting: reported at least once a second.
+    Progress {
+        text: String,
+    },
+    /// A failed call is tried again after a pause.
+    Retry {
+        tool: ToolName,
+        /// Which retry this is (1-based).
+        retry: u32,
+        after_ms: u64,
+        /// The failure it retries.
+        error: String,
+    },
+    /// The summary of the last segment, given to the model at this round's start.
+    SegmentSummary {
+        text: String,
+    },
+    /// The task paused at a safe point; a checkpoint was saved.
+    Paused {
+        reason: PauseReason,
+    },
+    /// The task was resumed (in this agent, or in a new one from its checkpoint).
+    Resumed,
     /// A tool call and its result.
     ToolCall {
         /// The tool as the model named it (which may be no tool).

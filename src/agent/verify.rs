@@ -20,6 +20,9 @@ crate::closed_set! {
         Present = "present",
         /// No element matches this CSS selector.
         Absent = "absent",
+        /// An element matches this CSS selector and is visible (it has a box and is not
+        /// hidden): what a click or a typing waits for.
+        Visible = "visible",
     }
 }
 
@@ -85,6 +88,7 @@ impl std::fmt::Display for Miss {
             Ok(ExpectKey::Text) => write!(f, "the page's text does not contain {expected:?}"),
             Ok(ExpectKey::Present) => write!(f, "nothing matches {expected:?}"),
             Ok(ExpectKey::Absent) => write!(f, "{expected:?} still matches an element"),
+            Ok(ExpectKey::Visible) => write!(f, "nothing visible matches {expected:?}"),
             Err(_) => write!(f, "{}: expected {expected:?}, found {found:?}", self.key),
         }
     }
@@ -119,6 +123,7 @@ impl Verdict {
 /// `MutationObserver` re-checks on every change of the document), or when `ms` have passed.
 const CHECK: &str = r#"(async () => {
   const want = WANT;
+  const visible = (el) => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
   const misses = () => {
     const out = [];
     for (const [key, expected] of Object.entries(want)) {
@@ -127,6 +132,7 @@ const CHECK: &str = r#"(async () => {
       if (key === "text" && !(document.body?.innerText ?? "").includes(expected)) out.push({ key, expected, found: "" });
       if (key === "present" && !document.querySelector(expected)) out.push({ key, expected, found: "" });
       if (key === "absent" && document.querySelector(expected)) out.push({ key, expected, found: "" });
+      if (key === "visible" && !visible(document.querySelector(expected))) out.push({ key, expected, found: "" });
     }
     return out;
   };
@@ -158,11 +164,35 @@ pub async fn verify(
     expectation: &Expectation,
     timeout: Duration,
 ) -> Result<Verdict, BrowserError> {
+    check_until(port, tab, expectation, timeout, true).await
+}
+
+/// Checks `expectation` on the page as it is, without waiting out a navigation in flight first
+/// (a click's target is looked for on the page the model saw, as Playwright's actionability
+/// checks do); a check cut off by a navigation is still re-armed on the new document.
+pub(super) async fn check_now_and_on(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    expectation: &Expectation,
+    timeout: Duration,
+) -> Result<Verdict, BrowserError> {
+    check_until(port, tab, expectation, timeout, false).await
+}
+
+async fn check_until(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    expectation: &Expectation,
+    timeout: Duration,
+    settle_first: bool,
+) -> Result<Verdict, BrowserError> {
     let deadline = Instant::now() + timeout;
     let mut last = Verdict::Failed { misses: Vec::new() };
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
-        wait_out_navigation(port, tab, remaining).await?;
+        if settle_first {
+            wait_out_navigation(port, tab, remaining).await?;
+        }
         let remaining = deadline.saturating_duration_since(Instant::now());
         let script =
             CHECK.replace("WANT", &expectation.as_json().to_string()).replace("MS", &remaining.as_millis().to_string());
@@ -220,11 +250,11 @@ mod tests {
         let err = |v: Value| Expectation::parse(&v).unwrap_err().to_string();
         assert_eq!(
             err(json!("Done")),
-            "argument \"expect\" must be an object with any of url, title, text, present, absent, got \"Done\""
+            "argument \"expect\" must be an object with any of url, title, text, present, absent, visible, got \"Done\""
         );
         assert_eq!(
             err(json!({"titel": "x"})),
-            "argument \"expect\" has an unknown key \"titel\": the keys are url, title, text, present, absent"
+            "argument \"expect\" has an unknown key \"titel\": the keys are url, title, text, present, absent, visible"
         );
         assert_eq!(err(json!({"title": ""})), "argument \"expect\" needs title as a non-empty string, got \"\"");
         assert_eq!(err(json!({})), "argument \"expect\" names nothing to check");

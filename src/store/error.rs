@@ -30,6 +30,13 @@ pub enum StoreError {
         /// The newest this build reads.
         supported: i64,
     },
+    /// A task's checkpoint could not be written or read back as JSON.
+    #[error("the checkpoint of task {task_id} is unreadable: {source}")]
+    BadCheckpoint {
+        task_id: String,
+        #[source]
+        source: serde_json::Error,
+    },
     /// Any other SQLite failure.
     #[error("task store: {0}")]
     Sqlite(#[from] rusqlite::Error),

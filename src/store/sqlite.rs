@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The schema version this build writes. Version 1 lacked the client, group and window.
-pub const SCHEMA_VERSION: i64 = 2;
+/// The schema version this build writes. Version 1 lacked the client, group and window;
+/// version 2 the checkpoints.
+pub const SCHEMA_VERSION: i64 = 3;
 
 const CREATE_V2: &str = "CREATE TABLE tasks (
     task_id TEXT PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL,
@@ -18,6 +19,10 @@ const CREATE_V2: &str = "CREATE TABLE tasks (
 const MIGRATE_V1_TO_V2: &str = "ALTER TABLE tasks ADD COLUMN client_id TEXT;
     ALTER TABLE tasks ADD COLUMN group_id TEXT;
     ALTER TABLE tasks ADD COLUMN window_id TEXT;";
+
+/// A paused task's checkpoint (seed 001): the latest one per task, as JSON.
+const CREATE_CHECKPOINTS: &str = "CREATE TABLE checkpoints (
+    task_id TEXT PRIMARY KEY, round INTEGER NOT NULL, saved_at INTEGER NOT NULL, body TEXT NOT NULL)";
 
 const COLUMNS: &str =
     "task_id, title, status, created_at, updated_at, client_id, current_url, tab_id, group_id, window_id";
@@ -78,13 +83,15 @@ impl TaskStore {
             (v, _) if v > SCHEMA_VERSION => {
                 Err(StoreError::NewerSchema { path: self.path(), found: v, supported: SCHEMA_VERSION })
             }
-            (0, false) => {
-                Ok(conn
-                    .execute_batch(&format!("BEGIN; {CREATE_V2}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))?)
-            }
-            (1, true) => {
-                Ok(conn.execute_batch(&format!("BEGIN; {MIGRATE_V1_TO_V2} PRAGMA user_version = 2; COMMIT;"))?)
-            }
+            (0, false) => Ok(conn.execute_batch(&format!(
+                "BEGIN; {CREATE_V2}; {CREATE_CHECKPOINTS}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?),
+            (1, true) => Ok(conn.execute_batch(&format!(
+                "BEGIN; {MIGRATE_V1_TO_V2} {CREATE_CHECKPOINTS}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?),
+            (2, true) => Ok(conn.execute_batch(&format!(
+                "BEGIN; {CREATE_CHECKPOINTS}; PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))?),
             (SCHEMA_VERSION, true) => Ok(()),
             (v, _) => Err(StoreError::NoTasksTable { path: self.path(), version: v }),
         }
@@ -102,6 +109,24 @@ impl TaskStore {
             return Err(StoreError::TaskExists(task_id.to_owned()));
         }
         self.get(task_id)
+    }
+
+    /// Saves a task's checkpoint (JSON), replacing the one before; durable when it returns.
+    pub fn save_checkpoint(&self, task_id: &str, round: u32, body: &str) -> Result<(), StoreError> {
+        self.lock().execute(
+            "INSERT INTO checkpoints (task_id, round, saved_at, body) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(task_id) DO UPDATE SET round = ?2, saved_at = ?3, body = ?4",
+            params![task_id, round, now_ms(), body],
+        )?;
+        Ok(())
+    }
+
+    /// A task's latest checkpoint (JSON), if it has one.
+    pub fn checkpoint(&self, task_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .lock()
+            .query_row("SELECT body FROM checkpoints WHERE task_id = ?1", [task_id], |r| r.get(0))
+            .optional()?)
     }
 
     /// The task's record.

@@ -44,6 +44,8 @@ const PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ("reason", "no-progress", ".*"),
     ("n", "2", r"\d+"),
     ("r", "3", r"\d+"),
+    ("k", "2", r"\d+"),
+    ("ms", "1000", r"\d+"),
     // The user's actions, as `UserAction` words them.
     (
         "action",

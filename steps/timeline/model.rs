@@ -280,6 +280,16 @@ fn trace_words(event: &TraceEvent) -> (Lane, Mark, String) {
             let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
             (Lane::Agent, format!("offers {}", names.join(", ")))
         }
+        TraceEvent::Told { notices } => (Lane::Model, format!("is told: {}", notices.join(" / "))),
+        TraceEvent::Progress { text } => return (Lane::Agent, Mark::Wait, format!("progress: {text}")),
+        TraceEvent::Retry { tool, retry, after_ms, error } => {
+            return (Lane::Agent, Mark::Wait, format!("retries {tool} (retry {retry}, after {after_ms} ms): {error}"));
+        }
+        TraceEvent::SegmentSummary { text } => {
+            (Lane::Model, format!("is given the segment summary: {}", text.lines().next().unwrap_or_default()))
+        }
+        TraceEvent::Paused { reason } => return (Lane::Agent, Mark::Wait, format!("pauses: {reason}")),
+        TraceEvent::Resumed => (Lane::Agent, "resumes".to_owned()),
     };
     let mark = match event {
         TraceEvent::Guard { decision: GuardDecision::FastFail { .. }, .. } => Mark::Stop,
