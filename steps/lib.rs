@@ -34,9 +34,10 @@ pub mod world;
 pub use parameters::Switch;
 pub use runner::run_features;
 
-/// Logs to stderr, filtered by `RUST_LOG` (default: warnings).
+/// Logs to stderr, filtered by `RUST_LOG` (default: warnings, and the progress of calls that wait,
+/// so that a long wait shows live as what it waits for).
 pub fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,navguard::progress=info"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
 }

@@ -17,7 +17,7 @@ fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
 fn navguard_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
     cmd.current_dir(root()).args(args);
-    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL"] {
+    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL", "RUST_LOG"] {
         cmd.env_remove(name);
     }
     cmd.envs(env.iter().copied());
@@ -409,4 +409,17 @@ fn repro_calls_a_done_on_a_page_that_began_to_leave_the_race_with_the_guards_off
     let on = text(&navguard(&["repro", &target, "--report-dir", report], None));
     assert!(on.contains("refuses done: the page changed since it was observed"), "{on}");
     assert!(on.contains("(guards on): the race reproduced in 0 of 1 runs"), "{on}");
+}
+
+#[test]
+fn a_call_that_waits_shows_its_progress_live_on_the_terminal_and_in_the_repro_timeline() {
+    let feature = format!("{}/features/agent/reliability.feature", root().display());
+    let target = scenario_line(&feature, "A wait reports what it waits for at least once a second");
+    let dir = tempfile::tempdir().unwrap();
+    let out = navguard(&["repro", &target, "--report-dir", &dir.path().display().to_string()], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(stderr.contains("round 2: waiting for the navigation to commit (0.5 s)"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("progress: waiting for the navigation to commit"), "{stdout}");
 }
