@@ -17,7 +17,8 @@ fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
 fn navguard_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
     cmd.current_dir(root()).args(args);
-    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL", "RUST_LOG"] {
+    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL", "RUST_LOG"]
+    {
         cmd.env_remove(name);
     }
     cmd.envs(env.iter().copied());
