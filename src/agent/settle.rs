@@ -173,14 +173,17 @@ impl SettleMachine {
     }
 
     /// A commit is matched by tab, and to the awaited navigation by id or (for Chromium's
-    /// history traversals, which commit under an older id) by URL.
+    /// history traversals, which commit under an older id) by URL. Where either side lacks an
+    /// id, a commit event still counts (Chromium may not say), but a load, DOM load or failure
+    /// counts only for the awaited URL: a late load of the page that is leaving (a reused tab
+    /// navigated before its last page finished loading) carries that page's own URL.
     fn commit_matches(&self, event: &NavEvent, by_url_too: bool) -> bool {
         let Some(awaited) = &self.awaited else { return true };
-        let same_id = match (&awaited.navigation, &event.navigation) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        };
-        same_id || (by_url_too && event.url.is_some() && event.url == awaited.url)
+        let same_url = event.url.is_some() && event.url == awaited.url;
+        match (&awaited.navigation, &event.navigation) {
+            (Some(a), Some(b)) => a == b || (by_url_too && same_url),
+            _ => by_url_too || same_url || awaited.url.is_none(),
+        }
     }
 
     /// The awaited navigation failed. Whether the tab is gone, still shows its old page (then
@@ -338,6 +341,20 @@ mod tests {
         m.on_tab_read(&info("https://docs.example.com/old", Some(("n2", TARGET))));
         assert_eq!(m.on_event(&ev(K::Load, "n1", "https://docs.example.com/old")), None);
         assert_eq!(m.on_event(&ev(K::Committed, "n2", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_late_load_of_the_leaving_page_without_an_id_does_not_count() {
+        let old = "https://docs.example.com/old";
+        let mut m = machine(Instant::now());
+        // The port knew the new navigation's URL but not its id…
+        m.on_tab_read(&TabInfo { pending_navigation: None, ..info(old, Some(("n2", TARGET))) });
+        assert_eq!(m.on_event(&ev(K::DomLoaded, "n1", old)), None);
+        // …or the late event carries no id.
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info(old, Some(("n2", TARGET))));
+        assert_eq!(m.on_event(&NavEvent::new(TabId::from("42"), K::Load).with_url(old)), None);
+        assert_eq!(m.on_event(&NavEvent::new(TabId::from("42"), K::DomLoaded).with_url(TARGET)), committed(TARGET));
     }
 
     #[test]
