@@ -98,7 +98,9 @@ impl BidiBrowser {
         let (webdriver, ws_url) = open(&url, caps, config.start_timeout).await?;
         let router = Router::default();
         let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-        let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).collect();
+        // The network events feed the wait for network idle (its own log, per tab).
+        let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
+        let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
         let unsupported_events = subscribe_known(&client, &events, config.call_timeout).await?;
         Ok(Self {
             client,

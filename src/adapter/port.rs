@@ -10,7 +10,8 @@ use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, ElementRef, EventStream, Key, NavEvent, NavEventKind, Staleness, TabId, TabInfo, Target,
+    BrowserError, BrowserPort, ElementRef, EventStream, Key, NavEvent, NavEventKind, RequestLog, Staleness, TabId,
+    TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -351,6 +352,10 @@ impl BrowserPort for BidiPort {
 
     fn events_origin(&self) -> Instant {
         self.scope.log.origin()
+    }
+
+    fn request_log(&self) -> Arc<RequestLog> {
+        Arc::clone(&self.scope.requests)
     }
 
     #[cfg(any(test, feature = "test-util"))]

@@ -2,8 +2,12 @@
 
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo};
+use crate::bidi::modules::network;
 use crate::bidi::{EventSink, SocketClosed};
-use crate::browser::{EventLog, NavEvent, NavEventKind, NavigationId, TabId, TabTracker};
+use crate::browser::{
+    EventLog, NavEvent, NavEventKind, NavigationId, RequestEvent, RequestEventKind, RequestId, RequestLog, TabId,
+    TabTracker,
+};
 #[cfg(feature = "test-util")]
 use serde::Serialize;
 use serde_json::Value;
@@ -24,6 +28,8 @@ pub(super) struct RawEvent {
 #[derive(Debug, Default)]
 pub(super) struct Scope {
     pub(super) log: Arc<EventLog>,
+    /// Its tabs' network requests (frames' included), for the wait for network idle.
+    pub(super) requests: Arc<RequestLog>,
     tracker: Mutex<TabTracker>,
     #[cfg(feature = "test-util")]
     raw: Mutex<Vec<RawEvent>>,
@@ -91,6 +97,7 @@ impl Router {
         let scope = Arc::new(Scope::default());
         if let Some(reason) = &routes.closed {
             scope.log.close(reason.clone());
+            scope.requests.close(reason.clone());
         }
         routes.by_user_context.insert(uc.clone(), Arc::clone(&scope));
         scope
@@ -166,8 +173,37 @@ fn nav_kind(event: &Event) -> Option<(NavEventKind, &NavigationInfo)> {
     Some(pair)
 }
 
+impl Router {
+    /// A request event of a tab (or of a frame in it) goes to the tab's request log.
+    fn on_request(routes: &Routes, event: &network::Event) {
+        tracing::debug!(target: "navguard::network", method = %event.method, context = ?event.params.context, request = %event.params.request.request.0, url = %event.params.request.url, "request event");
+        let Some(context) = &event.params.context else { return };
+        let tab = routes.frames.get(context).unwrap_or(context);
+        let Some(scope) = routes.tabs.get(tab) else { return };
+        let kind = match event.method {
+            network::EventMethod::BeforeRequestSent => RequestEventKind::Sent,
+            network::EventMethod::ResponseStarted => RequestEventKind::ResponseStarted,
+            network::EventMethod::ResponseCompleted => RequestEventKind::Completed,
+            network::EventMethod::FetchError => RequestEventKind::Failed,
+        };
+        let request = &event.params.request;
+        let id = RequestId(request.request.0.clone());
+        scope.requests.append(
+            RequestEvent::new(TabId(tab.0.clone()), kind, id, request.url.clone()).streaming(event.params.is_stream()),
+        );
+    }
+}
+
 impl EventSink for Router {
     fn on_event(&mut self, method: &str, params: Value) {
+        if method.starts_with("network.") {
+            match network::Event::parse(method, params) {
+                Ok(Some(event)) => Self::on_request(&lock(&self.routes), &event),
+                Ok(None) => {}
+                Err(e) => tracing::warn!(%method, error = %e, "BiDi event with an unexpected shape"),
+            }
+            return;
+        }
         let event = match Event::parse(method, params.clone()) {
             Ok(Some(event)) => event,
             Ok(None) => return,
@@ -192,7 +228,11 @@ impl EventSink for Router {
         let mut routes = lock(&self.routes);
         let reason = format!("browser disconnected ({reason})");
         routes.default_scope.log.close(reason.clone());
-        routes.by_user_context.values().for_each(|s| s.log.close(reason.clone()));
+        routes.default_scope.requests.close(reason.clone());
+        routes.by_user_context.values().for_each(|s| {
+            s.log.close(reason.clone());
+            s.requests.close(reason.clone());
+        });
         routes.closed = Some(reason);
     }
 }

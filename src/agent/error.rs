@@ -91,6 +91,9 @@ pub enum ToolFailure {
     /// `wait_for`'s condition did not hold within its timeout.
     #[error("timed out after {} ms: {misses}", after.as_millis())]
     WaitTimedOut { after: Duration, misses: String },
+    /// The page's requests did not go quiet within the timeout.
+    #[error("timed out after {} ms: still in flight: {}", after.as_millis(), busy.join(", "))]
+    NetworkBusy { after: Duration, busy: Vec<String> },
     /// The target of a click or a typing did not appear (present and visible) in time.
     #[error("not found: no element matches {selector:?} (waited {} ms for it to be present and visible)", waited.as_millis())]
     TargetNotFound { selector: String, waited: Duration },

@@ -3,6 +3,7 @@
 use super::action_settle::{ActionSettleEnd, settle_action};
 use super::config::AgentConfig;
 use super::error::{ToolError, ToolFailure};
+use super::network_idle::{IdleOutcome, wait_for_network_idle};
 use super::origin::{origin_text, safe_parse_origin};
 use super::restricted::is_restricted_url;
 use super::settle::SettleOutcome;
@@ -76,6 +77,7 @@ impl ToolContext<'_> {
             Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
             Tool::Wait { duration } => self.wait(duration).await,
             Tool::WaitFor { until, timeout } => self.wait_for(tabs, &until, timeout).await,
+            Tool::WaitForNetworkIdle { idle, timeout } => self.network_idle(tabs, idle, timeout).await,
             Tool::AskUser { question } => ToolRun {
                 ask: Some(question.clone()),
                 ..ToolRun::ok(format!("asked the user: {question}; the task pauses until the user resumes it"))
@@ -261,6 +263,29 @@ impl ToolContext<'_> {
         }
     }
 
+    /// `wait_for_network_idle`: until the focused tab has had no request in flight (streams and
+    /// requests older than the cap aside) for `idle`.
+    async fn network_idle(&self, tabs: &TaskTabs, idle: Duration, timeout: Duration) -> ToolRun {
+        const TOOL: ToolName = ToolName::WaitForNetworkIdle;
+        let tab = match focused(tabs, TOOL) {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(e),
+        };
+        self.phase.set(format!("the network to be idle for {} ms", idle.as_millis()));
+        let started = std::time::Instant::now();
+        match wait_for_network_idle(self.port, &tab, idle, timeout).await {
+            Ok(IdleOutcome::Idle { seen }) => ToolRun::ok(format!(
+                "the network was idle for {} ms after {} ms ({seen} requests seen)",
+                idle.as_millis(),
+                started.elapsed().as_millis()
+            )),
+            Ok(IdleOutcome::TimedOut { busy }) => ToolRun::err(
+                ToolFailure::NetworkBusy { after: timeout, busy: busy.iter().map(|u| path_of(u)).collect() }.of(TOOL),
+            ),
+            Err(e) => ToolRun::err(browser(TOOL)(e)),
+        }
+    }
+
     async fn wait(&self, duration: Duration) -> ToolRun {
         self.phase.set(format!("the wait of {} ms to end", duration.as_millis()));
         tokio::select! {
@@ -278,6 +303,12 @@ fn describe(reference: &TabRef) -> String {
         TabRef::Active => "@active".into(),
         TabRef::Id(id) => id.to_string(),
     }
+}
+
+/// A URL without its query (a message names the request, not what it carried).
+fn path_of(url: &str) -> String {
+    url::Url::parse(url)
+        .map_or_else(|_| url.to_owned(), |u| format!("{}{}", u.origin().ascii_serialization(), u.path()))
 }
 
 /// What `wait_for` waits for, in words ("#late to be present and the URL to start with …").

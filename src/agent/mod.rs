@@ -15,6 +15,7 @@ mod control;
 mod error;
 mod execute;
 mod guard;
+mod network_idle;
 mod observe;
 mod origin;
 mod page_settle;
@@ -39,6 +40,7 @@ pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use error::{Refusal, ToolError, ToolFailure};
 pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
+pub use network_idle::{IdleOutcome, IdleState, IdleTracker, REQUEST_CAP, wait_for_network_idle};
 pub use observe::{Element, FormContext, Observation, observe};
 pub use origin::{origin_text, safe_parse_origin, same_origin};
 pub use page_settle::{PageState, wait_for_quiet_page};
@@ -52,7 +54,8 @@ pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
 pub use tools::{
-    Call, MAX_WAIT, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name, parse_tool,
+    Call, MAX_WAIT, NETWORK_IDLE, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name,
+    parse_tool,
 };
 pub use trace::{GuardDecision, GuardKind, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};

@@ -22,6 +22,7 @@ crate::closed_set! {
         CloseTabs = "close_tabs",
         Wait = "wait",
         WaitFor = "wait_for",
+        WaitForNetworkIdle = "wait_for_network_idle",
         AskUser = "ask_user",
         Done = "done",
     }
@@ -67,8 +68,12 @@ impl std::fmt::Display for ToolSet {
 
 /// The longest `wait` (or `wait_for` timeout) the model may ask for.
 pub const MAX_WAIT: Duration = Duration::from_secs(60);
-/// `wait_for`'s timeout when the model gives none.
+/// `wait_for`'s (and `wait_for_network_idle`'s) timeout when the model gives none.
 pub const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
+/// `wait_for_network_idle`'s idle window when the model gives none (Playwright's too).
+pub const NETWORK_IDLE: Duration = Duration::from_millis(500);
+/// The longest idle window the model may ask for.
+const MAX_IDLE: Duration = Duration::from_secs(10);
 
 /// A tool call with checked arguments.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,6 +118,11 @@ pub enum Tool {
         until: Expectation,
         timeout: Duration,
     },
+    /// Waits until the focused tab has had no request in flight for `idle`.
+    WaitForNetworkIdle {
+        idle: Duration,
+        timeout: Duration,
+    },
     /// Pauses the task to ask the user; it goes on when the user resumes it.
     AskUser {
         question: String,
@@ -135,6 +145,7 @@ impl Tool {
             Self::CloseTabs { .. } => ToolName::CloseTabs,
             Self::Wait { .. } => ToolName::Wait,
             Self::WaitFor { .. } => ToolName::WaitFor,
+            Self::WaitForNetworkIdle { .. } => ToolName::WaitForNetworkIdle,
             Self::AskUser { .. } => ToolName::AskUser,
             Self::Done { .. } => ToolName::Done,
         }
@@ -145,7 +156,7 @@ impl Tool {
     pub fn own_wait(&self) -> Option<Duration> {
         match self {
             Self::Wait { duration } => Some(*duration),
-            Self::WaitFor { timeout, .. } => Some(*timeout),
+            Self::WaitFor { timeout, .. } | Self::WaitForNetworkIdle { timeout, .. } => Some(*timeout),
             _ => None,
         }
     }
@@ -220,6 +231,23 @@ impl Args<'_> {
         }
     }
 
+    /// A duration in whole milliseconds, from 1 to `max`; `default` when not given.
+    fn millis(
+        &self,
+        arg: &'static str,
+        default: Duration,
+        max: Duration,
+        expected: &'static str,
+    ) -> Result<Duration, ToolError> {
+        match self.map.get(arg) {
+            None | Some(Value::Null) => Ok(default),
+            Some(value) => match value.as_u64().map(Duration::from_millis) {
+                Some(d) if !d.is_zero() && d <= max => Ok(d),
+                _ => Err(self.bad(arg, expected, value)),
+            },
+        }
+    }
+
     fn url(&self, arg: &'static str) -> Result<String, ToolError> {
         let url = self.string(arg)?;
         match url::Url::parse(url.trim()) {
@@ -285,6 +313,15 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
         ToolName::CloseTabs => parse_close_tabs(&a)?,
         ToolName::Wait => parse_wait(&a)?,
         ToolName::WaitFor => parse_wait_for(&a)?,
+        ToolName::WaitForNetworkIdle => Tool::WaitForNetworkIdle {
+            idle: a.millis("idle_ms", NETWORK_IDLE, MAX_IDLE, "a whole number of milliseconds from 1 to 10000")?,
+            timeout: a.millis(
+                "timeout_ms",
+                WAIT_FOR_TIMEOUT,
+                MAX_WAIT,
+                "a whole number of milliseconds from 1 to 60000",
+            )?,
+        },
         ToolName::AskUser => Tool::AskUser { question: a.string("question")? },
         ToolName::Done => Tool::Done { summary: a.text("summary").unwrap_or_default() },
     })
@@ -331,13 +368,8 @@ fn parse_wait_for(a: &Args<'_>) -> Result<Tool, ToolError> {
     if until.is_empty() {
         return Err(a.fail(ToolFailure::NothingToWaitFor));
     }
-    let timeout = match a.map.get("timeout_ms") {
-        None | Some(Value::Null) => WAIT_FOR_TIMEOUT,
-        Some(value) => match value.as_u64() {
-            Some(ms) if ms > 0 && Duration::from_millis(ms) <= MAX_WAIT => Duration::from_millis(ms),
-            _ => return Err(a.bad("timeout_ms", "a whole number of milliseconds from 1 to 60000", value)),
-        },
-    };
+    let timeout =
+        a.millis("timeout_ms", WAIT_FOR_TIMEOUT, MAX_WAIT, "a whole number of milliseconds from 1 to 60000")?;
     Ok(Tool::WaitFor { until: Expectation(until), timeout })
 }
 
@@ -377,7 +409,8 @@ mod tests {
         assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
         assert_eq!(
             ToolSet::Tab.to_string(),
-            "focus_tab, navigate, click, type, press_key, close_tabs, wait, wait_for, ask_user, done"
+            "focus_tab, navigate, click, type, press_key, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, \
+             done"
         );
     }
 
@@ -387,7 +420,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, click, type, press_key, \
-             close_tabs, wait, wait_for, ask_user, done"
+             close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
         );
         assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
     }
@@ -409,6 +442,11 @@ mod tests {
         );
         assert!(err("wait_for", json!({"url": "http://a", "timeout_ms": 0})).contains("from 1 to 60000"));
         assert_eq!(err("ask_user", json!({})), "ask_user: missing argument \"question\"");
+        assert_eq!(
+            parse_tool("wait_for_network_idle", &json!({})).unwrap(),
+            Tool::WaitForNetworkIdle { idle: NETWORK_IDLE, timeout: WAIT_FOR_TIMEOUT }
+        );
+        assert!(err("wait_for_network_idle", json!({"idle_ms": 0})).contains("from 1 to 10000"));
     }
 
     #[test]

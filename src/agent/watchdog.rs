@@ -164,7 +164,9 @@ fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Optio
         // Its tab exists already and stays for the model (seed 000); another try opens another.
         ToolName::OpenUrl => Some("a tab was already opened"),
         // A wait's timeout is its answer.
-        ToolName::Wait | ToolName::WaitFor => Some("a wait that timed out is its answer"),
+        ToolName::Wait | ToolName::WaitFor | ToolName::WaitForNetworkIdle => {
+            Some("a wait that timed out is its answer")
+        }
         ToolName::AskUser | ToolName::Done => Some("it is not an action"),
         _ => None,
     }

@@ -1,4 +1,5 @@
-//! A lossless, append-only log of navigation events with cursors.
+//! A lossless, append-only log of events with cursors: navigation events, and (in a log of
+//! their own) network request events.
 //!
 //! Subscribers never miss an event and never slow the writer: a subscription is a cursor into
 //! the log, so an event appended between "subscribe" and "read the tab" is still there when the
@@ -15,10 +16,21 @@ use tokio::sync::watch;
 #[error("the event log is closed: {0}")]
 pub struct LogClosed(pub String);
 
+/// An event a log numbers as it appends it.
+pub trait Sequenced: Clone {
+    fn set_seq(&mut self, seq: u64);
+}
+
+impl Sequenced for NavEvent {
+    fn set_seq(&mut self, seq: u64) {
+        self.seq = seq;
+    }
+}
+
 /// The shared log. Cheap to clone through `Arc`.
 #[derive(Debug)]
-pub struct EventLog {
-    events: Mutex<Vec<NavEvent>>,
+pub struct EventLog<E = NavEvent> {
+    events: Mutex<Vec<E>>,
     /// Bumped on every append and on close; subscribers wait on it.
     version: watch::Sender<u64>,
     closed: Mutex<Option<LogClosed>>,
@@ -26,7 +38,7 @@ pub struct EventLog {
     origin: Instant,
 }
 
-impl Default for EventLog {
+impl<E> Default for EventLog<E> {
     fn default() -> Self {
         Self {
             events: Mutex::new(Vec::new()),
@@ -38,7 +50,7 @@ impl Default for EventLog {
     }
 }
 
-impl EventLog {
+impl<E: Sequenced> EventLog<E> {
     /// A new, empty log.
     pub fn new() -> Arc<Self> {
         Arc::new(Self::default())
@@ -49,15 +61,15 @@ impl EventLog {
         self.origin
     }
 
-    fn lock(&self) -> MutexGuard<'_, Vec<NavEvent>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<E>> {
         self.events.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Appends an event, numbering it; returns its sequence number.
-    pub fn append(&self, mut event: NavEvent) -> u64 {
+    pub fn append(&self, mut event: E) -> u64 {
         let seq = {
             let mut events = self.lock();
-            event.seq = events.len() as u64;
+            event.set_seq(events.len() as u64);
             events.push(event);
             events.len() as u64 - 1
         };
@@ -89,7 +101,7 @@ impl EventLog {
     }
 
     /// A copy of every event from `from` on.
-    pub fn snapshot_from(&self, from: u64) -> Vec<NavEvent> {
+    pub fn snapshot_from(&self, from: u64) -> Vec<E> {
         self.lock().iter().skip(from as usize).cloned().collect()
     }
 
@@ -99,34 +111,34 @@ impl EventLog {
     }
 
     /// A subscription that sees every event appended from now on.
-    pub fn subscribe(self: &Arc<Self>) -> EventStream {
+    pub fn subscribe(self: &Arc<Self>) -> EventStream<E> {
         let next = self.len();
         self.subscribe_from(next)
     }
 
     /// A subscription that starts at sequence number `from` (events already in the log included).
-    pub fn subscribe_from(self: &Arc<Self>, from: u64) -> EventStream {
+    pub fn subscribe_from(self: &Arc<Self>, from: u64) -> EventStream<E> {
         self.listeners.fetch_add(1, Ordering::SeqCst);
         EventStream { log: Arc::clone(self), next: from, version: self.version.subscribe() }
     }
 
-    fn get(&self, seq: u64) -> Option<NavEvent> {
+    fn get(&self, seq: u64) -> Option<E> {
         self.lock().get(seq as usize).cloned()
     }
 }
 
 /// A cursor into an [`EventLog`]; dropping it unregisters the listener.
 #[derive(Debug)]
-pub struct EventStream {
-    log: Arc<EventLog>,
+pub struct EventStream<E = NavEvent> {
+    log: Arc<EventLog<E>>,
     next: u64,
     version: watch::Receiver<u64>,
 }
 
-impl EventStream {
+impl<E: Sequenced> EventStream<E> {
     /// The next event, waiting for one if none is there yet. Fails only once the log is closed
     /// and every event in it has been read.
-    pub async fn next(&mut self) -> Result<NavEvent, LogClosed> {
+    pub async fn next(&mut self) -> Result<E, LogClosed> {
         loop {
             // Mark the version seen before looking, so an append after the look wakes us.
             self.version.borrow_and_update();
@@ -143,7 +155,7 @@ impl EventStream {
     }
 
     /// The next event if one is already there.
-    pub fn try_next(&mut self) -> Option<NavEvent> {
+    pub fn try_next(&mut self) -> Option<E> {
         let event = self.log.get(self.next)?;
         self.next += 1;
         Some(event)
@@ -155,7 +167,7 @@ impl EventStream {
     }
 }
 
-impl Drop for EventStream {
+impl<E> Drop for EventStream<E> {
     fn drop(&mut self) {
         self.log.listeners.fetch_sub(1, Ordering::SeqCst);
     }
@@ -172,7 +184,7 @@ mod tests {
 
     #[tokio::test]
     async fn sees_an_event_appended_after_subscribing_before_reading() {
-        let log = EventLog::new();
+        let log: Arc<EventLog> = EventLog::new();
         let mut stream = log.subscribe();
         log.append(ev(NavEventKind::Committed));
         assert_eq!(stream.next().await.unwrap().kind, NavEventKind::Committed);
@@ -180,7 +192,7 @@ mod tests {
 
     #[tokio::test]
     async fn drains_events_then_reports_the_close_reason() {
-        let log = EventLog::new();
+        let log: Arc<EventLog> = EventLog::new();
         let mut stream = log.subscribe();
         log.append(ev(NavEventKind::Started));
         log.close("browser disconnected");
@@ -190,7 +202,7 @@ mod tests {
 
     #[tokio::test]
     async fn wakes_a_waiting_subscriber() {
-        let log = EventLog::new();
+        let log: Arc<EventLog> = EventLog::new();
         let mut stream = log.subscribe();
         let waiter = tokio::spawn(async move { stream.next().await.map(|e| e.seq) });
         tokio::task::yield_now().await;
@@ -200,7 +212,7 @@ mod tests {
 
     #[test]
     fn counts_listeners_and_forgets_dropped_ones() {
-        let log = EventLog::new();
+        let log: Arc<EventLog> = EventLog::new();
         let a = log.subscribe();
         let b = log.subscribe_from(0);
         assert_eq!(log.listener_count(), 2);
@@ -211,7 +223,7 @@ mod tests {
 
     #[test]
     fn numbers_events_without_gaps() {
-        let log = EventLog::new();
+        let log: Arc<EventLog> = EventLog::new();
         let seqs: Vec<u64> = (0..3).map(|_| log.append(ev(NavEventKind::Started))).collect();
         assert_eq!(seqs, vec![0, 1, 2]);
     }

@@ -11,6 +11,7 @@
 mod error;
 mod event;
 mod event_log;
+mod network;
 mod port;
 #[cfg(any(test, feature = "test-util"))]
 mod sim;
@@ -19,7 +20,8 @@ mod types;
 
 pub use error::BrowserError;
 pub use event::{NavEvent, NavEventKind};
-pub use event_log::{EventLog, EventStream, LogClosed};
+pub use event_log::{EventLog, EventStream, LogClosed, Sequenced};
+pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, RequestStream};
 pub use port::{BrowserPort, Key};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;

@@ -3,9 +3,11 @@
 use super::error::BrowserError;
 use super::event::NavEvent;
 use super::event_log::EventStream;
+use super::network::RequestLog;
 use super::types::{TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A key the agent may press. Closed set, so a typo is an error before anything is sent.
@@ -108,6 +110,8 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     fn events(&self) -> Vec<NavEvent>;
     /// When the port's event stream began; reports time events from here.
     fn events_origin(&self) -> Instant;
+    /// The log of its tabs' network requests (a log of its own, lossless like the events').
+    fn request_log(&self) -> Arc<RequestLog>;
     /// How many subscriptions are alive (a waiter must leave none behind).
     #[cfg(any(test, feature = "test-util"))]
     fn listener_count(&self) -> usize;

@@ -4,6 +4,7 @@
 use super::error::BrowserError;
 use super::event::{NavEvent, NavEventKind};
 use super::event_log::{EventLog, EventStream};
+use super::network::RequestLog;
 use super::port::{BrowserPort, Key};
 use super::tab_state::TabTracker;
 use super::types::{NavigationId, TabId, TabInfo, Target};
@@ -38,6 +39,7 @@ struct State {
 pub struct SimPort {
     state: Arc<Mutex<State>>,
     log: Arc<EventLog>,
+    requests: Arc<RequestLog>,
     tracker: Arc<Mutex<TabTracker>>,
     /// Commit every navigation this long after it starts (`None`: only [`SimPort::commit`]).
     auto_commit: Option<Duration>,
@@ -46,7 +48,13 @@ pub struct SimPort {
 impl SimPort {
     /// A browser whose navigations commit only when told to.
     pub fn new() -> Self {
-        Self { state: Arc::default(), log: EventLog::new(), tracker: Arc::default(), auto_commit: None }
+        Self {
+            state: Arc::default(),
+            log: EventLog::new(),
+            requests: RequestLog::new(),
+            tracker: Arc::default(),
+            auto_commit: None,
+        }
     }
 
     /// A browser whose navigations commit `after` their start (on the tokio clock).
@@ -283,6 +291,10 @@ impl BrowserPort for SimPort {
 
     fn events_origin(&self) -> Instant {
         self.log.origin()
+    }
+
+    fn request_log(&self) -> Arc<RequestLog> {
+        Arc::clone(&self.requests)
     }
 
     fn listener_count(&self) -> usize {

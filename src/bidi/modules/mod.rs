@@ -3,6 +3,7 @@
 pub mod browser;
 pub mod browsing_context;
 pub mod input;
+pub mod network;
 pub mod script;
 pub mod session;
 
