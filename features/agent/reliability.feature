@@ -6,7 +6,10 @@ Feature: The reliability layer: watchdog, waits, pause and resume, checkpoints, 
   segments; on resume the model is told what the user changed, and a checkpoint in the task
   store lets a new agent take the task up.
 
-  @contract-watchdog-deadline
+  # @serial: Firefox runs the pages of one site in shared content processes, even across user
+  # contexts, and every fixture site is 127.0.0.1: the frozen page would freeze the pages of the
+  # scenarios running beside it (the agent's own calls still end at their deadlines).
+  @contract-watchdog-deadline @serial
   Scenario: A page whose main thread is frozen cannot hang the task: the call is cut off and the loop goes on
     Given the agent starts on "{site}/busy?ms=6000"
     And the tool timeout is 2000 ms
