@@ -19,6 +19,7 @@ pub mod gate;
 mod loop_steps;
 mod parameters;
 mod reliability_steps;
+pub mod replay;
 pub mod report;
 mod round_hook;
 pub mod run_context;

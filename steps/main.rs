@@ -77,6 +77,27 @@ enum Command {
     },
     /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
     ServeFixtures,
+    /// Renders a task's audit (`DIR/audit/<taskId>.jsonl`) as one self-contained page: each
+    /// step, its risk and confirmation, its screenshots inline.
+    Replay {
+        /// The audit file.
+        audit: PathBuf,
+        /// The page to write.
+        #[arg(short = 'o', long = "output", value_name = "file", default_value = "replay.html")]
+        output: PathBuf,
+    },
+    /// The orchestrator (seed 002): tasks, actions and confirmations over HTTP on loopback,
+    /// kept in SQLite under --data-dir; the bearer secret comes from NAVGUARD_SECRET (at least
+    /// 16 characters). Its first line: `navguard serve: listening on http://127.0.0.1:<port>`.
+    Serve {
+        /// Where the store and the audit live; a restart on the same folder loses nothing that
+        /// was answered.
+        #[arg(long, value_name = "dir")]
+        data_dir: PathBuf,
+        /// Where to listen: a loopback address only.
+        #[arg(long, value_name = "addr", default_value = "127.0.0.1:0")]
+        addr: std::net::SocketAddr,
+    },
     /// Check feature files without a browser: every feature parses (as the official Gherkin
     /// parser reads it), every step is defined exactly once, and, with a contracts file, every
     /// contract has a scenario and every scenario proves a known contract.
@@ -121,6 +142,27 @@ fn main() -> ExitCode {
             runtime.block_on(gate(path, repeat, shard, files, options))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
+        Command::Replay { audit, output } => match navguard_harness::replay::replay(&audit, &output) {
+            Ok(n) => {
+                println!("navguard replay: {n} events of {} in {}", audit.display(), output.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("navguard replay: {e}");
+                ExitCode::from(2)
+            }
+        },
+        Command::Serve { data_dir, addr } => {
+            let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
+            let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret };
+            match runtime.block_on(navguard_orchestrator::serve(config)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("navguard serve: {e}");
+                    ExitCode::from(if e.is_usage() { 2 } else { 1 })
+                }
+            }
+        }
         Command::Validate { path, features, contracts } => {
             validate(&path.or(features).unwrap_or_else(|| PathBuf::from("features")), contracts.as_deref())
         }

@@ -1,0 +1,76 @@
+//! Seed 002's orchestrator: `navguard serve`. It plans a task (a scripted plan, or a model
+//! through the core's `Planner`), hands its actions one at a time to an executor beside the
+//! browser (the same action, same id, until it is reported; a second report changes nothing),
+//! holds high-risk actions for a human's confirmation, and audits every step to disk before it
+//! answers. The wire contract is `shared/design/orchestrator-api.md`; every name in it is kept.
+
+pub mod audit;
+pub mod http;
+pub mod model;
+pub mod redact;
+pub mod risk;
+pub mod service;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The shortest secret the service accepts.
+pub const MIN_SECRET: usize = 16;
+
+/// Why the service would not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    #[error("NAVGUARD_SECRET is not set: the orchestrator needs a secret of at least {MIN_SECRET} characters")]
+    NoSecret,
+    #[error("NAVGUARD_SECRET is too short: it needs at least {MIN_SECRET} characters")]
+    ShortSecret,
+    #[error("{0} is not a loopback address: the orchestrator listens on 127.0.0.0/8 or ::1 only")]
+    NotLoopback(SocketAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Service(#[from] service::ServiceError),
+    #[error("the server failed: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+impl ServeError {
+    /// The operator's mistake (exit 2), not a failure at run time.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Self::NoSecret | Self::ShortSecret | Self::NotLoopback(_))
+    }
+}
+
+/// What `navguard serve` was given.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub data_dir: PathBuf,
+    pub addr: SocketAddr,
+    pub secret: Option<String>,
+}
+
+/// Checks the config, opens the store, binds, prints the contract's first line, and serves
+/// until the process ends.
+pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
+    let secret = config.secret.ok_or(ServeError::NoSecret)?;
+    if secret.chars().count() < MIN_SECRET {
+        return Err(ServeError::ShortSecret);
+    }
+    if !config.addr.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(config.addr));
+    }
+    let service = service::Service::open(&config.data_dir, risk::RiskPolicy::default())?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr: config.addr, source })?;
+    let bound = listener.local_addr().map_err(|source| ServeError::Bind { addr: config.addr, source })?;
+    println!("navguard serve: listening on http://{bound}");
+    let app = http::app(Arc::new(http::AppState { service, secret }));
+    axum::serve(listener, app).await.map_err(ServeError::Serve)
+}

@@ -1,0 +1,140 @@
+//! Risk classification (seed 002): from the action and its target as last observed (the
+//! control's role and accessible name, the form it belongs to and that form's method).
+
+use crate::model::{Observation, Risk, Target};
+use serde_json::{Map, Value};
+
+/// The words that make a click high-risk when a control's accessible name says them.
+pub const DEFAULT_WORDS: &[&str] =
+    &["buy", "order", "pay", "purchase", "delete", "remove", "send", "publish", "post", "checkout", "transfer"];
+
+/// What risk is judged by.
+#[derive(Clone, Debug)]
+pub struct RiskPolicy {
+    /// Lower-case words; a control whose name contains one is high-risk to click.
+    pub words: Vec<String>,
+}
+
+impl Default for RiskPolicy {
+    fn default() -> Self {
+        Self { words: DEFAULT_WORDS.iter().map(|w| (*w).to_owned()).collect() }
+    }
+}
+
+/// The element an action's target names, as the last observation listed it.
+pub fn element<'a>(target: Option<&Target>, observed: Option<&'a Observation>) -> Option<&'a Map<String, Value>> {
+    let target = target?;
+    let elements = observed?.extracted.get("elements")?.as_array()?;
+    elements.iter().filter_map(Value::as_object).find(|e| {
+        let field = match target.by.as_str() {
+            "selector" => "selector",
+            "ref" => "ref",
+            "text" | "role" => "name",
+            _ => return false,
+        };
+        e.get(field).and_then(Value::as_str) == Some(target.value.as_str())
+    })
+}
+
+/// The element belongs to a form that posts.
+fn in_post_form(element: &Map<String, Value>) -> bool {
+    element
+        .get("form")
+        .and_then(|f| f.get("method"))
+        .and_then(Value::as_str)
+        .is_some_and(|m| m.eq_ignore_ascii_case("post"))
+}
+
+/// A field whose value the observation hid: a password.
+pub fn is_password_field(element: &Map<String, Value>) -> bool {
+    element.get("value").and_then(Value::as_str) == Some(crate::redact::REDACTED)
+        || element.get("type").and_then(Value::as_str) == Some("password")
+}
+
+impl RiskPolicy {
+    fn names_a_risky_word(&self, text: &str) -> bool {
+        let text = text.to_lowercase();
+        self.words.iter().any(|w| text.split(|c: char| !c.is_alphanumeric()).any(|part| part == w))
+    }
+
+    /// The risk of an action of `kind` on `target` with `params`, given what was last observed.
+    pub fn classify(
+        &self,
+        kind: &str,
+        target: Option<&Target>,
+        params: &Map<String, Value>,
+        observed: Option<&Observation>,
+    ) -> Risk {
+        let element = element(target, observed);
+        let submits = params.get("submit").and_then(Value::as_bool) == Some(true);
+        let enter = params.get("key").and_then(Value::as_str).is_some_and(|k| k.eq_ignore_ascii_case("enter"));
+        match kind {
+            "click" => {
+                let posts = element.is_some_and(in_post_form) && element.is_some_and(is_submit_control);
+                let named = element
+                    .and_then(|e| e.get("name"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| self.names_a_risky_word(n))
+                    || target.is_some_and(|t| t.by == "text" && self.names_a_risky_word(&t.value));
+                if posts || named { Risk::High } else { Risk::Low }
+            }
+            "type" if submits && element.is_some_and(in_post_form) => Risk::High,
+            "press_key" if enter && element.is_some_and(in_post_form) => Risk::High,
+            "type" | "press_key" => Risk::Medium,
+            _ => Risk::Low,
+        }
+    }
+}
+
+/// A button or submit input: what submits its form when clicked.
+fn is_submit_control(element: &Map<String, Value>) -> bool {
+    let role = element.get("role").and_then(Value::as_str).unwrap_or_default();
+    let tag = element.get("tag").and_then(Value::as_str).unwrap_or_default();
+    role == "button" || tag == "button"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn observed(elements: Value) -> Observation {
+        Observation {
+            extracted: json!({ "elements": elements }).as_object().cloned().unwrap(),
+            ..Observation::default()
+        }
+    }
+
+    fn by_selector(s: &str) -> Option<Target> {
+        Some(Target { by: "selector".into(), value: s.into() })
+    }
+
+    #[test]
+    fn a_click_on_a_post_form_s_button_or_a_control_named_delete_is_high_a_link_low() {
+        let page = observed(json!([
+            {"selector": "#buy", "role": "button", "tag": "button", "name": "Place order", "form": {"method": "post", "action": "/order"}},
+            {"selector": "#search", "role": "button", "tag": "button", "name": "Search", "form": {"method": "get", "action": "/s"}},
+            {"selector": "#go", "role": "link", "tag": "a", "name": "Next page"},
+            {"selector": "#del", "role": "link", "tag": "a", "name": "Delete account"},
+        ]));
+        let policy = RiskPolicy::default();
+        let risk = |s: &str| policy.classify("click", by_selector(s).as_ref(), &Map::new(), Some(&page));
+        assert_eq!(risk("#buy"), Risk::High);
+        assert_eq!(risk("#search"), Risk::Low);
+        assert_eq!(risk("#go"), Risk::Low);
+        assert_eq!(risk("#del"), Risk::High);
+    }
+
+    #[test]
+    fn typing_is_medium_and_enter_in_a_post_form_is_high() {
+        let page = observed(
+            json!([{"selector": "#user", "role": "textbox", "form": {"method": "POST", "action": "/session"}}]),
+        );
+        let policy = RiskPolicy::default();
+        let target = by_selector("#user");
+        let submit = json!({"text": "ada", "submit": true}).as_object().cloned().unwrap();
+        assert_eq!(policy.classify("type", target.as_ref(), &Map::new(), Some(&page)), Risk::Medium);
+        assert_eq!(policy.classify("type", target.as_ref(), &submit, Some(&page)), Risk::High);
+        assert_eq!(policy.classify("navigate", None, &Map::new(), None), Risk::Low);
+    }
+}

@@ -1,0 +1,505 @@
+//! The orchestrator's state and rules: tasks, their actions (one in flight per task, handed out
+//! again with the same id until reported), confirmations, the audit. Everything lives in SQLite
+//! (WAL, synchronous FULL): a call is answered only after its change and its audit line are on
+//! disk, so a kill -9 at any moment loses nothing that was answered.
+
+use crate::audit::{Audit, AuditError};
+use crate::model::{Action, Observation, ObservationCode, PlanStep, Risk, Target, TaskStatus};
+use crate::redact::{REDACTED, redact_value};
+use crate::risk::{RiskPolicy, element, is_password_field};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde_json::{Map, Value, json};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Why a call could not be carried out.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    #[error("no such task: {0}")]
+    NoSuchTask(String),
+    /// The call does not fit where the task stands (the contract's 409).
+    #[error("{0}")]
+    Conflict(String),
+    /// The request is not usable (the contract's 400); names the field.
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("task store: {0}")]
+    Store(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+}
+
+navguard::closed_set! {
+    /// Where an action stands.
+    pub enum ActionState("action state") {
+        /// Planned, not handed out yet.
+        Planned = "planned",
+        /// Handed out; handed out again (same id) until reported.
+        Delivered = "delivered",
+        /// High risk: waits for `confirm`.
+        AwaitingConfirmation = "awaiting-confirmation",
+        Reported = "reported",
+        /// The user denied it; it will never run.
+        Denied = "denied",
+    }
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS tasks (
+    task_id TEXT PRIMARY KEY, goal TEXT NOT NULL, url TEXT, status TEXT NOT NULL, summary TEXT, error TEXT,
+    steps INTEGER NOT NULL DEFAULT 0, observation TEXT, created_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS actions (
+    action_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT,
+    params TEXT NOT NULL, risk TEXT NOT NULL, requires_confirmation INTEGER NOT NULL, confirmed INTEGER NOT NULL,
+    state TEXT NOT NULL, observation TEXT, UNIQUE (task_id, seq));";
+
+fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A task as `status` shows it.
+#[derive(Clone, Debug)]
+pub struct TaskView {
+    pub task_id: String,
+    pub status: TaskStatus,
+    pub pending: Option<Action>,
+    pub steps: u64,
+    pub summary: Option<String>,
+    pub error: Option<String>,
+}
+
+/// The orchestrator.
+#[derive(Debug)]
+pub struct Service {
+    conn: Mutex<Connection>,
+    audit: Audit,
+    risk: RiskPolicy,
+    ids: AtomicU64,
+}
+
+/// One action row.
+struct Row {
+    action: Action,
+    state: ActionState,
+}
+
+impl Service {
+    /// Opens (or makes) the store and the audit under `dir`.
+    pub fn open(dir: &Path, risk: RiskPolicy) -> Result<Self, ServiceError> {
+        std::fs::create_dir_all(dir).map_err(|source| AuditError::Io { path: dir.to_owned(), source })?;
+        let conn = Connection::open(dir.join("orchestrator.db"))?;
+        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")?;
+        conn.execute_batch(SCHEMA)?;
+        let audit = Audit::open(dir.join("audit"))?;
+        Ok(Self { conn: Mutex::new(conn), audit, risk, ids: AtomicU64::new(0) })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The audit folder's file for a task.
+    pub fn audit_path(&self, task_id: &str) -> std::path::PathBuf {
+        self.audit.path(task_id)
+    }
+
+    /// A new task id: time and a counter, unique within and across restarts.
+    fn new_task_id(&self) -> String {
+        let n = self.ids.fetch_add(1, Ordering::SeqCst);
+        format!("t{:x}{n:x}", SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos()))
+    }
+
+    /// `start`: a task with its plan; returns its id and status.
+    pub fn start(
+        &self,
+        goal: &str,
+        url: Option<&str>,
+        plan: &[PlanStep],
+    ) -> Result<(String, TaskStatus), ServiceError> {
+        if plan.is_empty() {
+            return Err(ServiceError::BadRequest("plan: give at least one step (no model is configured)".into()));
+        }
+        let task_id = self.new_task_id();
+        let mut steps: Vec<&PlanStep> = plan.iter().collect();
+        steps.sort_by_key(|s| s.round);
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO tasks (task_id, goal, url, status, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![task_id, goal, url, TaskStatus::Running.name(), now_ms()],
+        )?;
+        for (seq, step) in steps.iter().enumerate() {
+            insert_action(&tx, &task_id, seq, step)?;
+        }
+        self.audit.append(
+            &task_id,
+            None,
+            "started",
+            json!({ "goal": goal, "url": url, "plan": plan_as_audited(plan) }),
+        )?;
+        tx.commit()?;
+        Ok((task_id, TaskStatus::Running))
+    }
+
+    /// `next`: the task's action in flight (the same until reported), or its next one; `None`
+    /// while it waits for a confirmation, or once it ended.
+    pub fn next(&self, task_id: Option<&str>) -> Result<(Option<Action>, Option<TaskStatus>), ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let ids: Vec<String> = match task_id {
+            Some(id) => vec![id.to_owned()],
+            None => live_tasks(&tx)?,
+        };
+        let mut last = None;
+        for id in ids {
+            let (action, status) = self.next_of(&tx, &id)?;
+            last = Some(status);
+            if action.is_some() {
+                tx.commit()?;
+                return Ok((action, Some(status)));
+            }
+        }
+        tx.commit()?;
+        Ok((None, last))
+    }
+
+    fn next_of(&self, tx: &Transaction<'_>, task_id: &str) -> Result<(Option<Action>, TaskStatus), ServiceError> {
+        let status = task_status(tx, task_id)?;
+        if status.is_final() || status == TaskStatus::WaitingConfirmation {
+            return Ok((None, status));
+        }
+        let Some(row) = first_open(tx, task_id)? else {
+            set_status(tx, task_id, TaskStatus::Succeeded)?;
+            self.audit.append(task_id, None, "succeeded", json!({ "summary": "the plan ran out" }))?;
+            return Ok((None, TaskStatus::Succeeded));
+        };
+        let Row { mut action, state } = row;
+        if action.kind == "done" {
+            let summary = action.params.get("summary").and_then(Value::as_str).unwrap_or_default().to_owned();
+            set_state(tx, &action.action_id, ActionState::Reported)?;
+            tx.execute(
+                "UPDATE tasks SET status = ?2, summary = ?3 WHERE task_id = ?1",
+                params![task_id, TaskStatus::Succeeded.name(), summary],
+            )?;
+            self.audit.append(task_id, Some(&action.action_id), "succeeded", json!({ "summary": summary }))?;
+            return Ok((None, TaskStatus::Succeeded));
+        }
+        if state == ActionState::Planned {
+            let observed = last_observation(tx, task_id)?;
+            action.risk = self.risk.classify(&action.kind, action.target.as_ref(), &action.params, observed.as_ref());
+            action.requires_confirmation |= action.risk == Risk::High;
+            if action.requires_confirmation && !action.confirmed {
+                self.await_confirmation(tx, &action, "confirmation-requested")?;
+                return Ok((None, TaskStatus::WaitingConfirmation));
+            }
+            tx.execute(
+                "UPDATE actions SET state = ?2, risk = ?3, requires_confirmation = ?4 WHERE action_id = ?1",
+                params![
+                    action.action_id,
+                    ActionState::Delivered.name(),
+                    action.risk.name(),
+                    action.requires_confirmation
+                ],
+            )?;
+            let shown = audited_action(&action, observed.as_ref());
+            self.audit.append(
+                task_id,
+                Some(&action.action_id),
+                "dispatched",
+                json!({ "action": shown, "risk": action.risk.name() }),
+            )?;
+        }
+        Ok((Some(action), status))
+    }
+
+    fn await_confirmation(&self, tx: &Transaction<'_>, action: &Action, event: &str) -> Result<(), ServiceError> {
+        tx.execute(
+            "UPDATE actions SET state = ?2, risk = ?3, requires_confirmation = 1 WHERE action_id = ?1",
+            params![action.action_id, ActionState::AwaitingConfirmation.name(), action.risk.name()],
+        )?;
+        set_status(tx, &action.task_id, TaskStatus::WaitingConfirmation)?;
+        let observed = last_observation(tx, &action.task_id)?;
+        let shown = audited_action(action, observed.as_ref());
+        self.audit.append(
+            &action.task_id,
+            Some(&action.action_id),
+            event,
+            json!({ "action": shown, "risk": action.risk.name() }),
+        )?;
+        Ok(())
+    }
+
+    /// `report`: the observation after an action; `true` if it was a duplicate (nothing changed).
+    pub fn report(
+        &self,
+        task_id: &str,
+        action_id: &str,
+        observation: &Observation,
+    ) -> Result<(TaskStatus, bool), ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let status = task_status(&tx, task_id)?;
+        let row = action_row(&tx, task_id, action_id)?.ok_or_else(|| {
+            ServiceError::Conflict(format!("actionId: {action_id} was never handed out for task {task_id}"))
+        })?;
+        match row.state {
+            ActionState::Reported | ActionState::Denied => return Ok((status, true)),
+            ActionState::Planned | ActionState::AwaitingConfirmation => {
+                return Err(ServiceError::Conflict(format!("actionId: {action_id} is not in flight ({})", row.state)));
+            }
+            ActionState::Delivered => {}
+        }
+        if status.is_final() {
+            return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
+        }
+        let status = self.record_report(&tx, row.action, observation)?;
+        tx.commit()?;
+        Ok((status, false))
+    }
+
+    fn record_report(
+        &self,
+        tx: &Transaction<'_>,
+        action: Action,
+        observation: &Observation,
+    ) -> Result<TaskStatus, ServiceError> {
+        let task_id = action.task_id.clone();
+        let screenshots = self.audit.screenshots(&task_id, &action.action_id, &observation.artifacts.screenshots)?;
+        let mut stored = serde_json::to_value(Observation { artifacts: Default::default(), ..observation.clone() })
+            .unwrap_or(Value::Null);
+        redact_value(&mut stored);
+        let details = json!({ "observation": stored, "screenshots": screenshots });
+        if observation.has(ObservationCode::ConfirmationRequired) {
+            self.audit.append(&task_id, Some(&action.action_id), "refused-unconfirmed", details)?;
+            self.await_confirmation(tx, &action, "confirmation-requested")?;
+            return Ok(TaskStatus::WaitingConfirmation);
+        }
+        if observation.has(ObservationCode::NavigationInProgress) {
+            // The action did not run: it is handed out again once the page has settled.
+            set_status(tx, &task_id, TaskStatus::WaitingPage)?;
+            self.audit.append(&task_id, Some(&action.action_id), "waiting-page", details)?;
+            return Ok(TaskStatus::WaitingPage);
+        }
+        tx.execute(
+            "UPDATE actions SET state = ?2, observation = ?3 WHERE action_id = ?1",
+            params![action.action_id, ActionState::Reported.name(), stored.to_string()],
+        )?;
+        tx.execute(
+            "UPDATE tasks SET status = ?2, steps = steps + 1, observation = ?3 WHERE task_id = ?1",
+            params![task_id, TaskStatus::Running.name(), stored.to_string()],
+        )?;
+        self.audit.append(&task_id, Some(&action.action_id), "reported", details)?;
+        Ok(TaskStatus::Running)
+    }
+
+    /// `confirm`: approves (handed out next, `confirmed: true`) or denies (dropped; the task goes
+    /// on) an action that awaits confirmation.
+    pub fn confirm(
+        &self,
+        task_id: &str,
+        action_id: &str,
+        approved: bool,
+        reason: Option<&str>,
+    ) -> Result<TaskStatus, ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        task_status(&tx, task_id)?;
+        let row = action_row(&tx, task_id, action_id)?
+            .ok_or_else(|| ServiceError::Conflict(format!("actionId: {action_id} is no action of task {task_id}")))?;
+        if row.state != ActionState::AwaitingConfirmation {
+            return Err(ServiceError::Conflict(format!(
+                "actionId: {action_id} does not await a confirmation ({})",
+                row.state
+            )));
+        }
+        let (state, event) =
+            if approved { (ActionState::Planned, "confirmed") } else { (ActionState::Denied, "denied") };
+        tx.execute(
+            "UPDATE actions SET state = ?2, confirmed = ?3 WHERE action_id = ?1",
+            params![action_id, state.name(), approved],
+        )?;
+        set_status(&tx, task_id, TaskStatus::Running)?;
+        self.audit.append(
+            task_id,
+            Some(action_id),
+            event,
+            json!({ "confirmation": { "approved": approved, "reason": reason } }),
+        )?;
+        tx.commit()?;
+        Ok(TaskStatus::Running)
+    }
+
+    /// `cancel`.
+    pub fn cancel(&self, task_id: &str) -> Result<TaskStatus, ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        let status = task_status(&tx, task_id)?;
+        if status.is_final() && status != TaskStatus::Canceled {
+            return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
+        }
+        set_status(&tx, task_id, TaskStatus::Canceled)?;
+        self.audit.append(task_id, None, "canceled", json!({}))?;
+        tx.commit()?;
+        Ok(TaskStatus::Canceled)
+    }
+
+    /// `status`.
+    pub fn status(&self, task_id: &str) -> Result<TaskView, ServiceError> {
+        let conn = self.lock();
+        let (status, steps, summary, error): (String, i64, Option<String>, Option<String>) = conn
+            .query_row("SELECT status, steps, summary, error FROM tasks WHERE task_id = ?1", [task_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?
+            .ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))?;
+        let pending = pending_action(&conn, task_id)?;
+        let steps = u64::try_from(steps).unwrap_or_default();
+        Ok(TaskView { task_id: task_id.to_owned(), status: parse_status(&status), pending, steps, summary, error })
+    }
+
+    /// The task's audit log (JSONL).
+    pub fn audit_log(&self, task_id: &str) -> Result<String, ServiceError> {
+        task_status(&self.lock(), task_id)?;
+        let path = self.audit.path(task_id);
+        std::fs::read_to_string(&path).map_err(|source| ServiceError::Audit(AuditError::Io { path, source }))
+    }
+}
+
+/// The plan as the audit shows it: what a `type` step will type is not known to be harmless
+/// before its target is observed (it may be a password field), so it shows when dispatched.
+fn plan_as_audited(plan: &[PlanStep]) -> Vec<PlanStep> {
+    let mut plan = plan.to_vec();
+    for step in plan.iter_mut().filter(|s| s.tool == "type") {
+        if let Some(text) = step.args.get_mut("text") {
+            *text = Value::String(REDACTED.into());
+        }
+    }
+    plan
+}
+
+/// The action as the audit shows it: a password typed into a password field is redacted.
+fn audited_action(action: &Action, observed: Option<&Observation>) -> Value {
+    let mut shown = serde_json::to_value(action).unwrap_or(Value::Null);
+    let into_password =
+        action.kind == "type" && element(action.target.as_ref(), observed).is_some_and(is_password_field);
+    if into_password && let Some(text) = shown.pointer_mut("/params/text") {
+        *text = Value::String(REDACTED.into());
+    }
+    shown
+}
+
+fn insert_action(tx: &Transaction<'_>, task_id: &str, seq: usize, step: &PlanStep) -> Result<(), ServiceError> {
+    let mut params = step.args.clone();
+    let target = take_target(&mut params);
+    let action_id = format!("{task_id}-a{seq}");
+    tx.execute(
+        "INSERT INTO actions (action_id, task_id, seq, kind, target, params, risk, requires_confirmation, confirmed, state)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, 0, ?8)",
+        params![
+            action_id,
+            task_id,
+            seq as i64,
+            step.tool,
+            target.map(|t| serde_json::to_string(&t).unwrap_or_default()),
+            Value::Object(params).to_string(),
+            Risk::Low.name(),
+            ActionState::Planned.name()
+        ],
+    )?;
+    Ok(())
+}
+
+/// A plan step's `selector` / `ref` / `text` target, taken out of its args.
+fn take_target(args: &mut Map<String, Value>) -> Option<Target> {
+    for by in ["ref", "selector"] {
+        if let Some(Value::String(value)) = args.remove(by) {
+            return Some(Target { by: by.to_owned(), value });
+        }
+    }
+    None
+}
+
+fn parse_status(text: &str) -> TaskStatus {
+    text.parse().unwrap_or(TaskStatus::Failed)
+}
+
+fn task_status(conn: &Connection, task_id: &str) -> Result<TaskStatus, ServiceError> {
+    let status: Option<String> =
+        conn.query_row("SELECT status FROM tasks WHERE task_id = ?1", [task_id], |r| r.get(0)).optional()?;
+    status.map(|s| parse_status(&s)).ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))
+}
+
+fn set_status(conn: &Connection, task_id: &str, status: TaskStatus) -> Result<(), ServiceError> {
+    conn.execute("UPDATE tasks SET status = ?2 WHERE task_id = ?1", params![task_id, status.name()])?;
+    Ok(())
+}
+
+fn set_state(conn: &Connection, action_id: &str, state: ActionState) -> Result<(), ServiceError> {
+    conn.execute("UPDATE actions SET state = ?2 WHERE action_id = ?1", params![action_id, state.name()])?;
+    Ok(())
+}
+
+fn live_tasks(conn: &Connection) -> Result<Vec<String>, ServiceError> {
+    let mut stmt = conn.prepare("SELECT task_id FROM tasks WHERE status IN (?1, ?2) ORDER BY created_at, task_id")?;
+    let ids = stmt
+        .query_map([TaskStatus::Running.name(), TaskStatus::WaitingPage.name()], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+fn last_observation(conn: &Connection, task_id: &str) -> Result<Option<Observation>, ServiceError> {
+    let text: Option<Option<String>> =
+        conn.query_row("SELECT observation FROM tasks WHERE task_id = ?1", [task_id], |r| r.get(0)).optional()?;
+    Ok(text.flatten().and_then(|t| serde_json::from_str(&t).ok()))
+}
+
+const ACTION_COLUMNS: &str = "action_id, task_id, kind, target, params, risk, requires_confirmation, confirmed, state";
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    let target: Option<String> = r.get(3)?;
+    let params: String = r.get(4)?;
+    let risk: String = r.get(5)?;
+    let state: String = r.get(8)?;
+    Ok(Row {
+        action: Action {
+            action_id: r.get(0)?,
+            task_id: r.get(1)?,
+            kind: r.get(2)?,
+            target: target.and_then(|t| serde_json::from_str(&t).ok()),
+            params: serde_json::from_str(&params).unwrap_or_default(),
+            risk: risk.parse().unwrap_or(Risk::High),
+            requires_confirmation: r.get(6)?,
+            confirmed: r.get(7)?,
+        },
+        state: state.parse().unwrap_or(ActionState::Denied),
+    })
+}
+
+fn first_open(conn: &Connection, task_id: &str) -> Result<Option<Row>, ServiceError> {
+    let sql =
+        format!("SELECT {ACTION_COLUMNS} FROM actions WHERE task_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1");
+    Ok(conn
+        .query_row(&sql, params![task_id, ActionState::Planned.name(), ActionState::Delivered.name()], read_row)
+        .optional()?)
+}
+
+fn action_row(conn: &Connection, task_id: &str, action_id: &str) -> Result<Option<Row>, ServiceError> {
+    let sql = format!("SELECT {ACTION_COLUMNS} FROM actions WHERE task_id = ?1 AND action_id = ?2");
+    Ok(conn.query_row(&sql, params![task_id, action_id], read_row).optional()?)
+}
+
+fn pending_action(conn: &Connection, task_id: &str) -> Result<Option<Action>, ServiceError> {
+    let sql =
+        format!("SELECT {ACTION_COLUMNS} FROM actions WHERE task_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1");
+    let row = conn
+        .query_row(
+            &sql,
+            params![task_id, ActionState::Delivered.name(), ActionState::AwaitingConfirmation.name()],
+            read_row,
+        )
+        .optional()?;
+    Ok(row.map(|r| r.action))
+}

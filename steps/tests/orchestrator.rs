@@ -1,0 +1,331 @@
+//! `navguard serve` end to end: a real HTTP client (ureq) against the real binary, on loopback,
+//! with its SQLite store and audit on disk; kill -9 and a restart on the same folder.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const SECRET: &str = "a-secret-of-32-characters-length";
+const DEADLINE: Duration = Duration::from_secs(15);
+
+/// A running `navguard serve`.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_navguard"))
+            .args(["serve", "--data-dir", &dir.display().to_string()])
+            .env("NAVGUARD_SECRET", SECRET)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("navguard serve starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(DEADLINE).expect("the first line within the deadline");
+        let base = line
+            .trim()
+            .strip_prefix("navguard serve: listening on ")
+            .unwrap_or_else(|| panic!("the contract's first line, got {line:?}"))
+            .to_owned();
+        assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+        Self { child, base }
+    }
+
+    /// kill -9, and wait for it to be gone.
+    fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().timeout_global(Some(DEADLINE)).http_status_as_error(false).build().into()
+}
+
+/// (status, body as JSON, or as a string when it is not JSON).
+fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
+    post_raw(server, path, &body.to_string(), Some(SECRET))
+}
+
+fn post_raw(server: &Server, path: &str, body: &str, secret: Option<&str>) -> (u16, Value) {
+    let mut request = agent().post(format!("{}{path}", server.base)).header("Content-Type", "application/json");
+    if let Some(secret) = secret {
+        request = request.header("Authorization", format!("Bearer {secret}"));
+    }
+    let mut response = request.send(body).expect("an answer");
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().expect("a body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+fn get(server: &Server, path: &str) -> (u16, String) {
+    let mut response = agent()
+        .get(format!("{}{path}", server.base))
+        .header("Authorization", format!("Bearer {SECRET}"))
+        .call()
+        .expect("an answer");
+    (response.status().as_u16(), response.body_mut().read_to_string().expect("a body"))
+}
+
+fn status(server: &Server, task: &str) -> Value {
+    let (code, body) = get(server, &format!("/api/agent/status?taskId={task}"));
+    assert_eq!(code, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// An observation that lists the shop's controls, as the executor reports them.
+fn shop_observation() -> Value {
+    json!({
+        "url": "http://127.0.0.1:1/shop", "title": "Shop", "visibleTextSnippet": "Write to ada@example.org",
+        "extracted": {"elements": [
+            {"selector": "#buy", "role": "button", "tag": "button", "name": "Place order", "form": {"method": "post", "action": "/order"}},
+            {"selector": "#password", "role": "textbox", "tag": "input", "name": "Password", "value": "[redacted]"},
+            {"selector": "#go", "role": "link", "tag": "a", "name": "Next"},
+        ]},
+        "artifacts": {"screenshots": []}, "errors": []
+    })
+}
+
+fn start(server: &Server, plan: Value) -> String {
+    let (code, body) =
+        post(server, "/api/agent/start", &json!({"goal": "buy", "url": "http://127.0.0.1:1/shop", "plan": plan}));
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["status"], "RUNNING");
+    body["taskId"].as_str().unwrap().to_owned()
+}
+
+fn next(server: &Server, task: &str) -> Value {
+    let (code, body) = post(server, "/api/agent/next", &json!({"taskId": task}));
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+fn report(server: &Server, task: &str, action: &str, observation: Value) -> (u16, Value) {
+    post(server, "/api/agent/report", &json!({"taskId": task, "actionId": action, "observation": observation}))
+}
+
+#[test]
+fn one_action_in_flight_redelivered_until_reported_high_risk_waits_for_confirmation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let task = start(
+        &server,
+        json!([
+            {"round": 1, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/shop"}},
+            {"round": 2, "tool": "click", "args": {"selector": "#buy"}},
+            {"round": 3, "tool": "type", "args": {"selector": "#password", "text": "hunter2-secret"}},
+            {"round": 4, "tool": "done", "args": {"summary": "bought"}},
+        ]),
+    );
+    let first = next(&server, &task);
+    let id = first["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!((first["action"]["type"].as_str(), first["action"]["risk"].as_str()), (Some("navigate"), Some("low")));
+    assert_eq!(next(&server, &task)["action"]["actionId"], id, "redelivered with the same id until reported");
+    assert_eq!(
+        report(&server, &task, &id, shop_observation()),
+        (200, json!({"status": "RUNNING", "duplicate": false}))
+    );
+    assert_eq!(report(&server, &task, &id, shop_observation()), (200, json!({"status": "RUNNING", "duplicate": true})));
+    // The click submits a POST form: high risk, held for a human.
+    let held = next(&server, &task);
+    assert_eq!((held["action"].clone(), held["status"].as_str()), (Value::Null, Some("WAITING_CONFIRMATION")));
+    let pending = status(&server, &task)["pendingAction"].clone();
+    assert_eq!((pending["type"].as_str(), pending["risk"].as_str()), (Some("click"), Some("high")));
+    assert_eq!(pending["requiresConfirmation"], true);
+    let click = pending["actionId"].as_str().unwrap().to_owned();
+    let (code, body) = report(&server, &task, &click, shop_observation());
+    assert_eq!((code, body["error"]["code"].as_str()), (409, Some("CONFLICT")), "not handed out: {body}");
+    let (code, _) = post(&server, "/api/agent/confirm", &json!({"taskId": task, "actionId": click, "approved": true}));
+    assert_eq!(code, 200);
+    let confirmed = next(&server, &task)["action"].clone();
+    assert_eq!((confirmed["actionId"].as_str(), confirmed["confirmed"].as_bool()), (Some(click.as_str()), Some(true)));
+    assert_eq!(report(&server, &task, &click, shop_observation()).0, 200);
+    let typing = next(&server, &task)["action"].clone();
+    assert_eq!(typing["risk"], "medium");
+    let typed = typing["actionId"].as_str().unwrap().to_owned();
+    let mut with_screenshot = shop_observation();
+    with_screenshot["artifacts"]["screenshots"] = json!(["iVBORw0KGgo="]);
+    assert_eq!(report(&server, &task, &typed, with_screenshot).0, 200);
+    assert_eq!(next(&server, &task)["status"], "SUCCEEDED");
+    let view = status(&server, &task);
+    assert_eq!(
+        (view["status"].as_str(), view["steps"].as_u64(), view["summary"].as_str()),
+        (Some("SUCCEEDED"), Some(3), Some("bought"))
+    );
+    // The audit: every step, its risk and confirmation; nothing a user would not want kept.
+    let (code, audit) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    assert_eq!(code, 200);
+    let events: Vec<Value> = audit.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let names: Vec<&str> = events.iter().filter_map(|e| e["event"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "started",
+            "dispatched",
+            "reported",
+            "confirmation-requested",
+            "confirmed",
+            "dispatched",
+            "reported",
+            "dispatched",
+            "reported",
+            "succeeded"
+        ]
+    );
+    assert!(!audit.contains("hunter2-secret"), "a password typed into a password field: {audit}");
+    assert!(!audit.contains("ada@example.org"), "an e-mail address: {audit}");
+    // The replay: one page, every step, its risk and confirmation.
+    let page = dir.path().join("replay.html");
+    let audit_file = dir.path().join("audit").join(format!("{task}.jsonl"));
+    let out = Command::new(env!("CARGO_BIN_EXE_navguard"))
+        .args(["replay", &audit_file.display().to_string(), "-o", &page.display().to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("<section class=\"step").count(), events.len());
+    assert!(html.contains("Risk: <strong>high</strong>") && html.contains("Confirmation: approved"), "{html}");
+    assert!(html.contains("src=\"data:image/png;base64,iVBORw0KGgo=\""), "the screenshot inline: {html}");
+}
+
+#[test]
+fn a_denied_action_is_dropped_and_the_task_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let task = start(
+        &server,
+        json!([
+            {"round": 1, "tool": "click", "args": {"selector": "#delete"}},
+            {"round": 2, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/"}},
+        ]),
+    );
+    // No observation yet: the click is judged by what it names; a first report lists the page.
+    let first = next(&server, &task)["action"].clone();
+    assert_eq!(first["risk"], "low");
+    let observed =
+        json!({"extracted": {"elements": [{"selector": "#delete", "role": "button", "name": "Delete account"}]}});
+    let (code, body) = report(
+        &server,
+        &task,
+        first["actionId"].as_str().unwrap(),
+        json!({"errors": [{"code": "CONFIRMATION_REQUIRED", "message": "the executor re-checked"}], "extracted": observed["extracted"]}),
+    );
+    assert_eq!((code, body["status"].as_str()), (200, Some("WAITING_CONFIRMATION")), "{body}");
+    let (code, _) = post(
+        &server,
+        "/api/agent/confirm",
+        &json!({"taskId": task, "actionId": first["actionId"], "approved": false, "reason": "no"}),
+    );
+    assert_eq!(code, 200);
+    let after = next(&server, &task)["action"].clone();
+    assert_eq!(after["type"], "navigate", "the denied click is dropped, the task goes on");
+}
+
+#[test]
+fn bad_calls_get_the_contract_s_codes_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let code = |r: (u16, Value)| (r.0, r.1["error"]["code"].as_str().unwrap_or_default().to_owned());
+    assert_eq!(code(post_raw(&server, "/api/agent/next", "{}", None)), (401, "UNAUTHORIZED".into()));
+    assert_eq!(
+        code(post_raw(&server, "/api/agent/next", "{}", Some("wrong-secret-of-enough-length"))),
+        (401, "UNAUTHORIZED".into())
+    );
+    assert_eq!(code(post_raw(&server, "/api/agent/start", "{not json", Some(SECRET))), (400, "BAD_REQUEST".into()));
+    let (status, body) =
+        post(&server, "/api/agent/confirm", &json!({"taskId": "t", "actionId": "a", "approved": "yes"}));
+    assert_eq!(status, 400);
+    assert!(body["error"]["message"].as_str().unwrap().contains("approved"), "{body}");
+    let (status, body) = post(&server, "/api/agent/start", &json!({"goal": "x"}));
+    assert!(status == 400 && body["error"]["message"].as_str().unwrap().starts_with("plan:"), "{body}");
+    assert_eq!(
+        code(post(&server, "/api/agent/report", &json!({"taskId": "nope", "actionId": "a", "observation": {}}))),
+        (404, "NO_SUCH_TASK".into())
+    );
+    let (status, _) = get(&server, "/api/agent/status?taskId=nope");
+    assert_eq!(status, 404);
+    let task = start(&server, json!([{"round": 1, "tool": "wait", "args": {"ms": 1}}]));
+    assert_eq!(
+        code(post(
+            &server,
+            "/api/agent/confirm",
+            &json!({"taskId": task, "actionId": format!("{task}-a0"), "approved": true})
+        )),
+        (409, "CONFLICT".into())
+    );
+    assert_eq!(code(report(&server, &task, "never-handed-out", json!({}))), (409, "CONFLICT".into()));
+    assert_eq!(post(&server, "/api/agent/cancel", &json!({"taskId": task})), (200, json!({"status": "CANCELED"})));
+    assert_eq!(next(&server, &task), json!({"action": null, "status": "CANCELED"}));
+}
+
+#[test]
+fn it_refuses_to_start_without_a_long_enough_secret_or_off_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |secret: Option<&str>, addr: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
+        cmd.args(["serve", "--data-dir", &dir.path().display().to_string(), "--addr", addr])
+            .env_remove("NAVGUARD_SECRET");
+        if let Some(secret) = secret {
+            cmd.env("NAVGUARD_SECRET", secret);
+        }
+        let out = cmd.output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, text) = run(None, "127.0.0.1:0");
+    assert!(code == Some(2) && text.contains("NAVGUARD_SECRET is not set"), "{text}");
+    let (code, text) = run(Some("short"), "127.0.0.1:0");
+    assert!(code == Some(2) && text.contains("too short"), "{text}");
+    let (code, text) = run(Some(SECRET), "0.0.0.0:0");
+    assert!(code == Some(2) && text.contains("not a loopback address"), "{text}");
+}
+
+#[test]
+fn kill_9_and_a_restart_on_the_same_folder_lose_nothing_that_was_answered_and_a_torn_audit_line_is_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let task = start(
+        &server,
+        json!([
+            {"round": 1, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/a"}},
+            {"round": 2, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/b"}},
+        ]),
+    );
+    let first = next(&server, &task)["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(report(&server, &task, &first, json!({"title": "A"})).0, 200);
+    let second = next(&server, &task)["action"]["actionId"].as_str().unwrap().to_owned();
+    server.kill();
+    // A write the crash tore: half a line at the end of the audit.
+    let audit_file = dir.path().join("audit").join(format!("{task}.jsonl"));
+    let before = std::fs::read_to_string(&audit_file).unwrap();
+    std::fs::write(&audit_file, format!("{before}{{\"ts\": 1, \"event\": \"repor")).unwrap();
+    let server = Server::start(dir.path());
+    let view = status(&server, &task);
+    assert_eq!((view["steps"].as_u64(), view["pendingAction"]["actionId"].as_str()), (Some(1), Some(second.as_str())));
+    assert_eq!(next(&server, &task)["action"]["actionId"], second.as_str(), "the action in flight is handed out again");
+    assert_eq!(report(&server, &task, &first, json!({})).1["duplicate"], true, "a report answered before the crash");
+    assert_eq!(report(&server, &task, &second, json!({"title": "B"})).1["duplicate"], false);
+    let (_, audit) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    assert!(audit.starts_with(&before), "the audit kept every line it had");
+    for line in audit.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("a torn line survived: {line:?}: {e}"));
+    }
+}
