@@ -21,10 +21,10 @@ Feature: The seed's error matrix, both columns
 
     @contract-loop-top-fast-fail
     Scenario: A pending URL on another origin stops the task at once, without waiting
-      Given the agent starts on "{site}/js-redirect?title=Here&after=2000&to={other}/slow?delay=7000%26title=Away"
+      Given the agent starts on "{site}/js-redirect?title=Here&after=4000&to={other}/slow?delay=9000%26title=Away"
       And the model plans:
         | round | tool | args                |
-        | 1     | wait | {"ms": 4000}        |
+        | 1     | wait | {"ms": 6000}        |
         | 2     | done | {"summary": "away"} |
       When the agent runs the task
       Then the task stops with "Page navigated to a different origin, agent stopped"
@@ -61,12 +61,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-tab-gone
     Scenario: The tab is closed while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
-      And the settle timeout is 10000 ms
+      And the settle timeout is 12000 ms
       And the model plans:
         | round | tool  | args                 |
         | 1     | click | {"selector": "#go"}  |
         | 2     | done  | {"summary": "there"} |
-      When the agent runs the task and after 4000 ms the user closes the tab
+      When the agent runs the task and after 6000 ms the user closes the tab
       Then the task stops with "Tab was closed, agent stopped"
       And the loop-top guard resolved "tab-gone" in round 2
       And no navigation listener is left registered
@@ -86,12 +86,12 @@ Feature: The seed's error matrix, both columns
     @contract-settle-aborted
     Scenario: The user presses Stop while the guard waits
       Given the agent starts on "{site}/page?title=Here&go=/never"
-      And the settle timeout is 10000 ms
+      And the settle timeout is 12000 ms
       And the model plans:
         | round | tool  | args                 |
         | 1     | click | {"selector": "#go"}  |
         | 2     | done  | {"summary": "there"} |
-      When the agent runs the task and the user presses Stop after 4000 ms
+      When the agent runs the task and the user presses Stop after 6000 ms
       Then the task is aborted
       And the task stops with "Task stopped by the user"
       And the loop-top guard resolved "aborted" in round 2
@@ -164,7 +164,7 @@ Feature: The seed's error matrix, both columns
         | round | tool     | args                      |
         | 1     | open_url | {"url": "{site}/never"}   |
         | 2     | done     | {"summary": "carried on"} |
-      When the agent runs the task and the user presses Stop after 4000 ms
+      When the agent runs the task and the user presses Stop after 6000 ms
       Then the task is aborted
       And the open_url guard resolved "aborted"
       And no navigation listener is left registered

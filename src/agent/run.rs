@@ -308,7 +308,18 @@ impl<'a> Agent<'a> {
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe(self.port, &tab) => observed,
             };
-            let mut observation = observed.map_err(observation_stop)?;
+            let mut observation = match observed {
+                Ok(observation) => observation,
+                // A snapshot cut off because the page began to leave under it (Chromium holds a
+                // script sent to a navigating tab, then fails it): the page is in flight now,
+                // and the guard settles it. With the guard off, the failure stands (the race).
+                Err(e) if self.config.loop_top_guard && left_since(self.port, &tab, position).is_some() => {
+                    let text = format!("the page began to leave while it was observed ({e}): observed again");
+                    task.trace.record(round, TraceEvent::Note { text });
+                    continue;
+                }
+                Err(e) => return Err(observation_stop(e)),
+            };
             if self.config.loop_top_guard
                 && let Some(url) = left_since(self.port, &tab, position)
             {
