@@ -30,7 +30,7 @@ Feature: The seed's error matrix, both columns
       Then the task stops with "Page navigated to a different origin, agent stopped"
       And the loop-top guard resolved "fast-fail" in round 2
       And the loop-top guard never waited
-      And the task took less than 7000 ms
+      And the task took less than 10000 ms
       And no navigation listener is left registered
 
     @contract-settle-origin-mismatch

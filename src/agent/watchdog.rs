@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// How often a waiting call reports progress: under a second, with room for a late tick.
-pub const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+/// How often a waiting call reports progress: a quarter of the second the contract allows, so a
+/// tick delayed by a loaded machine still keeps the promise.
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// What a call is waiting for right now, as progress reports say it. Shared between the call
 /// (which sets it) and the watchdog (which reads it).
@@ -254,15 +255,17 @@ mod tests {
                 std::future::pending::<()>().await;
             }
         };
-        let out = watch(call, Duration::from_millis(2100), &phase, "click", |r| reports.push(r)).await;
+        let out = watch(call, Duration::from_millis(1600), &phase, "click", |r| reports.push(r)).await;
         assert!(out.is_none());
         assert_eq!(
             reports,
             [
+                "waiting for click (0.2 s)",
                 "waiting for click (0.5 s)",
+                "waiting for click (0.8 s)",
                 "waiting for click (1.0 s)",
+                "waiting for the navigation to commit (1.2 s)",
                 "waiting for the navigation to commit (1.5 s)",
-                "waiting for the navigation to commit (2.0 s)",
             ]
         );
     }

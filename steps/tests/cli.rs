@@ -420,7 +420,7 @@ fn a_call_that_waits_shows_its_progress_live_on_the_terminal_and_in_the_repro_ti
     let out = navguard(&["repro", &target, "--report-dir", &dir.path().display().to_string()], None);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(stderr.contains("round 2: waiting for the navigation to commit (0.5 s)"), "{stderr}");
+    assert!(stderr.contains("round 2: waiting for the navigation to commit ("), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("progress: waiting for the navigation to commit"), "{stdout}");
 }
