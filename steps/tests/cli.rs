@@ -321,22 +321,28 @@ fn a_gate_whose_run_could_not_start_exits_2_and_measures_nothing() {
 }
 
 #[test]
-fn a_browser_that_cannot_be_reached_is_a_run_that_could_not_start() {
+fn a_browser_that_cannot_be_reached_is_one_line_naming_it_and_what_to_do_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = feature(dir.path(), "a.feature", PASSING);
     let report = dir.path().join("report");
-    // Port 9 (discard) has no WebDriver server: the connection is refused at once.
-    let out = navguard(
-        &["run", &path, "--webdriver-url", "http://127.0.0.1:9", "--report-dir", report.to_str().unwrap()],
-        None,
-    );
+    // A port nothing listens on: the connection is refused at once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let started = std::time::Instant::now();
+    let out = navguard(&["run", &path, "--webdriver-url", &url, "--report-dir", report.to_str().unwrap()], None);
     let text = text(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
-    assert!(
-        text.contains("navguard: cannot start the browser: cannot open a WebDriver session at http://127.0.0.1:9"),
-        "{text}"
-    );
     assert!(!text.contains("pass ") && !text.contains("features: "), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "navguard: cannot start the browser: cannot reach the WebDriver remote end at {url} ("
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("start the Selenium Grid (or driver) there"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
 }
 
 #[test]
