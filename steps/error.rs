@@ -28,6 +28,9 @@ pub enum SetupError {
     /// Shared: the run starts its browser once, and a failed start fails every scenario alike.
     #[error("cannot start the browser: {0}")]
     Browser(#[source] Arc<LaunchError>),
+    /// Every session of the run has disconnected (none is restarted).
+    #[error("browser disconnected: every session of the run is gone")]
+    Disconnected,
     #[error("cannot open the scenario's tabs: {0}")]
     Tabs(#[source] BrowserError),
     #[error("cannot start the fixture site: {0}")]

@@ -1,5 +1,7 @@
-//! What all scenarios of one run share: the browser (started once, by the first scenario's
-//! hook), the browser settings, and the results the summary prints.
+//! What all scenarios of one run share: its browser sessions (`--sessions N`, all started by the
+//! first scenario's hook; each scenario runs on the least loaded live one), the browser
+//! settings, the terminal output (held until the sessions have started), and the results the
+//! summary prints.
 
 use crate::error::SetupError;
 use crate::gate::Shard;
@@ -7,8 +9,9 @@ use crate::report::StepLog;
 use crate::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::OnceCell;
 
 /// How a run is narrowed, and what it shows beyond the report.
@@ -27,13 +30,44 @@ pub struct RunMode {
     pub expected: BTreeSet<String>,
 }
 
+/// The run's browser sessions, and how many scenarios run on each now.
+#[derive(Debug)]
+struct Pool {
+    sessions: Vec<Arc<BidiBrowser>>,
+    loads: Mutex<Vec<usize>>,
+}
+
+/// A scenario's hold on one session of the run's pool; the session's load drops with it.
+#[derive(Debug)]
+pub struct SessionLease {
+    pool: Arc<Pool>,
+    /// Which session of the pool (0-based).
+    pub index: usize,
+}
+
+impl SessionLease {
+    pub fn browser(&self) -> &Arc<BidiBrowser> {
+        &self.pool.sessions[self.index]
+    }
+}
+
+impl Drop for SessionLease {
+    fn drop(&mut self) {
+        let mut loads = self.pool.loads.lock().unwrap_or_else(PoisonError::into_inner);
+        loads[self.index] = loads[self.index].saturating_sub(1);
+    }
+}
+
 /// Shared by every scenario of a run.
 #[derive(Debug)]
 pub struct RunContext {
     pub mode: RunMode,
-    browser: OnceCell<Result<Arc<BidiBrowser>, Arc<LaunchError>>>,
+    pool: OnceCell<Result<Arc<Pool>, Arc<LaunchError>>>,
+    sessions: usize,
     config: BrowserConfig,
     pub report_dir: PathBuf,
+    /// The terminal writer's output.
+    pub output: HeldOutput,
     /// One entry per finished scenario.
     pub results: Mutex<Vec<ScenarioResult>>,
     /// Each scenario's steps, as cucumber ran them.
@@ -41,39 +75,78 @@ pub struct RunContext {
 }
 
 impl RunContext {
-    /// A run that will start its browser with `config`.
-    pub fn new(config: BrowserConfig, report_dir: PathBuf, mode: RunMode) -> Arc<Self> {
+    /// A run that will spread its scenarios over `sessions` browser sessions (at least one),
+    /// each started with `config`.
+    pub fn new(config: BrowserConfig, sessions: usize, report_dir: PathBuf, mode: RunMode) -> Arc<Self> {
         Arc::new(Self {
             mode,
-            browser: OnceCell::new(),
+            pool: OnceCell::new(),
+            sessions: sessions.max(1),
             config,
             report_dir,
+            output: HeldOutput::default(),
             results: Mutex::default(),
             steps: StepLog::default(),
         })
     }
 
-    /// The run's browser, started on first use; a failed start fails every scenario alike.
-    pub async fn browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
-        self.browser
-            .get_or_init(|| async { BidiBrowser::launch(self.config.clone()).await.map(Arc::new).map_err(Arc::new) })
-            .await
-            .clone()
-            .map_err(SetupError::Browser)
+    /// Starts every session at once. If one fails, those that started are ended and the run has
+    /// no sessions: it could not start.
+    async fn start_pool(&self) -> Result<Arc<Pool>, Arc<LaunchError>> {
+        let launches = (0..self.sessions).map(|_| BidiBrowser::launch(self.config.clone()));
+        let (started, failed): (Vec<_>, Vec<_>) =
+            futures::future::join_all(launches).await.into_iter().partition(Result::is_ok);
+        let started: Vec<Arc<BidiBrowser>> = started.into_iter().filter_map(Result::ok).map(Arc::new).collect();
+        if let Some(e) = failed.into_iter().find_map(Result::err) {
+            futures::future::join_all(started.iter().map(|b| b.shutdown())).await;
+            self.output.drop_held();
+            return Err(Arc::new(e));
+        }
+        self.output.release();
+        Ok(Arc::new(Pool { loads: Mutex::new(vec![0; started.len()]), sessions: started }))
+    }
+
+    /// A session for one scenario: the least loaded live one (the first of equals). The first
+    /// call starts them all; a failed start fails every scenario alike. When every session has
+    /// disconnected, the scenario fails with "browser disconnected".
+    pub async fn lease(&self) -> Result<SessionLease, SetupError> {
+        let pool = self.pool.get_or_init(|| self.start_pool()).await.clone().map_err(SetupError::Browser)?;
+        let index = {
+            // Choosing and counting under one lock keeps concurrent hooks from piling onto one.
+            let mut loads = pool.loads.lock().unwrap_or_else(PoisonError::into_inner);
+            let index = (0..pool.sessions.len())
+                .filter(|&i| !pool.sessions[i].is_disconnected())
+                .min_by_key(|&i| loads[i])
+                .ok_or(SetupError::Disconnected)?;
+            loads[index] += 1;
+            index
+        };
+        Ok(SessionLease { pool, index })
     }
 
     pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
         self.config.browser
     }
 
-    /// The browser, if it was started.
-    pub fn started_browser(&self) -> Option<Arc<BidiBrowser>> {
-        self.browser.get().and_then(|b| b.as_ref().ok()).cloned()
+    /// How many sessions the run spreads its scenarios over.
+    pub fn session_count(&self) -> usize {
+        self.sessions
     }
 
-    /// Why the browser did not start, if a scenario tried and it failed.
+    /// The sessions, if they were started.
+    pub fn started_browsers(&self) -> Vec<Arc<BidiBrowser>> {
+        self.pool.get().and_then(|p| p.as_ref().ok()).map(|p| p.sessions.clone()).unwrap_or_default()
+    }
+
+    /// Ends every session the run started, all at once.
+    pub async fn shutdown(&self) {
+        let browsers = self.started_browsers();
+        futures::future::join_all(browsers.iter().map(|b| b.shutdown())).await;
+    }
+
+    /// Why the sessions did not start, if a scenario tried and it failed.
     pub fn launch_error(&self) -> Option<Arc<LaunchError>> {
-        self.browser.get().and_then(|b| b.as_ref().err()).cloned()
+        self.pool.get().and_then(|p| p.as_ref().err()).cloned()
     }
 
     /// Every finished scenario, with its steps.
@@ -89,5 +162,59 @@ impl RunContext {
 
     pub fn record(&self, result: ScenarioResult) {
         self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(result);
+    }
+}
+
+/// The terminal writer's output, held until the run's sessions have started: a run that could
+/// not start says so in one line, not in a failure per scenario. A run that starts no session
+/// (nothing matched) has its output released at the end.
+#[derive(Clone, Debug, Default)]
+pub struct HeldOutput(Arc<Mutex<Held>>);
+
+#[derive(Debug)]
+enum Held {
+    Buffer(Vec<u8>),
+    Released,
+    Dropped,
+}
+
+impl Default for Held {
+    fn default() -> Self {
+        Self::Buffer(Vec::new())
+    }
+}
+
+impl HeldOutput {
+    /// Writes what was held to stdout, and everything after it as it comes.
+    pub fn release(&self) {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Held::Buffer(bytes) = std::mem::replace(&mut *held, Held::Released) {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(&bytes).and_then(|()| out.flush());
+        }
+    }
+
+    /// Forgets what was held, and everything after it (the run could not start).
+    fn drop_held(&self) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Held::Dropped;
+    }
+}
+
+impl std::io::Write for HeldOutput {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match &mut *held {
+            Held::Buffer(buffer) => buffer.extend_from_slice(bytes),
+            Held::Released => std::io::stdout().write_all(bytes)?,
+            Held::Dropped => {}
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
+            Held::Released => std::io::stdout().flush(),
+            Held::Buffer(_) | Held::Dropped => Ok(()),
+        }
     }
 }

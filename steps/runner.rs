@@ -1,5 +1,6 @@
-//! Runs feature files on a real browser: one browser per run (started by the first scenario's
-//! hook), each scenario on its own tabs and fixture site, nothing skipped counted as a pass,
+//! Runs feature files on a real browser: `--sessions N` browser sessions per run (all started by
+//! the first scenario's hook), each scenario on its own tabs (a user context of the least loaded
+//! session) and fixture site, nothing skipped counted as a pass,
 //! reports (HTML, JUnit XML, Cucumber JSON) and failure artifacts under the report folder, and a
 //! non-zero exit on any failure.
 
@@ -64,6 +65,10 @@ pub struct RunOptions {
     /// Stop after the first failed scenario; the rest do not run.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Spread the scenarios over this many browser sessions (here or on a Selenium Grid), each
+    /// scenario still in a user context of its own (at least 1).
+    #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<usize>)]
+    pub sessions: usize,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
@@ -255,14 +260,14 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         writer: Default::default(),
         custom: cli::Empty,
     };
-    let run = RunContext::new(browser_config(&options.browser), report_dir, mode);
+    let run = RunContext::new(browser_config(&options.browser), options.sessions, report_dir, mode);
     let writer = NavWorld::cucumber::<PathBuf>()
         .with_parser(StarBinding::default())
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)
         .before(before_hook(Arc::clone(&run)))
         .after(after_hook(Arc::clone(&run)))
         .with_writer(
-            writer::Basic::raw(std::io::stdout(), writer::Coloring::Auto, 0)
+            writer::Basic::raw(run.output.clone(), writer::Coloring::Auto, 0)
                 .summarized()
                 .tee::<NavWorld, _>(
                     StepLogWriter::new(run.steps.clone()).discard_stats_writes().discard_arbitrary_writes(),
@@ -284,9 +289,12 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     tokio::select! {
         writer = writer => {
             if let Some(e) = run.launch_error() {
-                // Every scenario failed alike on it: the run did not start, and measured nothing.
+                // Every scenario failed alike on it (its output was dropped): the run did not
+                // start, and measured nothing.
                 return RunOutcome::NotStarted(StartError::Browser(e));
             }
+            // A run that started no session (nothing matched) held its output until now.
+            run.output.release();
             let results = run.finished();
             let verdict = finish(&run, &writer, &results).await;
             RunOutcome::Ran(Ran { verdict, results, parse_errors: writer.parsing_errors() })
@@ -294,9 +302,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
             eprintln!("navguard: interrupted; closing the browser");
-            if let Some(browser) = run.started_browser() {
-                browser.shutdown().await;
-            }
+            run.shutdown().await;
             RunOutcome::Interrupted
         }
     }
@@ -357,13 +363,18 @@ async fn finish(
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
     }
     let parse_errors = writer.parsing_errors();
-    if let Some(browser) = run.started_browser() {
-        println!("browser start: {} ms", browser.start_time().as_millis());
+    let browsers = run.started_browsers();
+    if let Some(browser) = browsers.first() {
+        let starts: Vec<String> = browsers.iter().map(|b| b.start_time().as_millis().to_string()).collect();
+        match run.session_count() {
+            1 => println!("browser start: {} ms", starts.join(", ")),
+            n => println!("browser start: {} ms ({n} sessions)", starts.join(", ")),
+        }
         if !browser.unsupported_events().is_empty() {
             println!("the browser does not send: {}", browser.unsupported_events().join(", "));
         }
-        browser.shutdown().await;
     }
+    run.shutdown().await;
     let html = run.report_dir.join("report.html");
     let title = format!("navguard report ({})", run.browser_kind());
     if let Err(e) = std::fs::write(&html, report::render(results, &metrics, &run.report_dir, &title)) {

@@ -3,7 +3,7 @@
 
 use crate::error::{SetupError, StepError, StepResult};
 use crate::fixtures::FixtureSite;
-use crate::run_context::RunContext;
+use crate::run_context::{RunContext, SessionLease};
 use navguard::adapter::{BidiBrowser, BidiPort};
 use navguard::browser::{BrowserPort, NavEvent, TabId};
 use std::sync::Arc;
@@ -17,6 +17,9 @@ pub const EVENT_DEADLINE: Duration = Duration::from_secs(15);
 #[derive(Debug)]
 pub struct ScenarioEnv {
     pub browser: Arc<BidiBrowser>,
+    /// The scenario's hold on its session of the run's pool (`--sessions`); given back with
+    /// the env.
+    pub session: SessionLease,
     /// The scenario's tabs, as everything but the teardown sees them.
     pub port: Arc<dyn BrowserPort>,
     /// The same tabs as the adapter made them: the teardown hands them back to the browser.
@@ -48,11 +51,13 @@ impl NavWorld {
     pub async fn setup(&mut self, run: Arc<RunContext>) -> Result<(), SetupError> {
         self.run = Some(Arc::clone(&run));
         self.agent.force_guards_off = run.mode.guards_off;
-        let browser = run.browser().await?;
+        let session = run.lease().await?;
+        let browser = Arc::clone(session.browser());
         let port = browser.open_port().await.map_err(SetupError::Tabs)?;
         let site = FixtureSite::start().await.map_err(SetupError::Site)?;
         let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
-        self.env = Some(ScenarioEnv { browser, port: shared, user_context: port, site, started: Instant::now() });
+        let started = Instant::now();
+        self.env = Some(ScenarioEnv { browser, session, port: shared, user_context: port, site, started });
         Ok(())
     }
 

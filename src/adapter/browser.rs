@@ -5,16 +5,25 @@ use super::kind::BrowserKind;
 use super::launch::Driver;
 use super::port::BidiPort;
 use super::router::Router;
-use super::session::open;
+use super::session::{SessionProbe, WebDriverSession, open};
 use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
-use crate::bidi::BidiClient;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
 use crate::bidi::modules::browsing_context::EventMethod;
+use crate::bidi::{BidiClient, BidiError, SocketClosed};
 use crate::browser::BrowserError;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
+use tokio_util::sync::CancellationToken;
+
+/// How often a session on a remote end is asked whether it is alive. A Selenium Grid keeps the
+/// socket of a node that died open, so nothing else would ever say "disconnected".
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+/// How long one question of the heartbeat may take, over BiDi and then over WebDriver HTTP: a
+/// session is given up only when neither answers in time (or HTTP says it is gone). Short
+/// enough that a lost session is known before a browser call's own deadline (10 s) runs out.
+const HEARTBEAT_DEADLINE: Duration = Duration::from_secs(4);
 
 /// How to get a browser.
 #[derive(Clone, Debug)]
@@ -54,12 +63,14 @@ impl Default for BrowserConfig {
 pub struct BidiBrowser {
     client: BidiClient,
     router: Router,
-    webdriver: tokio::sync::Mutex<Option<fantoccini::Client>>,
+    webdriver: tokio::sync::Mutex<Option<WebDriverSession>>,
     driver: Mutex<Option<Driver>>,
     _profile: Option<TempDir>,
     config: BrowserConfig,
     start_time: Duration,
     unsupported_events: Vec<String>,
+    /// Stops the heartbeat of a session on a remote end (at shutdown, or with the browser).
+    heartbeat: Option<CancellationToken>,
 }
 
 impl std::fmt::Debug for BidiBrowser {
@@ -77,40 +88,62 @@ pub fn check_local_binaries(browser: BrowserKind) -> Result<(), LaunchError> {
 
 impl BidiBrowser {
     /// Starts the browser's driver (unless `config.webdriver_url` names a remote end), opens a session
-    /// with BiDi and subscribes to the navigation events.
+    /// with BiDi and subscribes to the navigation events. A remote end is checked first (it
+    /// answers; a Selenium Grid has a node for the browser). A session opened but not usable
+    /// (no BiDi, no connection) is ended before the error is returned.
     pub async fn launch(config: BrowserConfig) -> Result<Self, LaunchError> {
         let started = Instant::now();
-        let profile = tempfile::tempdir().map_err(|e| LaunchError::DriverStart {
-            name: config.browser.name().into(),
-            source: DriverStartError::Profile(e),
-        })?;
-        let (driver, url, binary) = match &config.webdriver_url {
-            Some(url) => (None, url.clone(), None),
+        let (driver, url, binary, profile) = match &config.webdriver_url {
+            Some(url) => {
+                super::remote::check(url, config.browser.capability_name(), config.start_timeout).await?;
+                (None, url.clone(), None, None)
+            }
             None => {
                 let kind = config.browser;
+                let profile = tempfile::tempdir().map_err(|e| LaunchError::DriverStart {
+                    name: kind.name().into(),
+                    source: DriverStartError::Profile(e),
+                })?;
                 let driver =
                     Driver::start(&kind.driver()?, kind.driver_args(), kind.ready_line(), config.start_timeout).await?;
                 let url = driver.url().to_owned();
-                (Some(driver), url, Some(kind.binary()?))
+                (Some(driver), url, Some(kind.binary()?), Some(profile))
             }
         };
-        let caps = config.browser.capabilities(binary.as_deref(), profile.path(), config.headless);
-        let (webdriver, ws_url) = open(&url, caps, config.start_timeout).await?;
+        let profile_path = profile.as_ref().map(TempDir::path);
+        let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless);
+        let (session, ws_url) = open(&url, caps, config.start_timeout).await?;
         let router = Router::default();
-        let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-        // The network events feed the wait for network idle (its own log, per tab).
-        let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
-        let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
-        let unsupported_events = subscribe_known(&client, &events, config.call_timeout).await?;
+        let connected = async {
+            let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
+            // The network events feed the wait for network idle (its own log, per tab).
+            let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
+            let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
+            let unsupported = subscribe_known(&client, &events, config.call_timeout).await?;
+            Ok::<_, LaunchError>((client, unsupported))
+        };
+        let (client, unsupported_events) = match connected.await {
+            Ok(connected) => connected,
+            Err(e) => {
+                end_session(session, config.start_timeout).await;
+                return Err(e);
+            }
+        };
+        let heartbeat = config.webdriver_url.is_some().then(|| {
+            let stop = CancellationToken::new();
+            tokio::spawn(heartbeat(client.clone(), session.probe(), stop.clone()));
+            stop
+        });
         Ok(Self {
             client,
             router,
-            webdriver: tokio::sync::Mutex::new(Some(webdriver)),
+            webdriver: tokio::sync::Mutex::new(Some(session)),
             driver: Mutex::new(driver),
-            _profile: Some(profile),
+            _profile: profile,
             config,
             start_time: started.elapsed(),
             unsupported_events,
+            heartbeat,
         })
     }
 
@@ -160,14 +193,73 @@ impl BidiBrowser {
         removed.map(|_| ()).map_err(|e| general("browser.removeUserContext", e))
     }
 
-    /// Ends the session (the browser quits) and stops the driver.
+    /// Ends the session (the browser quits; ending one takes as long as starting one may, so
+    /// the start deadline) and stops the driver. A session the remote end did not end is logged.
     pub async fn shutdown(&self) {
-        if let Some(client) = self.webdriver.lock().await.take() {
-            let _ = tokio::time::timeout(self.config.call_timeout, client.close()).await;
+        if let Some(heartbeat) = &self.heartbeat {
+            heartbeat.cancel();
+        }
+        if let Some(session) = self.webdriver.lock().await.take() {
+            let url = session.url.clone();
+            match session.end(self.config.start_timeout).await {
+                Ok(()) => {}
+                // A lost session (its Grid node gone) cannot be ended there; the Grid forgets it.
+                Err(e) if self.is_disconnected() => tracing::debug!(url, error = %e, "a lost session was not ended"),
+                Err(e) => tracing::warn!(url, error = %e, "the WebDriver session was not ended"),
+            }
         }
         let driver = self.driver.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
         if let Some(driver) = driver {
             driver.stop().await;
+        }
+    }
+}
+
+impl Drop for BidiBrowser {
+    fn drop(&mut self) {
+        if let Some(heartbeat) = &self.heartbeat {
+            heartbeat.cancel();
+        }
+    }
+}
+
+/// Ends `session` within `deadline`, logging one that was not ended.
+async fn end_session(session: WebDriverSession, deadline: Duration) {
+    let url = session.url.clone();
+    if let Err(e) = session.end(deadline).await {
+        tracing::warn!(url, error = %e, "the WebDriver session was not ended");
+    }
+}
+
+/// Asks the session `session.status` every [`HEARTBEAT_EVERY`]. One left unanswered for
+/// [`HEARTBEAT_DEADLINE`] is checked over WebDriver HTTP; when that fails too, the connection is
+/// given up, so every wait on it ends with "browser disconnected" instead of running out its
+/// own deadline.
+async fn heartbeat(client: BidiClient, probe: SessionProbe, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let answer = tokio::select! {
+            () = stop.cancelled() => return,
+            answer = async {
+                tick.tick().await;
+                client.call("session.status", serde_json::json!({}), HEARTBEAT_DEADLINE).await
+            } => answer,
+        };
+        match answer {
+            Err(BidiError::Disconnected) => return,
+            Err(BidiError::Timeout { .. }) => {
+                let alive = tokio::select! {
+                    () = stop.cancelled() => return,
+                    alive = probe.answers(HEARTBEAT_DEADLINE) => alive,
+                };
+                if !alive {
+                    client.abandon(SocketClosed::Unresponsive(HEARTBEAT_DEADLINE));
+                    return;
+                }
+                tracing::debug!("the session's BiDi is slow, but it answers over WebDriver");
+            }
+            _ => {}
         }
     }
 }

@@ -60,6 +60,14 @@ impl BrowserKind {
         }
     }
 
+    /// The browser's `browserName` capability (what a Selenium Grid's node stereotypes name).
+    pub fn capability_name(self) -> &'static str {
+        match self {
+            Self::Chromium => "chrome",
+            Self::Firefox => "firefox",
+        }
+    }
+
     fn install_hint(self) -> String {
         match self {
             Self::Chromium => {
@@ -112,16 +120,17 @@ impl BrowserKind {
     }
 
     /// The session's capabilities: BiDi on, the browser's binary if known, headless unless
-    /// asked otherwise. Chromium gets a fresh profile in `profile`; geckodriver makes its own.
-    pub fn capabilities(self, binary: Option<&Path>, profile: &Path, headless: bool) -> Capabilities {
+    /// asked otherwise. Chromium gets a fresh profile in `profile` when given (a remote end makes
+    /// its own, on its machine); geckodriver always makes its own.
+    pub fn capabilities(self, binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Capabilities {
         let caps = match self {
             Self::Chromium => json!({
-                "browserName": "chrome",
+                "browserName": self.capability_name(),
                 "webSocketUrl": true,
                 "goog:chromeOptions": chromium_options(binary, profile, headless),
             }),
             Self::Firefox => json!({
-                "browserName": "firefox",
+                "browserName": self.capability_name(),
                 "webSocketUrl": true,
                 "moz:firefoxOptions": firefox_options(binary, headless),
             }),
@@ -133,10 +142,12 @@ impl BrowserKind {
     }
 }
 
-fn chromium_options(binary: Option<&Path>, profile: &Path, headless: bool) -> Value {
+fn chromium_options(binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Value {
     let mut args: Vec<String> =
         CHROMIUM_ARGS.iter().filter(|a| headless || !a.starts_with("--headless")).map(|a| (*a).to_owned()).collect();
-    args.push(format!("--user-data-dir={}", profile.display()));
+    if let Some(profile) = profile {
+        args.push(format!("--user-data-dir={}", profile.display()));
+    }
     let mut options = json!({ "args": args });
     if let Some(binary) = binary {
         options["binary"] = json!(binary.display().to_string());
@@ -168,12 +179,16 @@ mod tests {
 
     #[test]
     fn both_browsers_ask_for_bidi_and_headless_is_optional() {
-        let profile = Path::new("/tmp/p");
+        let profile = Some(Path::new("/tmp/p"));
         for kind in BrowserKind::ALL {
             let caps = Value::Object(kind.capabilities(None, profile, true));
             assert_eq!(caps["webSocketUrl"], json!(true), "{kind}");
+            assert_eq!(caps["browserName"], json!(kind.capability_name()), "{kind}");
             let headful = Value::Object(kind.capabilities(None, profile, false)).to_string();
             assert!(!headful.contains("headless"), "{kind}: {headful}");
+            // A remote end's machine makes its own profile: no path of this one is sent.
+            let remote = Value::Object(kind.capabilities(None, None, true)).to_string();
+            assert!(!remote.contains("/tmp/p") && !remote.contains("user-data-dir"), "{kind}: {remote}");
         }
     }
 }

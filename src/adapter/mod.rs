@@ -8,15 +8,17 @@
 mod browser;
 mod create;
 mod error;
+mod http;
 mod kind;
 mod launch;
 mod port;
+mod remote;
 mod router;
 mod session;
 mod subscribe;
 
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
-pub use error::{DriverStartError, LaunchError};
+pub use error::{DriverStartError, LaunchError, NoBidi, RemoteProblem};
 pub use kind::{BrowserKind, CHROMIUM_ARGS, UnknownBrowser};
 pub use launch::{Driver, find_binary};
 pub use port::BidiPort;

@@ -34,6 +34,10 @@ struct Shared {
     /// `None` once the socket has closed: new calls fail at once.
     pending: Mutex<Option<Pending>>,
     outbox: mpsc::UnboundedSender<String>,
+    /// Cancelled to give the connection up from our side ([`BidiClient::abandon`]).
+    abandoned: tokio_util::sync::CancellationToken,
+    /// Why it was given up.
+    abandon_reason: Mutex<Option<SocketClosed>>,
 }
 
 /// A BiDi connection. Clones share it.
@@ -66,7 +70,13 @@ impl BidiClient {
     {
         let (write, read) = ws.split();
         let (outbox, inbox) = mpsc::unbounded_channel();
-        let shared = Arc::new(Shared { next_id: AtomicU64::new(1), pending: Mutex::new(Some(HashMap::new())), outbox });
+        let shared = Arc::new(Shared {
+            next_id: AtomicU64::new(1),
+            pending: Mutex::new(Some(HashMap::new())),
+            outbox,
+            abandoned: tokio_util::sync::CancellationToken::new(),
+            abandon_reason: Mutex::new(None),
+        });
         tokio::spawn(write_loop(write, inbox));
         tokio::spawn(read_loop(read, Arc::clone(&shared), sink));
         Self { shared }
@@ -96,6 +106,14 @@ impl BidiClient {
             Ok(Ok(Reply::Success(result))) => Ok(result),
             Ok(Ok(Reply::Error(error))) => Err(BidiError::Remote { method, error }),
         }
+    }
+
+    /// Gives the connection up as if the socket had closed for `reason`: every pending and later
+    /// call fails with `Disconnected` and the sink hears `on_close`. For a remote end that stopped
+    /// answering without closing the socket.
+    pub fn abandon(&self, reason: SocketClosed) {
+        self.shared.abandon_reason.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get_or_insert(reason);
+        self.shared.abandoned.cancel();
     }
 
     pub fn is_closed(&self) -> bool {
@@ -144,7 +162,14 @@ where
     R: futures::Stream<Item = Result<Message, tungstenite::Error>> + Unpin,
 {
     let reason = loop {
-        match read.next().await {
+        let next = tokio::select! {
+            next = read.next() => next,
+            () = shared.abandoned.cancelled() => {
+                let reason = shared.abandon_reason.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+                break reason.unwrap_or(SocketClosed::Ended);
+            }
+        };
+        match next {
             None => break SocketClosed::Ended,
             Some(Err(e)) => break SocketClosed::Failed(Box::new(e)),
             Some(Ok(Message::Close(_))) => break SocketClosed::ByRemote,
@@ -201,8 +226,12 @@ mod tests {
         fn on_event(&mut self, method: &str, _params: Value) {
             self.0.lock().unwrap().push(method.to_owned());
         }
-        fn on_close(&mut self, _reason: &SocketClosed) {
-            self.0.lock().unwrap().push("<closed>".to_owned());
+        fn on_close(&mut self, reason: &SocketClosed) {
+            let mark = match reason {
+                SocketClosed::Unresponsive(_) => "<closed: unresponsive>",
+                _ => "<closed>",
+            };
+            self.0.lock().unwrap().push(mark.to_owned());
         }
     }
 
@@ -250,6 +279,22 @@ mod tests {
         assert!(call.await.unwrap().unwrap_err().is_disconnected());
         assert!(client.call("a.after", json!({}), LONG).await.unwrap_err().is_disconnected());
         assert_eq!(sink.0.lock().unwrap().last().unwrap(), "<closed>");
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_connection_fails_its_calls_at_once_though_the_socket_stays_open() {
+        let sink = Recorder::default();
+        let (client, mut peer) = pair(sink.clone()).await;
+        let c = client.clone();
+        let call = tokio::spawn(async move { c.call("a.hang", json!({}), LONG).await });
+        next_command(&mut peer).await;
+        client.abandon(SocketClosed::Unresponsive(Duration::from_secs(5)));
+        let failed = tokio::time::timeout(Duration::from_secs(5), call).await.expect("failed at once");
+        assert!(failed.unwrap().unwrap_err().is_disconnected());
+        assert!(client.is_closed());
+        assert!(client.call("a.after", json!({}), LONG).await.unwrap_err().is_disconnected());
+        assert_eq!(*sink.0.lock().unwrap(), vec!["<closed: unresponsive>"]);
+        drop(peer);
     }
 
     #[tokio::test]

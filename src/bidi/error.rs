@@ -60,6 +60,10 @@ pub enum SocketClosed {
     Failed(#[source] Box<tungstenite::Error>),
     #[error("the remote end closed the socket")]
     ByRemote,
+    /// We gave it up: the remote end stopped answering (a Selenium Grid keeps a lost node's
+    /// socket open).
+    #[error("no answer for {} ms: the remote end is gone", .0.as_millis())]
+    Unresponsive(std::time::Duration),
 }
 
 /// What can go wrong with a BiDi command.

@@ -321,22 +321,32 @@ fn a_gate_whose_run_could_not_start_exits_2_and_measures_nothing() {
 }
 
 #[test]
-fn a_browser_that_cannot_be_reached_is_a_run_that_could_not_start() {
+fn a_browser_that_cannot_be_reached_is_one_line_naming_it_and_what_to_do_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let path = feature(dir.path(), "a.feature", PASSING);
     let report = dir.path().join("report");
-    // Port 9 (discard) has no WebDriver server: the connection is refused at once.
+    // A port nothing listens on: the connection is refused at once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let started = std::time::Instant::now();
     let out = navguard(
-        &["run", &path, "--webdriver-url", "http://127.0.0.1:9", "--report-dir", report.to_str().unwrap()],
+        &["run", &path, "--webdriver-url", &url, "--sessions", "2", "--report-dir", report.to_str().unwrap()],
         None,
     );
     let text = text(&out);
     assert_eq!(out.status.code(), Some(2), "{text}");
+    // One line, and nothing on stdout: no failure per scenario, no rates.
+    assert!(out.stdout.is_empty(), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        text.contains("navguard: cannot start the browser: cannot open a WebDriver session at http://127.0.0.1:9"),
-        "{text}"
+        stderr.starts_with(&format!(
+            "navguard: cannot start the browser: cannot reach the WebDriver remote end at {url} ("
+        )),
+        "{stderr}"
     );
-    assert!(!text.contains("pass ") && !text.contains("features: "), "{text}");
+    assert!(stderr.contains("start the Selenium Grid (or driver) there"), "{stderr}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
 }
 
 #[test]
@@ -359,6 +369,7 @@ fn bad_arguments_exit_2_before_anything_runs() {
         vec!["repro", "features/agent/coverage_matrix.feature:170", "--repeat", "0"],
         vec!["gate", path.as_str(), "--shard", "3/2"],
         vec!["run", path.as_str(), "--concurrency", "0"],
+        vec!["run", path.as_str(), "--sessions", "0"],
         vec!["run", path.as_str(), "--tags", "@a and"],
         vec!["run", path.as_str(), "--retry", "2"],
     ] {
@@ -373,7 +384,15 @@ fn run_help_shows_the_runner_s_options_with_their_true_defaults() {
     let out = navguard(&["run", "--help"], None);
     let help = text(&out);
     assert_eq!(out.status.code(), Some(0), "{help}");
-    for option in ["--name <regex>", "--tags <tagexpr>", "--browser", "--webdriver-url", "--headful", "--fail-fast"] {
+    for option in [
+        "--name <regex>",
+        "--tags <tagexpr>",
+        "--browser",
+        "--webdriver-url",
+        "--headful",
+        "--fail-fast",
+        "--sessions <n>",
+    ] {
         assert!(help.contains(option), "{option} missing:\n{help}");
     }
     assert!(help.contains("--concurrency <n>") && help.contains("[default: 4]"), "{help}");
