@@ -147,7 +147,58 @@ impl std::error::Error for ToolError {
     }
 }
 
+crate::closed_set! {
+    /// What kind of failure a call had, for those who report it in their own words (the
+    /// executor's observation codes): typed, so nobody reads it off the message.
+    pub enum FailureKind("failure kind") {
+        /// The call's arguments were at fault (an unknown tool, a missing or bad argument).
+        BadInput = "bad-input",
+        /// The target did not appear.
+        NotFound = "not-found",
+        /// The ref's document or element is gone.
+        StaleRef = "stale-ref",
+        Timeout = "timeout",
+        /// A URL the agent must not open.
+        Restricted = "restricted",
+        /// The action ran and the expectation did not hold.
+        FailedVerification = "failed-verification",
+        /// `done` was refused.
+        Refused = "refused",
+        /// A navigation failed or did not commit on its origin.
+        NavigationFailed = "navigation-failed",
+        /// The browser failed the call otherwise.
+        Browser = "browser",
+    }
+}
+
 impl ToolError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> FailureKind {
+        let Self::Call { kind, .. } = self else { return FailureKind::BadInput };
+        match kind {
+            ToolFailure::TargetNotFound { .. } => FailureKind::NotFound,
+            ToolFailure::TimedOut { .. } | ToolFailure::WaitTimedOut { .. } | ToolFailure::NetworkBusy { .. } => {
+                FailureKind::Timeout
+            }
+            ToolFailure::Restricted { .. } => FailureKind::Restricted,
+            ToolFailure::FailedVerification { .. } => FailureKind::FailedVerification,
+            ToolFailure::DoneRefused { .. } => FailureKind::Refused,
+            ToolFailure::NotCommitted { .. } => FailureKind::NavigationFailed,
+            ToolFailure::Browser(e) => match e {
+                BrowserError::NoSuchElement { .. } => FailureKind::NotFound,
+                BrowserError::StaleRef { .. } => FailureKind::StaleRef,
+                BrowserError::Timeout { .. } => FailureKind::Timeout,
+                BrowserError::NavigationFailed { .. } => FailureKind::NavigationFailed,
+                BrowserError::InvalidArgument(_)
+                | BrowserError::UnknownKey(_)
+                | BrowserError::InvalidUrl { .. }
+                | BrowserError::InvalidSelector { .. } => FailureKind::BadInput,
+                _ => FailureKind::Browser,
+            },
+            _ => FailureKind::BadInput,
+        }
+    }
+
     /// The tool the call named, if it exists.
     pub fn tool(&self) -> Option<ToolName> {
         match self {

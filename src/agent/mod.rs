@@ -37,7 +37,7 @@ pub use action_settle::{ActionSettleEnd, QuietWindow, settle_action};
 pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints, changes};
 pub use config::{AgentConfig, InFlightTrigger};
 pub use control::{ControlState, Pause, PauseReason, TaskControl};
-pub use error::{Refusal, ToolError, ToolFailure};
+pub use error::{FailureKind, Refusal, ToolError, ToolFailure};
 pub use execute::{ToolContext, ToolRun};
 pub use guard::{GuardResult, in_flight, loop_top_guard};
 pub use network_idle::{IdleOutcome, IdleState, IdleTracker, REQUEST_CAP, wait_for_network_idle};

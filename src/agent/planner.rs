@@ -29,6 +29,9 @@ pub struct CallResult {
     /// The tool as the model named it.
     pub tool: String,
     pub result: ToolReply,
+    /// A failed call's kind (the words are in `result`).
+    #[serde(skip)]
+    pub failure: Option<super::error::FailureKind>,
 }
 
 /// What a tool call answered the model. Words on both sides: the model reads text, and the

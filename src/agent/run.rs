@@ -401,7 +401,7 @@ impl<'a> Agent<'a> {
                         ToolReply::Failed(format!("{}: not run: the task paused to ask the user", skipped.name));
                     let (tool, args) = (skipped.name.clone(), skipped.args);
                     task.trace.record(round, TraceEvent::ToolCall { tool, args, result: result.clone(), guard: None });
-                    results.push(CallResult { tool: skipped.name, result });
+                    results.push(CallResult { tool: skipped.name, result, failure: None });
                 }
                 return RoundEnd::Next(results, warnings, ask);
             }
@@ -624,16 +624,18 @@ fn record_call(
     for text in run.notes {
         task.trace.record(round, TraceEvent::Note { text });
     }
-    let (result, disconnected) = match run.result {
+    let (result, failure) = match run.result {
         Ok(text) => (ToolReply::Ok(text), None),
-        Err(e) => (ToolReply::Failed(e.to_string()), disconnected_stop(e)),
+        Err(e) => (ToolReply::Failed(e.to_string()), Some(e)),
     };
+    let kind = failure.as_ref().map(ToolError::kind);
+    let disconnected = failure.and_then(disconnected_stop);
     let guard = run.guard.map(|g| (g.outcome, g.waited.as_millis() as u64));
     task.trace.record(
         round,
         TraceEvent::ToolCall { tool: call.name.clone(), args: call.args.clone(), result: result.clone(), guard },
     );
-    results.push(CallResult { tool: call.name.clone(), result });
+    results.push(CallResult { tool: call.name.clone(), result, failure: kind });
     if let Some(summary) = run.done {
         return Some(StopReason::Done { summary });
     }
