@@ -30,11 +30,37 @@ fn is_executable(path: &Path) -> bool {
     path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// A running WebDriver server; killed when dropped.
+/// A running WebDriver server; killed when dropped, and by its guardian when this process dies
+/// any other way.
 #[derive(Debug)]
 pub struct Driver {
     child: Child,
     url: String,
+    guardian: Option<std::process::Child>,
+}
+
+/// The guardian's script: it blocks reading a pipe whose other end only this process holds; the
+/// kernel closes that end when this process dies, however it dies (SIGKILL included), and the
+/// guardian then kills the driver's process group (`$0`): the driver and its browser. A
+/// parent-death signal (`prctl`) would need unsafe code and follows the spawning thread, not the
+/// process; a pipe follows the process. (`kill -s KILL --`: the form dash, Debian's sh, takes.)
+const GUARDIAN: &str = "while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null";
+
+/// Starts the guardian of process group `group`; `None` (and a warning) if `sh` cannot start.
+fn guard_group(group: u32) -> Option<std::process::Child> {
+    let started = std::process::Command::new("sh")
+        .args(["-c", GUARDIAN, &group.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    match started {
+        Ok(child) => Some(child),
+        Err(e) => {
+            tracing::warn!("no guardian for the browser (sh: {e}): it may outlive a killed navguard");
+            None
+        }
+    }
 }
 
 impl Driver {
@@ -57,12 +83,13 @@ impl Driver {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| start_error(binary, DriverStartError::Io(e)))?;
+        let guardian = child.id().and_then(guard_group);
         let stdout = child.stdout.take().ok_or_else(|| start_error(binary, DriverStartError::NoStdout))?;
         tokio::time::timeout(deadline, wait_until_listening(stdout, ready_line))
             .await
             .map_err(|_| start_error(binary, DriverStartError::NotListening(deadline)))?
             .map_err(|e| start_error(binary, e))?;
-        Ok(Self { child, url: format!("http://127.0.0.1:{port}") })
+        Ok(Self { child, url: format!("http://127.0.0.1:{port}"), guardian })
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -94,6 +121,11 @@ impl Driver {
 impl Drop for Driver {
     fn drop(&mut self) {
         self.kill_group();
+        // Its work is done; reaped here so it leaves no zombie behind.
+        if let Some(mut guardian) = self.guardian.take() {
+            let _ = guardian.kill();
+            let _ = guardian.wait();
+        }
     }
 }
 
