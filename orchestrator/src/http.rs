@@ -140,10 +140,13 @@ async fn start(State(state): State<Arc<AppState>>, Body(body): Body<StartBody>) 
 struct NextBody {
     #[serde(default)]
     task_id: Option<String>,
+    /// Without a taskId: tasks to pass over (an executor's tasks that already have a runner).
+    #[serde(default)]
+    except_tasks: Vec<String>,
 }
 
 async fn next(State(state): State<Arc<AppState>>, Body(body): Body<NextBody>) -> Result<Json<Value>, ApiError> {
-    let (action, status) = state.service.next(body.task_id.as_deref())?;
+    let (action, status) = state.service.next_except(body.task_id.as_deref(), &body.except_tasks)?;
     Ok(Json(json!({ "action": action, "status": status.map(TaskStatus::name) })))
 }
 

@@ -52,6 +52,20 @@ navguard::closed_set! {
         NavigationInProgress = "NAVIGATION_IN_PROGRESS",
         Timeout = "TIMEOUT",
         ConfirmationRequired = "CONFIRMATION_REQUIRED",
+        // The executor's own, beyond the contract's list (it allows others):
+        /// The executor died while the action ran; restarted, it does not run it again.
+        Interrupted = "INTERRUPTED",
+        /// The action names no tool, or its arguments are wrong.
+        BadAction = "BAD_ACTION",
+        /// `{secret:NAME}` names no secret in `--secrets`.
+        UnknownSecret = "UNKNOWN_SECRET",
+        /// The action ran and its `expect` did not hold.
+        VerificationFailed = "VERIFICATION_FAILED",
+        NavigationFailed = "NAVIGATION_FAILED",
+        /// The page could not be observed after the action (it kept navigating, or its tab
+        /// went away).
+        PageNotObserved = "PAGE_NOT_OBSERVED",
+        BrowserError = "BROWSER_ERROR",
     }
 }
 
@@ -78,6 +92,10 @@ pub struct Action {
     pub risk: Risk,
     pub requires_confirmation: bool,
     pub confirmed: bool,
+    /// The task's `url` (a field the contract allows adding): the executor opens it before the
+    /// task's first action.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_url: Option<String>,
 }
 
 /// One error an executor reports.

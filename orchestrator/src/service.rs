@@ -147,11 +147,21 @@ impl Service {
     /// `next`: the task's action in flight (the same until reported), or its next one; `None`
     /// while it waits for a confirmation, or once it ended.
     pub fn next(&self, task_id: Option<&str>) -> Result<(Option<Action>, Option<TaskStatus>), ServiceError> {
+        self.next_except(task_id, &[])
+    }
+
+    /// `next`, passing over the tasks in `except` when no task is named (an executor asks for
+    /// new tasks while its runners poll their own).
+    pub fn next_except(
+        &self,
+        task_id: Option<&str>,
+        except: &[String],
+    ) -> Result<(Option<Action>, Option<TaskStatus>), ServiceError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
         let ids: Vec<String> = match task_id {
             Some(id) => vec![id.to_owned()],
-            None => live_tasks(&tx)?,
+            None => live_tasks(&tx)?.into_iter().filter(|id| !except.contains(id)).collect(),
         };
         let mut last = None;
         for id in ids {
@@ -212,6 +222,7 @@ impl Service {
                 json!({ "action": shown, "risk": action.risk.name() }),
             )?;
         }
+        action.task_url = task_url(tx, task_id)?;
         Ok((Some(action), status))
     }
 
@@ -412,8 +423,13 @@ fn insert_action(tx: &Transaction<'_>, task_id: &str, seq: usize, step: &PlanSte
     Ok(())
 }
 
-/// A plan step's `selector` / `ref` / `text` target, taken out of its args.
+/// A plan step's target, taken out of its args: `ref` or `selector`, or the contract's own form
+/// `"target": {"by": "selector"|"text"|"role"|"ref", "value": …}`.
 fn take_target(args: &mut Map<String, Value>) -> Option<Target> {
+    if let Some(target) = args.get("target").and_then(|t| serde_json::from_value::<Target>(t.clone()).ok()) {
+        args.remove("target");
+        return Some(target);
+    }
     for by in ["ref", "selector"] {
         if let Some(Value::String(value)) = args.remove(by) {
             return Some(Target { by: by.to_owned(), value });
@@ -430,6 +446,12 @@ fn task_status(conn: &Connection, task_id: &str) -> Result<TaskStatus, ServiceEr
     let status: Option<String> =
         conn.query_row("SELECT status FROM tasks WHERE task_id = ?1", [task_id], |r| r.get(0)).optional()?;
     status.map(|s| parse_status(&s)).ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))
+}
+
+fn task_url(conn: &Connection, task_id: &str) -> Result<Option<String>, ServiceError> {
+    let url: Option<Option<String>> =
+        conn.query_row("SELECT url FROM tasks WHERE task_id = ?1", [task_id], |r| r.get(0)).optional()?;
+    Ok(url.flatten())
 }
 
 fn set_status(conn: &Connection, task_id: &str, status: TaskStatus) -> Result<(), ServiceError> {
@@ -473,6 +495,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
             risk: risk.parse().unwrap_or(Risk::High),
             requires_confirmation: r.get(6)?,
             confirmed: r.get(7)?,
+            task_url: None,
         },
         state: state.parse().unwrap_or(ActionState::Denied),
     })
