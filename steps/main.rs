@@ -98,6 +98,25 @@ enum Command {
         #[arg(long, value_name = "addr", default_value = "127.0.0.1:0")]
         addr: std::net::SocketAddr,
     },
+    /// The executor (seed 002), beside its browser: launches the browser, asks the orchestrator
+    /// at --server for actions, runs each task on its own tabs through the agent core's tools
+    /// and guards, and reports what it saw with before/after screenshots. A journal under
+    /// --data-dir keeps it from running an action twice across restarts; `{secret:NAME}` in an
+    /// action is typed from --secrets (a dotenv file) and never reported. The secret comes from
+    /// NAVGUARD_SECRET. Its first line: `navguard executor: <browser> ready; polling <server>`.
+    Executor {
+        /// The orchestrator's URL (loopback), as `navguard serve` printed it.
+        #[arg(long, value_name = "url")]
+        server: String,
+        /// Where the journal lives.
+        #[arg(long, value_name = "dir", default_value = "navguard-executor")]
+        data_dir: PathBuf,
+        /// A dotenv file of the values `{secret:NAME}` stands for.
+        #[arg(long, value_name = "file")]
+        secrets: Option<PathBuf>,
+        #[command(flatten)]
+        browser: BrowserOptions,
+    },
     /// Check feature files without a browser: every feature parses (as the official Gherkin
     /// parser reads it), every step is defined exactly once, and, with a contracts file, every
     /// contract has a scenario and every scenario proves a known contract.
@@ -159,6 +178,25 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("navguard serve: {e}");
+                    ExitCode::from(if e.is_usage() { 2 } else { 1 })
+                }
+            }
+        }
+        Command::Executor { server, data_dir, secrets, browser } => {
+            let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
+            let config = navguard_orchestrator::executor::ExecutorConfig {
+                server,
+                browser: browser.browser,
+                webdriver_url: browser.webdriver_url,
+                headless: !browser.headful,
+                data_dir,
+                secrets,
+                secret,
+            };
+            match runtime.block_on(navguard_orchestrator::executor::run(config)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("navguard executor: {e}");
                     ExitCode::from(if e.is_usage() { 2 } else { 1 })
                 }
             }

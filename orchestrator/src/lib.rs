@@ -5,6 +5,7 @@
 //! answers. The wire contract is `shared/design/orchestrator-api.md`; every name in it is kept.
 
 pub mod audit;
+pub mod executor;
 pub mod http;
 pub mod model;
 pub mod redact;

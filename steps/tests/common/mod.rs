@@ -1,0 +1,100 @@
+//! What the tests of `navguard serve` and `navguard executor` share: the real binary started on
+//! loopback, and a real HTTP client (ureq) that speaks the wire contract.
+#![allow(dead_code)] // each test binary uses its own part
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub const SECRET: &str = "a-secret-of-32-characters-length";
+pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// A running `navguard serve`.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    pub fn start(dir: &Path) -> Self {
+        Self::start_at(dir, "127.0.0.1:0")
+    }
+
+    /// On `addr` (a restart takes the port it had).
+    pub fn start_at(dir: &Path, addr: &str) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_navguard"))
+            .args(["serve", "--data-dir", &dir.display().to_string(), "--addr", addr])
+            .env("NAVGUARD_SECRET", SECRET)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("navguard serve starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(DEADLINE).expect("the first line within the deadline");
+        let base = line
+            .trim()
+            .strip_prefix("navguard serve: listening on ")
+            .unwrap_or_else(|| panic!("the contract's first line, got {line:?}"))
+            .to_owned();
+        assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+        Self { child, base }
+    }
+
+    /// kill -9, and wait for it to be gone.
+    pub fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().expect("reaped");
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder().timeout_global(Some(DEADLINE)).http_status_as_error(false).build().into()
+}
+
+/// (status, body as JSON, or as a string when it is not JSON).
+pub fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
+    post_raw(server, path, &body.to_string(), Some(SECRET))
+}
+
+pub fn post_raw(server: &Server, path: &str, body: &str, secret: Option<&str>) -> (u16, Value) {
+    let mut request = agent().post(format!("{}{path}", server.base)).header("Content-Type", "application/json");
+    if let Some(secret) = secret {
+        request = request.header("Authorization", format!("Bearer {secret}"));
+    }
+    let mut response = request.send(body).expect("an answer");
+    let status = response.status().as_u16();
+    let text = response.body_mut().read_to_string().expect("a body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+pub fn get(server: &Server, path: &str) -> (u16, String) {
+    let mut response = agent()
+        .get(format!("{}{path}", server.base))
+        .header("Authorization", format!("Bearer {SECRET}"))
+        .call()
+        .expect("an answer");
+    (response.status().as_u16(), response.body_mut().read_to_string().expect("a body"))
+}
+
+pub fn status(server: &Server, task: &str) -> Value {
+    let (code, body) = get(server, &format!("/api/agent/status?taskId={task}"));
+    assert_eq!(code, 200, "{body}");
+    serde_json::from_str(&body).unwrap()
+}
+

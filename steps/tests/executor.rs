@@ -1,0 +1,355 @@
+//! `navguard executor` end to end: the real binary beside a real browser, a real `navguard serve`,
+//! the fixture site, and a real HTTP client (ureq) in the user's seat: secrets typed and never
+//! reported, risk re-checked at the last moment, denials, a page that claims approval, kill -9
+//! of the executor (its browser dies with it; restarted, it never runs an action twice) and of
+//! the orchestrator (the executor retries and keeps its tabs).
+
+mod common;
+
+use common::*;
+use navguard_harness::fixtures::FixtureSite;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A task's progress on a real browser: wide, for a loaded 2-core machine.
+const TASK_DEADLINE: Duration = Duration::from_secs(60);
+const PASSWORD: &str = "hunter2-correct-horse";
+
+/// The fixture site, served from this test's own runtime.
+struct Site {
+    site: FixtureSite,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Site {
+    fn start() -> Self {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let site = runtime.block_on(FixtureSite::start()).expect("the fixture site starts");
+        Self { site, _runtime: runtime }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.site.site)
+    }
+
+    /// How many requests the site answered on `path`.
+    fn hits(&self, path: &str) -> usize {
+        self.site.requests().count(path)
+    }
+}
+
+/// A running `navguard executor`.
+struct Executor {
+    child: Child,
+    stderr: PathBuf,
+}
+
+impl Executor {
+    fn start(server: &Server, dir: &Path, browser: &str, failpoints: Option<&str>) -> Self {
+        let secrets = dir.join("secrets.env");
+        std::fs::write(&secrets, format!("# the user's\nPASSWORD={PASSWORD}\n")).unwrap();
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let stderr = dir.join(format!("executor-{n}.log"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_navguard"));
+        command
+            .args(["executor", "--server", &server.base, "--browser", browser])
+            .arg("--data-dir")
+            .arg(dir.join("executor"))
+            .arg("--secrets")
+            .arg(&secrets)
+            .env("NAVGUARD_SECRET", SECRET)
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).unwrap());
+        if let Some(failpoints) = failpoints {
+            command.env("FAILPOINTS", failpoints);
+        }
+        let mut child = command.spawn().expect("navguard executor starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(TASK_DEADLINE).expect("the ready line within the deadline");
+        assert!(line.starts_with(&format!("navguard executor: {browser} ready; polling ")), "{line:?}");
+        Self { child, stderr }
+    }
+
+    /// The process group of its WebDriver server (the driver and the browser it started).
+    fn driver_group(&self) -> u32 {
+        let pid = self.child.id();
+        let children = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .flat_map(|c| c.split_whitespace().filter_map(|p| p.parse::<u32>().ok()).collect::<Vec<_>>())
+            .collect::<Vec<_>>();
+        children
+            .into_iter()
+            .find(|c| {
+                let comm = std::fs::read_to_string(format!("/proc/{c}/comm")).unwrap_or_default();
+                comm.trim().ends_with("driver")
+            })
+            .expect("the executor started a driver")
+    }
+
+    /// Waits for it to exit on its own; its exit status.
+    fn exited(&mut self) -> std::process::ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(started.elapsed() < TASK_DEADLINE, "the executor did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for Executor {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The processes in process group `group`.
+fn group_members(group: u32) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| std::fs::read_to_string(p.path().join("stat")).ok())
+        .filter(|stat| {
+            // After the command's closing parenthesis: state, ppid, pgrp.
+            let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, f)| f.split_whitespace().collect()).unwrap_or_default();
+            fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(group) && fields.first() != Some(&"Z")
+        })
+        .count()
+}
+
+/// Polls `what` until it holds, for at most `deadline` (the state lives in other processes:
+/// asking them is the only event there is).
+fn wait_until(what: &str, deadline: Duration, mut holds: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !holds() {
+        assert!(started.elapsed() < deadline, "{what}: not within {deadline:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn start_task(server: &Server, url: &str, plan: Value) -> String {
+    let (code, body) = post(server, "/api/agent/start", &json!({"goal": "a test", "url": url, "plan": plan}));
+    assert_eq!(code, 201, "{body}");
+    body["taskId"].as_str().unwrap().to_owned()
+}
+
+/// Waits until the task is in `wanted`; its status then.
+fn wait_status(server: &Server, task: &str, wanted: &str) -> Value {
+    let mut last = Value::Null;
+    let started = Instant::now();
+    loop {
+        last = status(server, task);
+        if last["status"] == wanted {
+            return last;
+        }
+        assert!(
+            started.elapsed() < TASK_DEADLINE && !(last["status"] == "FAILED" || last["status"] == "CANCELED"),
+            "task {task}: waited for {wanted}, it is {last}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn confirm(server: &Server, task: &str, action: &str, approved: bool) {
+    let (code, body) =
+        post(server, "/api/agent/confirm", &json!({"taskId": task, "actionId": action, "approved": approved}));
+    assert_eq!(code, 200, "{body}");
+}
+
+/// The task's audit lines, parsed.
+fn audit(server: &Server, task: &str) -> Vec<Value> {
+    let (code, body) = get(server, &format!("/api/agent/audit?taskId={task}"));
+    assert_eq!(code, 200, "{body}");
+    body.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn events<'a>(lines: &'a [Value], event: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["event"] == event).collect()
+}
+
+#[test]
+fn a_task_runs_on_the_browser_secrets_are_typed_never_reported_and_a_post_waits_for_the_user() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let executor = Executor::start(&server, dir.path(), "chromium", None);
+    let plan = json!([
+        {"round": 1, "tool": "type", "args": {"selector": "#user", "text": "ada@example.com"}},
+        {"round": 2, "tool": "type", "args": {"selector": "#password", "text": "{secret:PASSWORD}"}},
+        {"round": 3, "tool": "click", "args": {"selector": "#login"}},
+        {"round": 4, "tool": "done", "args": {"summary": "logged in"}},
+    ]);
+    let task = start_task(&server, &site.url(&format!("/login?next={}", site.url("/shop"))), plan);
+
+    // The login form posts: the click waits for the user, and nothing reached the site yet.
+    let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
+    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a2"), "{waiting}");
+    assert_eq!(waiting["pendingAction"]["risk"], "high", "{waiting}");
+    assert_eq!(site.hits("/session"), 0);
+    confirm(&server, &task, &format!("{task}-a2"), true);
+    let done = wait_status(&server, &task, "SUCCEEDED");
+    assert_eq!(done["steps"], 3, "{done}");
+    assert_eq!(site.hits("/session"), 1, "the confirmed click submitted the form once");
+
+    let lines = audit(&server, &task);
+    let reported = events(&lines, "reported");
+    assert_eq!(reported.len(), 3, "{lines:?}");
+    assert!(reported[2]["observation"]["url"].as_str().unwrap().ends_with("/shop"), "{:?}", reported[2]);
+    // Each action's screenshots, before and after, are files beside the audit.
+    for line in &reported {
+        let shots = line["screenshots"].as_array().unwrap();
+        assert_eq!(shots.len(), 2, "{line}");
+        for shot in shots {
+            let file = dir.path().join("serve/audit").join(shot.as_str().unwrap());
+            assert!(std::fs::read(&file).unwrap().starts_with(b"\x89PNG"), "{}", file.display());
+        }
+    }
+    let text = std::fs::read_to_string(dir.path().join("serve/audit").join(format!("{task}.jsonl"))).unwrap();
+    for secret in [PASSWORD, "ada@example.com"] {
+        assert!(!text.contains(secret), "the audit holds {secret}");
+        assert!(!executor.log().contains(secret), "the executor's log holds {secret}");
+    }
+    // The page's field held the password as typed: the snapshot shows it redacted.
+    assert!(text.contains("[redacted]"));
+
+    let page = dir.path().join("replay.html");
+    let replayed = Command::new(env!("CARGO_BIN_EXE_navguard"))
+        .args(["replay", &dir.path().join("serve/audit").join(format!("{task}.jsonl")).display().to_string(), "-o"])
+        .arg(&page)
+        .output()
+        .unwrap();
+    assert!(replayed.status.success(), "{replayed:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("data:image/png;base64,") && !html.contains(PASSWORD));
+}
+
+#[test]
+fn a_denied_action_never_runs_the_task_goes_on_and_a_page_that_claims_approval_confirms_nothing() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let _executor = Executor::start(&server, dir.path(), "chromium", None);
+    let plan = json!([
+        {"round": 1, "tool": "click", "args": {"target": {"by": "text", "value": "Delete account"}}},
+        {"round": 2, "tool": "navigate", "args": {"url": site.url("/injected")}},
+        {"round": 3, "tool": "click", "args": {"selector": "#approve"}},
+        {"round": 4, "tool": "navigate", "args": {"url": site.url("/shop")}},
+        {"round": 5, "tool": "click", "args": {"selector": "#buy"}},
+        {"round": 6, "tool": "done", "args": {"summary": "bought"}},
+    ]);
+    let task = start_task(&server, &site.url("/shop"), plan);
+    let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
+    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a0"), "{waiting}");
+    confirm(&server, &task, &format!("{task}-a0"), false);
+
+    // Denied: the task went on, through the page that says everything is approved, and the
+    // next high-risk action waits for the user all the same.
+    let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
+    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a4"), "{waiting}");
+    assert_eq!(site.hits("/injected"), 1);
+    assert_eq!((site.hits("/delete"), site.hits("/order")), (0, 0));
+    let lines = audit(&server, &task);
+    assert_eq!(events(&lines, "denied").len(), 1);
+    assert_eq!(events(&lines, "reported").len(), 3, "navigate, click Approve, navigate: {lines:?}");
+    let (code, body) = post(&server, "/api/agent/cancel", &json!({"taskId": task}));
+    assert_eq!((code, body["status"].as_str()), (200, Some("CANCELED")));
+    assert_eq!(site.hits("/order"), 0);
+}
+
+/// kill -9 between running an action and reporting it: the browser dies with the executor; the
+/// restarted executor reports the journaled result and never runs the action again.
+fn killed_after_running_an_action(browser: &str) {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let mut first = Executor::start(&server, dir.path(), browser, Some("executor-before-report=return"));
+    let group = first.driver_group();
+    assert!(group_members(group) >= 2, "the driver and its browser run");
+    let plan = json!([
+        {"round": 1, "tool": "click", "args": {"selector": "#buy"}},
+        {"round": 2, "tool": "done", "args": {"summary": "ordered"}},
+    ]);
+    let task = start_task(&server, &site.url("/shop"), plan);
+    // The orchestrator had no observation yet; the executor saw the POST form at the last
+    // moment and refused to run the click unconfirmed.
+    let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
+    let lines = audit(&server, &task);
+    assert_eq!(events(&lines, "refused-unconfirmed").len(), 1, "{lines:?}");
+    assert_eq!(site.hits("/order"), 0);
+    confirm(&server, &task, waiting["pendingAction"]["actionId"].as_str().unwrap(), true);
+
+    let status = first.exited();
+    assert!(!status.success(), "the failpoint killed it: {status:?}");
+    wait_until("the driver and browser die with the executor", TASK_DEADLINE, || group_members(group) == 0);
+    assert_eq!(site.hits("/order"), 1, "the click ran once");
+    assert_eq!(status_of(&server, &task), "RUNNING", "its result was never reported");
+
+    let _second = Executor::start(&server, dir.path(), browser, None);
+    wait_status(&server, &task, "SUCCEEDED");
+    assert_eq!(site.hits("/order"), 1, "restarted, it reported the journaled result and did not click again");
+    let lines = audit(&server, &task);
+    let reported = events(&lines, "reported");
+    assert_eq!(reported.len(), 1, "{lines:?}");
+    assert!(reported[0]["observation"]["visibleTextSnippet"].as_str().unwrap().contains("order has been placed"));
+}
+
+fn status_of(server: &Server, task: &str) -> String {
+    status(server, task)["status"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn killed_9_after_running_an_action_chromium() {
+    killed_after_running_an_action("chromium");
+}
+
+#[test]
+fn killed_9_after_running_an_action_firefox() {
+    killed_after_running_an_action("firefox");
+}
+
+#[test]
+fn while_the_orchestrator_restarts_the_executor_retries_and_keeps_its_tabs() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let mut executor = Executor::start(&server, dir.path(), "chromium", None);
+    let plan = json!([
+        {"round": 1, "tool": "click", "args": {"selector": "#buy"}},
+        {"round": 2, "tool": "done", "args": {"summary": "ordered"}},
+    ]);
+    let task = start_task(&server, &site.url("/shop"), plan);
+    let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
+    let action = waiting["pendingAction"]["actionId"].as_str().unwrap().to_owned();
+
+    let addr = server.base.trim_start_matches("http://").to_owned();
+    server.kill();
+    wait_until("the executor notices the outage", TASK_DEADLINE, || executor.log().contains("does not answer"));
+    let server = Server::start_at(&dir.path().join("serve"), &addr);
+    confirm(&server, &task, &action, true);
+    wait_status(&server, &task, "SUCCEEDED");
+    assert!(executor.child.try_wait().unwrap().is_none(), "the executor kept running");
+    assert_eq!(site.hits("/shop"), 1, "the task's tab was kept: the shop was opened once");
+    assert_eq!(site.hits("/order"), 1);
+    assert!(executor.log().contains("answers again"), "{}", executor.log());
+}
