@@ -84,7 +84,13 @@ impl Audit {
         let mut names = Vec::with_capacity(shots.len());
         for (n, shot) in shots.iter().enumerate() {
             let bytes = base64::engine::general_purpose::STANDARD.decode(shot).map_err(AuditError::Screenshot)?;
-            let name = format!("{task_id}-{action_id}-{n}.png");
+            // An action id names its task already (`<taskId>-a<n>`); one from another client
+            // may not, so the task's id leads unless it does.
+            let name = if action_id.starts_with(task_id) {
+                format!("{action_id}-{n}.png")
+            } else {
+                format!("{task_id}-{action_id}-{n}.png")
+            };
             let path = self.dir.join(&name);
             let mut file = File::create(&path).map_err(io(&path))?;
             file.write_all(&bytes).map_err(io(&path))?;

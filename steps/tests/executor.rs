@@ -132,7 +132,8 @@ fn group_members(group: u32) -> usize {
         .filter_map(|p| std::fs::read_to_string(p.path().join("stat")).ok())
         .filter(|stat| {
             // After the command's closing parenthesis: state, ppid, pgrp.
-            let fields: Vec<&str> = stat.rsplit_once(')').map(|(_, f)| f.split_whitespace().collect()).unwrap_or_default();
+            let fields: Vec<&str> =
+                stat.rsplit_once(')').map(|(_, f)| f.split_whitespace().collect()).unwrap_or_default();
             fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(group) && fields.first() != Some(&"Z")
         })
         .count()
@@ -156,10 +157,9 @@ fn start_task(server: &Server, url: &str, plan: Value) -> String {
 
 /// Waits until the task is in `wanted`; its status then.
 fn wait_status(server: &Server, task: &str, wanted: &str) -> Value {
-    let mut last = Value::Null;
     let started = Instant::now();
     loop {
-        last = status(server, task);
+        let last = status(server, task);
         if last["status"] == wanted {
             return last;
         }
@@ -196,33 +196,34 @@ fn a_task_runs_on_the_browser_secrets_are_typed_never_reported_and_a_post_waits_
     let executor = Executor::start(&server, dir.path(), "chromium", None);
     let plan = json!([
         {"round": 1, "tool": "type", "args": {"selector": "#user", "text": "ada@example.com"}},
-        {"round": 2, "tool": "type", "args": {"selector": "#password", "text": "{secret:PASSWORD}"}},
-        {"round": 3, "tool": "click", "args": {"selector": "#login"}},
-        {"round": 4, "tool": "done", "args": {"summary": "logged in"}},
+        {"round": 2, "tool": "type", "args": {"selector": "#password", "text": "{secret:PASSWORD}", "submit": true}},
+        {"round": 3, "tool": "done", "args": {"summary": "logged in"}},
     ]);
     let task = start_task(&server, &site.url(&format!("/login?next={}", site.url("/shop"))), plan);
 
-    // The login form posts: the click waits for the user, and nothing reached the site yet.
+    // The login form posts: typing with Enter waits for the user, and nothing reached the site.
     let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
-    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a2"), "{waiting}");
+    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a1"), "{waiting}");
     assert_eq!(waiting["pendingAction"]["risk"], "high", "{waiting}");
     assert_eq!(site.hits("/session"), 0);
-    confirm(&server, &task, &format!("{task}-a2"), true);
+    confirm(&server, &task, &format!("{task}-a1"), true);
     let done = wait_status(&server, &task, "SUCCEEDED");
-    assert_eq!(done["steps"], 3, "{done}");
-    assert_eq!(site.hits("/session"), 1, "the confirmed click submitted the form once");
+    assert_eq!(done["steps"], 2, "{done}");
+    assert_eq!(site.hits("/session"), 1, "the confirmed Enter submitted the form once");
 
     let lines = audit(&server, &task);
     let reported = events(&lines, "reported");
-    assert_eq!(reported.len(), 3, "{lines:?}");
-    assert!(reported[2]["observation"]["url"].as_str().unwrap().ends_with("/shop"), "{:?}", reported[2]);
+    assert_eq!(reported.len(), 2, "{lines:?}");
+    assert_eq!(reported[0]["actionId"], format!("{task}-a0"), "ids are kept as they are: {:?}", reported[0]);
+    assert!(reported[1]["observation"]["url"].as_str().unwrap().ends_with("/shop"), "{:?}", reported[1]);
     // Each action's screenshots, before and after, are files beside the audit.
     for line in &reported {
         let shots = line["screenshots"].as_array().unwrap();
         assert_eq!(shots.len(), 2, "{line}");
         for shot in shots {
             let file = dir.path().join("serve/audit").join(shot.as_str().unwrap());
-            assert!(std::fs::read(&file).unwrap().starts_with(b"\x89PNG"), "{}", file.display());
+            let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            assert!(bytes.starts_with(b"\x89PNG"), "{}", file.display());
         }
     }
     let text = std::fs::read_to_string(dir.path().join("serve/audit").join(format!("{task}.jsonl"))).unwrap();
@@ -272,6 +273,8 @@ fn a_denied_action_never_runs_the_task_goes_on_and_a_page_that_claims_approval_c
     let lines = audit(&server, &task);
     assert_eq!(events(&lines, "denied").len(), 1);
     assert_eq!(events(&lines, "reported").len(), 3, "navigate, click Approve, navigate: {lines:?}");
+    let approve = events(&lines, "dispatched").into_iter().find(|l| l["actionId"] == format!("{task}-a2")).unwrap();
+    assert_eq!(approve["risk"], "low", "a plain button: low, run without asking: {approve}");
     let (code, body) = post(&server, "/api/agent/cancel", &json!({"taskId": task}));
     assert_eq!((code, body["status"].as_str()), (200, Some("CANCELED")));
     assert_eq!(site.hits("/order"), 0);

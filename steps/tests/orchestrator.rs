@@ -5,6 +5,7 @@ mod common;
 
 use common::*;
 use serde_json::{Value, json};
+use std::process::Command;
 
 /// An observation that lists the shop's controls, as the executor reports them.
 fn shop_observation() -> Value {

@@ -58,8 +58,11 @@ pub(crate) struct Client {
 impl Client {
     /// `base`: `http://127.0.0.1:<port>`.
     pub(crate) fn new(base: &str, secret: String) -> Self {
-        let agent =
-            ureq::Agent::config_builder().timeout_global(Some(CALL_DEADLINE)).http_status_as_error(false).build().into();
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(CALL_DEADLINE))
+            .http_status_as_error(false)
+            .build()
+            .into();
         Self { base: base.trim_end_matches('/').to_owned(), secret, agent, down: AtomicBool::new(false) }
     }
 

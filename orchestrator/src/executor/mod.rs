@@ -40,7 +40,9 @@ pub enum ExecutorError {
     Journal(#[from] JournalError),
     #[error(transparent)]
     Launch(#[from] LaunchError),
-    #[error("the browser disconnected: the executor stops (restarted, its journal keeps it from running an action twice)")]
+    #[error(
+        "the browser disconnected: the executor stops (restarted, its journal keeps it from running an action twice)"
+    )]
     BrowserLost,
 }
 
@@ -103,8 +105,12 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
     };
     let browser = Arc::new(BidiBrowser::launch(browser_config).await?);
     println!("navguard executor: {} ready; polling {server}", config.browser.name());
-    let shared =
-        Arc::new(runner::Shared { client: client::Client::new(&server, secret), journal, secrets, risk: RiskPolicy::default() });
+    let shared = Arc::new(runner::Shared {
+        client: client::Client::new(&server, secret),
+        journal,
+        secrets,
+        risk: RiskPolicy::default(),
+    });
     let cancel = CancellationToken::new();
     let outcome = tokio::select! {
         outcome = serve_tasks(&shared, &browser, &cancel) => outcome,

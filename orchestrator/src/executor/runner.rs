@@ -220,7 +220,11 @@ impl<'a> RemotePlanner<'a> {
         }
         for value in args.values_mut() {
             if let Value::String(text) = value {
-                *text = self.shared.secrets.substitute(text).map_err(|e| (ObservationCode::UnknownSecret, e.to_string()))?;
+                *text = self
+                    .shared
+                    .secrets
+                    .substitute(text)
+                    .map_err(|e| (ObservationCode::UnknownSecret, e.to_string()))?;
             }
         }
         Ok(ToolCall { name: action.kind.clone(), args: Value::Object(args) })
@@ -292,7 +296,8 @@ impl<'a> RemotePlanner<'a> {
                 None => stop.message(),
             };
             let seen = self.refusal(None, ObservationCode::PageNotObserved, why);
-            let seen = Observation { artifacts: Artifacts { screenshots: flight.before.into_iter().collect() }, ..seen };
+            let seen =
+                Observation { artifacts: Artifacts { screenshots: flight.before.into_iter().collect() }, ..seen };
             self.finish(&mut state, &flight.action, &seen).await?;
         }
         Ok(())

@@ -2,29 +2,29 @@
 //! loopback, and a real HTTP client (ureq) that speaks the wire contract.
 #![allow(dead_code)] // each test binary uses its own part
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-pub const SECRET: &str = "a-secret-of-32-characters-length";
-pub const DEADLINE: Duration = Duration::from_secs(15);
+pub(crate) const SECRET: &str = "a-secret-of-32-characters-length";
+pub(crate) const DEADLINE: Duration = Duration::from_secs(15);
 
 /// A running `navguard serve`.
-pub struct Server {
-    pub child: Child,
-    pub base: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) base: String,
 }
 
 impl Server {
-    pub fn start(dir: &Path) -> Self {
+    pub(crate) fn start(dir: &Path) -> Self {
         Self::start_at(dir, "127.0.0.1:0")
     }
 
     /// On `addr` (a restart takes the port it had).
-    pub fn start_at(dir: &Path, addr: &str) -> Self {
+    pub(crate) fn start_at(dir: &Path, addr: &str) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_navguard"))
             .args(["serve", "--data-dir", &dir.display().to_string(), "--addr", addr])
             .env("NAVGUARD_SECRET", SECRET)
@@ -50,7 +50,7 @@ impl Server {
     }
 
     /// kill -9, and wait for it to be gone.
-    pub fn kill(mut self) {
+    pub(crate) fn kill(mut self) {
         self.child.kill().expect("SIGKILL");
         self.child.wait().expect("reaped");
     }
@@ -63,16 +63,16 @@ impl Drop for Server {
     }
 }
 
-pub fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder().timeout_global(Some(DEADLINE)).http_status_as_error(false).build().into()
 }
 
 /// (status, body as JSON, or as a string when it is not JSON).
-pub fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
+pub(crate) fn post(server: &Server, path: &str, body: &Value) -> (u16, Value) {
     post_raw(server, path, &body.to_string(), Some(SECRET))
 }
 
-pub fn post_raw(server: &Server, path: &str, body: &str, secret: Option<&str>) -> (u16, Value) {
+pub(crate) fn post_raw(server: &Server, path: &str, body: &str, secret: Option<&str>) -> (u16, Value) {
     let mut request = agent().post(format!("{}{path}", server.base)).header("Content-Type", "application/json");
     if let Some(secret) = secret {
         request = request.header("Authorization", format!("Bearer {secret}"));
@@ -83,7 +83,7 @@ pub fn post_raw(server: &Server, path: &str, body: &str, secret: Option<&str>) -
     (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
 }
 
-pub fn get(server: &Server, path: &str) -> (u16, String) {
+pub(crate) fn get(server: &Server, path: &str) -> (u16, String) {
     let mut response = agent()
         .get(format!("{}{path}", server.base))
         .header("Authorization", format!("Bearer {SECRET}"))
@@ -92,9 +92,8 @@ pub fn get(server: &Server, path: &str) -> (u16, String) {
     (response.status().as_u16(), response.body_mut().read_to_string().expect("a body"))
 }
 
-pub fn status(server: &Server, task: &str) -> Value {
+pub(crate) fn status(server: &Server, task: &str) -> Value {
     let (code, body) = get(server, &format!("/api/agent/status?taskId={task}"));
     assert_eq!(code, 200, "{body}");
     serde_json::from_str(&body).unwrap()
 }
-
