@@ -97,6 +97,14 @@ enum Command {
         /// Where to listen: a loopback address only.
         #[arg(long, value_name = "addr", default_value = "127.0.0.1:0")]
         addr: std::net::SocketAddr,
+        /// An OpenAI-compatible API (plain http: a local model server, e.g.
+        /// http://127.0.0.1:11434/v1) whose model plans the tasks started without a plan; its
+        /// key, if it needs one, comes from NAVGUARD_MODEL_KEY.
+        #[arg(long, value_name = "url", requires = "model")]
+        model_url: Option<String>,
+        /// The model's name at --model-url.
+        #[arg(long, value_name = "name", requires = "model_url")]
+        model: Option<String>,
     },
     /// The executor (seed 002), beside its browser: launches the browser, asks the orchestrator
     /// at --server for actions, runs each task on its own tabs through the agent core's tools
@@ -171,9 +179,15 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Serve { data_dir, addr } => {
+        Command::Serve { data_dir, addr, model_url, model } => {
             let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
-            let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret };
+            let model = model_url.zip(model).map(|(base, model)| navguard_orchestrator::planner::HttpModel {
+                base,
+                model,
+                key: std::env::var("NAVGUARD_MODEL_KEY").ok().filter(|k| !k.is_empty()),
+                deadline: navguard_orchestrator::planner::HttpModel::DEADLINE,
+            });
+            let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model };
             match runtime.block_on(navguard_orchestrator::serve(config)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

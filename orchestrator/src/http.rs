@@ -2,6 +2,7 @@
 //! Every request needs `Authorization: Bearer <secret>`, compared in constant time.
 
 use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
+use crate::planner::TaskPlanner;
 use crate::service::{Service, ServiceError};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, Query, Request, State};
@@ -13,13 +14,54 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 
 /// What the handlers share.
 #[derive(Debug)]
 pub struct AppState {
     pub service: Service,
     pub secret: String,
+    /// The model that plans tasks started without a plan, if one is configured.
+    pub planner: Option<Arc<dyn TaskPlanner>>,
+    /// Tasks whose next step the model is planning now (one call per task at a time).
+    pub planning: Mutex<HashSet<String>>,
+}
+
+impl AppState {
+    pub fn new(service: Service, secret: String, planner: Option<Arc<dyn TaskPlanner>>) -> Self {
+        Self { service, secret, planner, planning: Mutex::default() }
+    }
+
+    /// Asks the model, in the background, for the next step of each of its tasks that has none:
+    /// `next` never waits for a model; the executor's next poll finds the step.
+    fn plan_ahead(self: &Arc<Self>, task_id: Option<&str>, except: &[String]) -> Result<(), ServiceError> {
+        let Some(planner) = &self.planner else { return Ok(()) };
+        for task in self.service.needing_a_step(task_id, except)? {
+            if !self.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(task.clone()) {
+                continue;
+            }
+            let (state, planner) = (Arc::clone(self), Arc::clone(planner));
+            tokio::spawn(async move {
+                let planned = match state.service.planning_request(&task) {
+                    Ok(request) => planner.next_step(&request).await.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let recorded = match planned {
+                    Ok(step) => state.service.add_step(&task, &step),
+                    Err(why) => {
+                        tracing::warn!(target: "navguard::serve", "task {task}: {why}");
+                        state.service.fail(&task, &why)
+                    }
+                };
+                if let Err(e) = recorded {
+                    tracing::error!(target: "navguard::serve", "task {task}: {e}");
+                }
+                state.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&task);
+            });
+        }
+        Ok(())
+    }
 }
 
 /// An error answer: `{"error": {"code", "message"}}`.
@@ -147,6 +189,9 @@ struct NextBody {
 
 async fn next(State(state): State<Arc<AppState>>, Body(body): Body<NextBody>) -> Result<Json<Value>, ApiError> {
     let (action, status) = state.service.next_except(body.task_id.as_deref(), &body.except_tasks)?;
+    if action.is_none() {
+        state.plan_ahead(body.task_id.as_deref(), &body.except_tasks)?;
+    }
     Ok(Json(json!({ "action": action, "status": status.map(TaskStatus::name) })))
 }
 

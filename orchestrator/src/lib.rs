@@ -8,6 +8,7 @@ pub mod audit;
 pub mod executor;
 pub mod http;
 pub mod model;
+pub mod planner;
 pub mod redact;
 pub mod risk;
 pub mod service;
@@ -54,6 +55,8 @@ pub struct ServeConfig {
     pub data_dir: PathBuf,
     pub addr: SocketAddr,
     pub secret: Option<String>,
+    /// The model that plans tasks started without a plan.
+    pub model: Option<planner::HttpModel>,
 }
 
 /// Checks the config, opens the store, binds, prints the contract's first line, and serves
@@ -66,12 +69,16 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     if !config.addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(config.addr));
     }
-    let service = service::Service::open(&config.data_dir, risk::RiskPolicy::default())?;
+    let mut service = service::Service::open(&config.data_dir, risk::RiskPolicy::default())?;
+    if config.model.is_some() {
+        service.plan_with_model();
+    }
+    let planner = config.model.map(|m| Arc::new(m) as Arc<dyn planner::TaskPlanner>);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await
         .map_err(|source| ServeError::Bind { addr: config.addr, source })?;
     let bound = listener.local_addr().map_err(|source| ServeError::Bind { addr: config.addr, source })?;
     println!("navguard serve: listening on http://{bound}");
-    let app = http::app(Arc::new(http::AppState { service, secret }));
+    let app = http::app(Arc::new(http::AppState::new(service, secret, planner)));
     axum::serve(listener, app).await.map_err(ServeError::Serve)
 }

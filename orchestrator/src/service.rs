@@ -5,6 +5,7 @@
 
 use crate::audit::{Audit, AuditError};
 use crate::model::{Action, Observation, ObservationCode, PlanStep, Risk, Target, TaskStatus};
+use crate::planner::{PastStep, PlanningRequest};
 use crate::redact::{REDACTED, redact_value};
 use crate::risk::{RiskPolicy, element, is_password_field};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -54,7 +55,11 @@ CREATE TABLE IF NOT EXISTS tasks (
 CREATE TABLE IF NOT EXISTS actions (
     action_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT,
     params TEXT NOT NULL, risk TEXT NOT NULL, requires_confirmation INTEGER NOT NULL, confirmed INTEGER NOT NULL,
-    state TEXT NOT NULL, observation TEXT, UNIQUE (task_id, seq));";
+    state TEXT NOT NULL, observation TEXT, UNIQUE (task_id, seq));
+CREATE TABLE IF NOT EXISTS model_tasks (task_id TEXT PRIMARY KEY);";
+
+/// The most steps a model may plan for one task (the agent core's round limit).
+pub const MODEL_STEP_LIMIT: i64 = 40;
 
 fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
@@ -78,6 +83,8 @@ pub struct Service {
     audit: Audit,
     risk: RiskPolicy,
     ids: AtomicU64,
+    /// A model plans tasks started without a plan.
+    model: bool,
 }
 
 /// One action row.
@@ -94,7 +101,12 @@ impl Service {
         conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")?;
         conn.execute_batch(SCHEMA)?;
         let audit = Audit::open(dir.join("audit"))?;
-        Ok(Self { conn: Mutex::new(conn), audit, risk, ids: AtomicU64::new(0) })
+        Ok(Self { conn: Mutex::new(conn), audit, risk, ids: AtomicU64::new(0), model: false })
+    }
+
+    /// Tasks started without a plan are planned by the model, a step at a time.
+    pub fn plan_with_model(&mut self) {
+        self.model = true;
     }
 
     fn lock(&self) -> MutexGuard<'_, Connection> {
@@ -119,7 +131,7 @@ impl Service {
         url: Option<&str>,
         plan: &[PlanStep],
     ) -> Result<(String, TaskStatus), ServiceError> {
-        if plan.is_empty() {
+        if plan.is_empty() && !self.model {
             return Err(ServiceError::BadRequest("plan: give at least one step (no model is configured)".into()));
         }
         let task_id = self.new_task_id();
@@ -133,6 +145,9 @@ impl Service {
         )?;
         for (seq, step) in steps.iter().enumerate() {
             insert_action(&tx, &task_id, seq, step)?;
+        }
+        if plan.is_empty() {
+            tx.execute("INSERT INTO model_tasks (task_id) VALUES (?1)", [&task_id])?;
         }
         self.audit.append(
             &task_id,
@@ -182,6 +197,10 @@ impl Service {
             return Ok((None, status));
         }
         let Some(row) = first_open(tx, task_id)? else {
+            if is_model_task(tx, task_id)? {
+                // The model's next step is being planned.
+                return Ok((None, status));
+            }
             set_status(tx, task_id, TaskStatus::Succeeded)?;
             self.audit.append(task_id, None, "succeeded", json!({ "summary": "the plan ran out" }))?;
             return Ok((None, TaskStatus::Succeeded));
@@ -317,7 +336,10 @@ impl Service {
     ) -> Result<TaskStatus, ServiceError> {
         let mut conn = self.lock();
         let tx = conn.transaction()?;
-        task_status(&tx, task_id)?;
+        let status = task_status(&tx, task_id)?;
+        if status.is_final() {
+            return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
+        }
         let row = action_row(&tx, task_id, action_id)?
             .ok_or_else(|| ServiceError::Conflict(format!("actionId: {action_id} is no action of task {task_id}")))?;
         if row.state != ActionState::AwaitingConfirmation {
@@ -369,6 +391,108 @@ impl Service {
         let pending = pending_action(&conn, task_id)?;
         let steps = u64::try_from(steps).unwrap_or_default();
         Ok(TaskView { task_id: task_id.to_owned(), status: parse_status(&status), pending, steps, summary, error })
+    }
+
+    /// The model's tasks (`task_id`, or any not in `except`) that are live and have no action
+    /// open: each needs the model's next step.
+    pub fn needing_a_step(&self, task_id: Option<&str>, except: &[String]) -> Result<Vec<String>, ServiceError> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT t.task_id FROM tasks t JOIN model_tasks m ON m.task_id = t.task_id
+             WHERE t.status IN (?1, ?2) AND NOT EXISTS (
+               SELECT 1 FROM actions a WHERE a.task_id = t.task_id AND a.state IN (?3, ?4, ?5))
+             ORDER BY t.created_at, t.task_id",
+        )?;
+        let open = [ActionState::Planned, ActionState::Delivered, ActionState::AwaitingConfirmation];
+        let ids = stmt
+            .query_map(
+                params![
+                    TaskStatus::Running.name(),
+                    TaskStatus::WaitingPage.name(),
+                    open[0].name(),
+                    open[1].name(),
+                    open[2].name()
+                ],
+                |r| r.get::<_, String>(0),
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ids.into_iter().filter(|id| task_id.is_none_or(|t| t == id) && !except.contains(id)).collect())
+    }
+
+    /// What the model is given to plan `task_id`'s next step: the goal, the steps so far with
+    /// their outcomes (denials in words), the last observation; all as the audit keeps them.
+    pub fn planning_request(&self, task_id: &str) -> Result<PlanningRequest, ServiceError> {
+        let conn = self.lock();
+        let (goal, url): (String, Option<String>) = conn
+            .query_row("SELECT goal, url FROM tasks WHERE task_id = ?1", [task_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))?;
+        let sql = format!("SELECT {ACTION_COLUMNS}, observation FROM actions WHERE task_id = ?1 ORDER BY seq");
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt
+            .query_map([task_id], |r| {
+                let seen: Option<String> = r.get(9)?;
+                Ok((read_row(r)?, seen.and_then(|s| serde_json::from_str::<Observation>(&s).ok())))
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut steps = Vec::with_capacity(rows.len());
+        let mut before: Option<Observation> = None;
+        for (row, seen) in rows {
+            let shown = audited_action(&row.action, before.as_ref());
+            let mut args = shown.get("params").cloned().unwrap_or(Value::Null);
+            if let (Some(target), Some(map)) = (shown.get("target"), args.as_object_mut()) {
+                map.insert("target".into(), target.clone());
+            }
+            let outcome = match row.state {
+                ActionState::Reported => "ran; the page after it was reported",
+                ActionState::Denied => "denied by the user: it did not run and must not be tried again",
+                ActionState::AwaitingConfirmation => "awaiting the user's confirmation",
+                ActionState::Delivered | ActionState::Planned => "not run yet",
+            };
+            let errors = seen.iter().flat_map(|o| &o.errors).map(|e| format!("{}: {}", e.code, e.message)).collect();
+            steps.push(PastStep { tool: row.action.kind.clone(), args, outcome: outcome.into(), errors });
+            if seen.is_some() {
+                before = seen;
+            }
+        }
+        Ok(PlanningRequest { goal, url, steps, observation: last_observation(&conn, task_id)? })
+    }
+
+    /// The model's step becomes the task's next action, unless one is open already (another
+    /// `next` planned it first) or the task ended meanwhile.
+    pub fn add_step(&self, task_id: &str, step: &PlanStep) -> Result<(), ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        if task_status(&tx, task_id)?.is_final() || first_open(&tx, task_id)?.is_some() {
+            return Ok(());
+        }
+        let seq: i64 = tx.query_row("SELECT COUNT(*) FROM actions WHERE task_id = ?1", [task_id], |r| r.get(0))?;
+        if seq >= MODEL_STEP_LIMIT {
+            drop(tx);
+            drop(conn);
+            return self
+                .fail(task_id, &format!("the model planned {MODEL_STEP_LIMIT} steps without reaching the goal"));
+        }
+        insert_action(&tx, task_id, usize::try_from(seq).unwrap_or_default(), step)?;
+        self.audit.append(task_id, None, "planned", json!({ "step": plan_as_audited(std::slice::from_ref(step)) }))?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The task fails with `error` (the model could not plan it).
+    pub fn fail(&self, task_id: &str, error: &str) -> Result<(), ServiceError> {
+        let mut conn = self.lock();
+        let tx = conn.transaction()?;
+        if task_status(&tx, task_id)?.is_final() {
+            return Ok(());
+        }
+        tx.execute(
+            "UPDATE tasks SET status = ?2, error = ?3 WHERE task_id = ?1",
+            params![task_id, TaskStatus::Failed.name(), error],
+        )?;
+        self.audit.append(task_id, None, "failed", json!({ "error": error }))?;
+        tx.commit()?;
+        Ok(())
     }
 
     /// The task's audit log (JSONL).
@@ -448,6 +572,10 @@ fn task_status(conn: &Connection, task_id: &str) -> Result<TaskStatus, ServiceEr
     status.map(|s| parse_status(&s)).ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))
 }
 
+fn is_model_task(conn: &Connection, task_id: &str) -> Result<bool, ServiceError> {
+    Ok(conn.query_row("SELECT 1 FROM model_tasks WHERE task_id = ?1", [task_id], |_| Ok(())).optional()?.is_some())
+}
+
 fn task_url(conn: &Connection, task_id: &str) -> Result<Option<String>, ServiceError> {
     let url: Option<Option<String>> =
         conn.query_row("SELECT url FROM tasks WHERE task_id = ?1", [task_id], |r| r.get(0)).optional()?;
@@ -525,4 +653,131 @@ fn pending_action(conn: &Connection, task_id: &str) -> Result<Option<Action>, Se
         )
         .optional()?;
     Ok(row.map(|r| r.action))
+}
+
+#[cfg(test)]
+mod tests {
+    //! The task state machine, without HTTP: RUNNING → (WAITING_CONFIRMATION ⇄ RUNNING,
+    //! WAITING_PAGE → RUNNING)* → SUCCEEDED | CANCELED; one action in flight; duplicates change
+    //! nothing.
+    use super::*;
+
+    fn step(round: u32, tool: &str, args: Value) -> PlanStep {
+        PlanStep { round, tool: tool.into(), args: args.as_object().cloned().unwrap_or_default() }
+    }
+
+    /// A service on a fresh folder (kept alive by the returned guard).
+    fn service() -> (tempfile::TempDir, Service) {
+        let dir = tempfile::tempdir().unwrap();
+        let service = Service::open(dir.path(), RiskPolicy::default()).unwrap();
+        (dir, service)
+    }
+
+    /// What the executor saw: the shop, whose #buy posts.
+    fn shop(errors: &[ObservationCode]) -> Observation {
+        let elements = json!([{"selector": "#buy", "role": "button", "tag": "button", "name": "Place order",
+            "form": {"method": "post", "action": "/order"}}]);
+        Observation {
+            url: "http://127.0.0.1:1/shop".into(),
+            extracted: json!({ "elements": elements }).as_object().cloned().unwrap(),
+            errors: errors.iter().map(|c| ReportedError { code: c.name().into(), message: String::new() }).collect(),
+            ..Observation::default()
+        }
+    }
+
+    fn next_action(service: &Service, task: &str) -> (Option<Action>, TaskStatus) {
+        let (action, status) = service.next(Some(task)).unwrap();
+        (action, status.unwrap())
+    }
+
+    use crate::model::ReportedError;
+
+    #[test]
+    fn one_action_in_flight_a_duplicate_report_changes_nothing_and_the_plan_s_done_succeeds() {
+        let (_dir, service) = service();
+        let plan =
+            [step(1, "navigate", json!({"url": "http://127.0.0.1:1/"})), step(2, "done", json!({"summary": "ok"}))];
+        let (task, status) = service.start("goal", None, &plan).unwrap();
+        assert_eq!(status, TaskStatus::Running);
+        let (first, _) = next_action(&service, &task);
+        let first = first.unwrap();
+        let (again, _) = next_action(&service, &task);
+        assert_eq!(again.as_ref().map(|a| &a.action_id), Some(&first.action_id), "the same action until reported");
+        assert_eq!(service.report(&task, &first.action_id, &shop(&[])).unwrap(), (TaskStatus::Running, false));
+        assert_eq!(service.report(&task, &first.action_id, &shop(&[])).unwrap(), (TaskStatus::Running, true));
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::Succeeded));
+        let view = service.status(&task).unwrap();
+        assert_eq!((view.status, view.steps, view.summary.as_deref()), (TaskStatus::Succeeded, 1, Some("ok")));
+        assert!(matches!(service.report(&task, "nope", &shop(&[])), Err(ServiceError::Conflict(_))));
+        assert!(matches!(service.next(Some("no-task")), Err(ServiceError::NoSuchTask(_))));
+    }
+
+    #[test]
+    fn a_high_risk_action_waits_for_confirmation_approved_it_runs_denied_the_task_goes_on() {
+        let (_dir, service) = service();
+        let plan = [
+            step(1, "wait", json!({"ms": 1})),
+            step(2, "click", json!({"selector": "#buy"})),
+            step(3, "click", json!({"selector": "#buy"})),
+            step(4, "done", json!({})),
+        ];
+        let (task, _) = service.start("buy", None, &plan).unwrap();
+        let (wait, _) = next_action(&service, &task);
+        service.report(&task, &wait.unwrap().action_id, &shop(&[])).unwrap();
+        // The shop was observed: #buy posts, so the click is high and waits.
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::WaitingConfirmation));
+        let pending = service.status(&task).unwrap().pending.unwrap();
+        assert_eq!((pending.risk, pending.requires_confirmation, pending.confirmed), (Risk::High, true, false));
+        assert!(matches!(service.report(&task, &pending.action_id, &shop(&[])), Err(ServiceError::Conflict(_))));
+        assert_eq!(service.confirm(&task, &pending.action_id, true, None).unwrap(), TaskStatus::Running);
+        let (approved, _) = next_action(&service, &task);
+        let approved = approved.unwrap();
+        assert_eq!((approved.action_id.as_str(), approved.confirmed), (pending.action_id.as_str(), true));
+        service.report(&task, &approved.action_id, &shop(&[])).unwrap();
+        // The second click waits too; denied, it is dropped and the plan goes on to done.
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::WaitingConfirmation));
+        let second = service.status(&task).unwrap().pending.unwrap();
+        service.confirm(&task, &second.action_id, false, Some("no")).unwrap();
+        assert!(matches!(service.confirm(&task, &second.action_id, true, None), Err(ServiceError::Conflict(_))));
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::Succeeded));
+    }
+
+    #[test]
+    fn the_executor_s_refusal_waits_for_confirmation_a_navigating_page_hands_the_action_out_again() {
+        let (_dir, service) = service();
+        let plan = [step(1, "click", json!({"selector": "#buy"})), step(2, "done", json!({}))];
+        let (task, _) = service.start("buy", None, &plan).unwrap();
+        // No observation yet: the click looks low to the service and is handed out…
+        let (click, _) = next_action(&service, &task);
+        let click = click.unwrap();
+        assert_eq!(click.risk, Risk::Low);
+        // …a page still navigating: the action did not run and is handed out again.
+        let answer = service.report(&task, &click.action_id, &shop(&[ObservationCode::NavigationInProgress])).unwrap();
+        assert_eq!(answer, (TaskStatus::WaitingPage, false));
+        let (again, status) = next_action(&service, &task);
+        assert_eq!((again.map(|a| a.action_id), status), (Some(click.action_id.clone()), TaskStatus::WaitingPage));
+        // …and the executor, seeing the POST form at the last moment, refuses it unconfirmed.
+        let answer = service.report(&task, &click.action_id, &shop(&[ObservationCode::ConfirmationRequired])).unwrap();
+        assert_eq!(answer, (TaskStatus::WaitingConfirmation, false));
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::WaitingConfirmation));
+        assert_eq!(service.cancel(&task).unwrap(), TaskStatus::Canceled);
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::Canceled));
+        assert!(matches!(service.confirm(&task, &click.action_id, true, None), Err(ServiceError::Conflict(_))));
+    }
+
+    #[test]
+    fn next_without_a_task_passes_over_the_tasks_an_executor_already_runs() {
+        let (_dir, service) = service();
+        let plan = [step(1, "wait", json!({"ms": 1}))];
+        let (first, _) = service.start("a", Some("http://127.0.0.1:1/a"), &plan).unwrap();
+        let (second, _) = service.start("b", None, &plan).unwrap();
+        let (action, _) = service.next_except(None, &[]).unwrap();
+        let action = action.unwrap();
+        assert_eq!(
+            (action.task_id.as_str(), action.task_url.as_deref()),
+            (first.as_str(), Some("http://127.0.0.1:1/a"))
+        );
+        let (action, _) = service.next_except(None, std::slice::from_ref(&first)).unwrap();
+        assert_eq!(action.map(|a| a.task_id), Some(second));
+    }
 }

@@ -1,0 +1,190 @@
+//! The orchestrator's model: a task started without a `plan` is planned one step at a time by a
+//! [`TaskPlanner`]; the model's key and its calls live only here, never in the executor. What the
+//! model is given is what the audit keeps: observations as reported (already redacted), the
+//! actions with what was typed into password fields redacted, and every denial in words.
+
+use crate::model::{Observation, PlanStep};
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// One earlier step, as the model is told of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PastStep {
+    pub tool: String,
+    pub args: Value,
+    /// What came of it: "reported", "denied by the user: …", "awaiting confirmation".
+    pub outcome: String,
+    /// The errors the executor reported for it (code: message).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+}
+
+/// What the model is given to plan the next step.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlanningRequest {
+    pub goal: String,
+    pub url: Option<String>,
+    pub steps: Vec<PastStep>,
+    /// The page after the last step, as the executor reported it (redacted).
+    pub observation: Option<Observation>,
+}
+
+/// Why the model gave no usable step.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    #[error("the model at {url} did not answer: {why}")]
+    Unreachable { url: String, why: String },
+    #[error("the model at {url} answered HTTP {status}")]
+    Status { url: String, status: u16 },
+    #[error("the model's reply is not a tool call ({why}): {reply}")]
+    NotAToolCall { why: String, reply: String },
+}
+
+/// Plans a task's next step.
+#[async_trait]
+pub trait TaskPlanner: Send + Sync + std::fmt::Debug {
+    async fn next_step(&self, request: &PlanningRequest) -> Result<PlanStep, PlanError>;
+}
+
+/// What the model is told it is and how to answer.
+const SYSTEM: &str = "You operate a web browser for a user, one action at a time, through an executor. \
+You are given the user's goal, the steps so far with their outcomes, and the page as it is now \
+(its url, title, visible text, and its elements: each with a ref, role, name, value and form). \
+Answer with one JSON object and nothing else: {\"tool\": <name>, \"args\": {...}}. Tools: \
+open_url {url}, navigate {url}, click {ref | selector}, type {ref | selector, text, submit?}, \
+press_key {key}, wait_for {selector | text | url, timeout_ms?}, wait_for_network_idle {}, \
+done {summary} once the goal is reached. Use refs from the current page only. Write {secret:NAME} \
+where a password or other secret the user keeps goes; never ask for its value. A denied action \
+must not be tried again.";
+
+/// A model behind an OpenAI-compatible `chat/completions` endpoint over plain http (a local model
+/// server: llama.cpp, Ollama, vLLM). TLS is not built in.
+#[derive(Clone)]
+pub struct HttpModel {
+    /// The API's base, e.g. `http://127.0.0.1:11434/v1`.
+    pub base: String,
+    pub model: String,
+    /// `NAVGUARD_MODEL_KEY`, sent as a bearer token; never logged.
+    pub key: Option<String>,
+    pub deadline: Duration,
+}
+
+/// The key stays out of every debug print.
+impl std::fmt::Debug for HttpModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpModel").field("base", &self.base).field("model", &self.model).finish_non_exhaustive()
+    }
+}
+
+impl HttpModel {
+    /// The default deadline of one model call.
+    pub const DEADLINE: Duration = Duration::from_secs(60);
+
+    fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base.trim_end_matches('/'))
+    }
+
+    /// The call's body: the system message, then the request as JSON.
+    fn body(&self, request: &PlanningRequest) -> Value {
+        let user = serde_json::to_string(request).unwrap_or_default();
+        json!({
+            "model": self.model,
+            "temperature": 0,
+            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
+        })
+    }
+}
+
+/// The step in a chat completion's reply: `choices[0].message.content`, a JSON object with
+/// `tool` and `args` (a fenced code block around it is tolerated).
+fn step_of(reply: &Value) -> Result<PlanStep, PlanError> {
+    let not = |why: &str| PlanError::NotAToolCall { why: why.to_owned(), reply: reply.to_string() };
+    let content =
+        reply.pointer("/choices/0/message/content").and_then(Value::as_str).ok_or_else(|| not("no content"))?;
+    let text = content.trim().trim_start_matches("```json").trim_start_matches("```").trim_end_matches("```").trim();
+    let call: Value = serde_json::from_str(text).map_err(|_| not("not JSON"))?;
+    let tool = call.get("tool").and_then(Value::as_str).ok_or_else(|| not("no \"tool\""))?;
+    navguard::agent::parse_name(tool).map_err(|_| not("an unknown tool"))?;
+    let args = match call.get("args") {
+        None | Some(Value::Null) => serde_json::Map::new(),
+        Some(Value::Object(args)) => args.clone(),
+        Some(_) => return Err(not("\"args\" is not an object")),
+    };
+    Ok(PlanStep { round: 0, tool: tool.to_owned(), args })
+}
+
+#[async_trait]
+impl TaskPlanner for HttpModel {
+    async fn next_step(&self, request: &PlanningRequest) -> Result<PlanStep, PlanError> {
+        let (url, body, key, deadline) =
+            (self.endpoint(), self.body(request).to_string(), self.key.clone(), self.deadline);
+        let endpoint = url.clone();
+        // ureq blocks: the call runs on tokio's blocking pool, under its global deadline.
+        let answered = tokio::task::spawn_blocking(move || {
+            let agent: ureq::Agent =
+                ureq::Agent::config_builder().timeout_global(Some(deadline)).http_status_as_error(false).build().into();
+            let mut call = agent.post(&url).header("Content-Type", "application/json");
+            if let Some(key) = key {
+                call = call.header("Authorization", format!("Bearer {key}"));
+            }
+            let mut response = call.send(&body).map_err(|e| e.to_string())?;
+            let status = response.status().as_u16();
+            let text = response.body_mut().read_to_string().map_err(|e| e.to_string())?;
+            Ok::<_, String>((status, text))
+        })
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|answered| answered);
+        let (status, text) = answered.map_err(|why| PlanError::Unreachable { url: endpoint.clone(), why })?;
+        if !(200..300).contains(&status) {
+            return Err(PlanError::Status { url: endpoint, status });
+        }
+        let reply: Value = serde_json::from_str(&text)
+            .map_err(|_| PlanError::NotAToolCall { why: "not JSON".into(), reply: text.chars().take(500).collect() })?;
+        step_of(&reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(content: &str) -> Value {
+        json!({"choices": [{"message": {"role": "assistant", "content": content}}]})
+    }
+
+    #[test]
+    fn a_reply_s_tool_call_is_read_and_anything_else_is_refused_by_name() {
+        let step = step_of(&reply("```json\n{\"tool\": \"click\", \"args\": {\"ref\": \"d1.2\"}}\n```")).unwrap();
+        assert_eq!((step.tool.as_str(), step.args.get("ref")), ("click", Some(&json!("d1.2"))));
+        let done = step_of(&reply(r#"{"tool": "done"}"#)).unwrap();
+        assert!(done.args.is_empty());
+        for (content, why) in [
+            ("I will click it", "not JSON"),
+            (r#"{"args": {}}"#, "no \"tool\""),
+            (r#"{"tool": "rm_rf"}"#, "an unknown tool"),
+            (r#"{"tool": "click", "args": 3}"#, "\"args\" is not an object"),
+        ] {
+            match step_of(&reply(content)) {
+                Err(PlanError::NotAToolCall { why: got, .. }) => assert_eq!(got, why, "{content}"),
+                other => panic!("{content}: {other:?}"),
+            }
+        }
+        assert!(matches!(step_of(&json!({})), Err(PlanError::NotAToolCall { .. })));
+    }
+
+    #[test]
+    fn the_key_never_shows_in_a_debug_print() {
+        let model = HttpModel {
+            base: "http://127.0.0.1:1/v1".into(),
+            model: "m".into(),
+            key: Some("sk-123".into()),
+            deadline: HttpModel::DEADLINE,
+        };
+        assert!(!format!("{model:?}").contains("sk-123"));
+        assert_eq!(model.endpoint(), "http://127.0.0.1:1/v1/chat/completions");
+    }
+}
