@@ -244,3 +244,137 @@ fn kill_9_and_a_restart_on_the_same_folder_lose_nothing_that_was_answered_and_a_
         serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("a torn line survived: {line:?}: {e}"));
     }
 }
+
+/// A model server on loopback that speaks the OpenAI-compatible `chat/completions` call:
+/// answers each request with the next scripted reply and keeps what it was sent.
+struct FakeModel {
+    base: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+impl FakeModel {
+    fn start(replies: Vec<&'static str>) -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = std::sync::Arc::clone(&seen);
+        std::thread::spawn(move || {
+            let mut replies = replies.into_iter();
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream);
+                let (mut length, mut auth) = (0, String::new());
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(v) = lower.strip_prefix("content-length:") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    if lower.starts_with("authorization:") {
+                        auth = line["authorization:".len()..].trim().to_owned();
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                log.lock().unwrap().push((auth, String::from_utf8_lossy(&body).into_owned()));
+                let content = replies.next().unwrap_or(r#"{"tool": "done", "args": {"summary": "out of replies"}}"#);
+                let answer = json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string();
+                let mut stream = reader.into_inner();
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        Self { base, seen }
+    }
+
+    fn requests(&self) -> Vec<(String, String)> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+fn serve_with_model(dir: &std::path::Path, model: &FakeModel) -> Server {
+    Server::start_with(
+        dir,
+        "127.0.0.1:0",
+        &["--model-url", &model.base, "--model", "fake"],
+        &[("NAVGUARD_MODEL_KEY", "sk-test-model-key")],
+    )
+}
+
+/// Polls `next` (the model plans in the background) until an action, a final status, or a wait
+/// for the user.
+fn next_planned(server: &Server, task: &str) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let answer = next(server, task);
+        if !answer["action"].is_null()
+            || ["SUCCEEDED", "FAILED", "CANCELED", "WAITING_CONFIRMATION"]
+                .contains(&answer["status"].as_str().unwrap_or(""))
+        {
+            return answer;
+        }
+        assert!(started.elapsed() < DEADLINE, "no step planned: {answer}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_model_plans_a_task_without_a_plan_from_what_the_audit_keeps_and_is_told_of_a_denial() {
+    let model = FakeModel::start(vec![
+        r##"{"tool": "click", "args": {"selector": "#buy"}}"##,
+        "```json\n{\"tool\": \"click\", \"args\": {\"selector\": \"#buy\"}}\n```",
+        r#"{"tool": "done", "args": {"summary": "the user declined the order"}}"#,
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_with_model(dir.path(), &model);
+    let (code, body) =
+        post(&server, "/api/agent/start", &json!({"goal": "buy the book", "url": "http://127.0.0.1:1/shop"}));
+    assert_eq!(code, 201, "{body}");
+    let task = body["taskId"].as_str().unwrap().to_owned();
+
+    let first = next_planned(&server, &task);
+    let action = first["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        (first["action"]["type"].as_str(), first["action"]["target"]["value"].as_str()),
+        (Some("click"), Some("#buy"))
+    );
+    let (code, _) = report(&server, &task, &action, shop_observation());
+    assert_eq!(code, 200);
+    // The model's second click is on a POST form's button, now that the page was observed: it
+    // waits for the user, who denies it; the model is told and ends the task.
+    let second = next_planned(&server, &task);
+    assert!(second["action"].is_null(), "{second}");
+    let pending = status(&server, &task)["pendingAction"].clone();
+    assert_eq!(pending["risk"], "high", "{pending}");
+    let denied = json!({"taskId": task, "actionId": pending["actionId"], "approved": false, "reason": "not now"});
+    assert_eq!(post(&server, "/api/agent/confirm", &denied).0, 200);
+    let end = next_planned(&server, &task);
+    assert_eq!(end["status"], "SUCCEEDED", "{end}");
+    assert_eq!(status(&server, &task)["summary"], "the user declined the order");
+
+    let seen = model.requests();
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    assert!(seen.iter().all(|(auth, _)| auth == "Bearer sk-test-model-key"), "{seen:?}");
+    assert!(seen[1].1.contains("Place order") && !seen[1].1.contains("ada@example.org"), "{}", seen[1].1);
+    assert!(seen[2].1.contains("denied by the user"), "{}", seen[2].1);
+    let (_, log) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    assert!(!log.contains("sk-test-model-key") && log.contains("\"planned\""));
+}
+
+#[test]
+fn a_model_that_answers_no_tool_call_fails_the_task_with_the_reason() {
+    let model = FakeModel::start(vec!["I would rather not."]);
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_with_model(dir.path(), &model);
+    let (_, body) = post(&server, "/api/agent/start", &json!({"goal": "buy"}));
+    let task = body["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(next_planned(&server, &task)["status"], "FAILED");
+    let view = status(&server, &task);
+    assert!(view["error"].as_str().unwrap().contains("not a tool call (not JSON)"), "{view}");
+}

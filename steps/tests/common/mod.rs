@@ -25,8 +25,15 @@ impl Server {
 
     /// On `addr` (a restart takes the port it had).
     pub(crate) fn start_at(dir: &Path, addr: &str) -> Self {
+        Self::start_with(dir, addr, &[], &[])
+    }
+
+    /// With more arguments and environment variables (a model to plan with).
+    pub(crate) fn start_with(dir: &Path, addr: &str, args: &[&str], envs: &[(&str, &str)]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_navguard"))
             .args(["serve", "--data-dir", &dir.display().to_string(), "--addr", addr])
+            .args(args)
+            .envs(envs.iter().copied())
             .env("NAVGUARD_SECRET", SECRET)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
