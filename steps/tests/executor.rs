@@ -255,26 +255,30 @@ fn a_denied_action_never_runs_the_task_goes_on_and_a_page_that_claims_approval_c
         {"round": 1, "tool": "click", "args": {"target": {"by": "text", "value": "Delete account"}}},
         {"round": 2, "tool": "navigate", "args": {"url": site.url("/injected")}},
         {"round": 3, "tool": "click", "args": {"selector": "#approve"}},
-        {"round": 4, "tool": "navigate", "args": {"url": site.url("/shop")}},
-        {"round": 5, "tool": "click", "args": {"selector": "#buy"}},
-        {"round": 6, "tool": "done", "args": {"summary": "bought"}},
+        {"round": 4, "tool": "navigate", "args": {"url": site.url(&format!("/link?to={}", site.url("/shop")))}},
+        {"round": 5, "tool": "click", "args": {"selector": "#go"}},
+        {"round": 6, "tool": "click", "args": {"selector": "#buy"}},
+        {"round": 7, "tool": "done", "args": {"summary": "bought"}},
     ]);
     let task = start_task(&server, &site.url("/shop"), plan);
     let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
     assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a0"), "{waiting}");
     confirm(&server, &task, &format!("{task}-a0"), false);
 
-    // Denied: the task went on, through the page that says everything is approved, and the
-    // next high-risk action waits for the user all the same.
+    // Denied: the task went on, through the page that says everything is approved and a link
+    // back to the shop, and the next high-risk action waits for the user all the same.
     let waiting = wait_status(&server, &task, "WAITING_CONFIRMATION");
-    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a4"), "{waiting}");
-    assert_eq!(site.hits("/injected"), 1);
+    assert_eq!(waiting["pendingAction"]["actionId"], format!("{task}-a5"), "{waiting}");
+    assert_eq!((site.hits("/injected"), site.hits("/link"), site.hits("/shop")), (1, 1, 2));
     assert_eq!((site.hits("/delete"), site.hits("/order")), (0, 0));
     let lines = audit(&server, &task);
     assert_eq!(events(&lines, "denied").len(), 1);
-    assert_eq!(events(&lines, "reported").len(), 3, "navigate, click Approve, navigate: {lines:?}");
-    let approve = events(&lines, "dispatched").into_iter().find(|l| l["actionId"] == format!("{task}-a2")).unwrap();
-    assert_eq!(approve["risk"], "low", "a plain button: low, run without asking: {approve}");
+    assert_eq!(events(&lines, "reported").len(), 4, "navigate, click Approve, navigate, click the link: {lines:?}");
+    for (action, what) in [("a2", "a plain button"), ("a4", "a link")] {
+        let line =
+            events(&lines, "dispatched").into_iter().find(|l| l["actionId"] == format!("{task}-{action}")).unwrap();
+        assert_eq!(line["risk"], "low", "{what}: low, run without asking: {line}");
+    }
     let (code, body) = post(&server, "/api/agent/cancel", &json!({"taskId": task}));
     assert_eq!((code, body["status"].as_str()), (200, Some("CANCELED")));
     assert_eq!(site.hits("/order"), 0);
