@@ -105,6 +105,11 @@ enum Command {
         /// The model's name at --model-url.
         #[arg(long, value_name = "name", requires = "model_url")]
         model: Option<String>,
+        /// The words that make a click high-risk when a control's accessible name says one,
+        /// comma-separated; they replace the default list (buy, order, pay, purchase, delete,
+        /// remove, send, publish, post, checkout, transfer).
+        #[arg(long, value_name = "words", value_delimiter = ',')]
+        risk_words: Option<Vec<String>>,
     },
     /// The executor (seed 002), beside its browser: launches the browser, asks the orchestrator
     /// at --server for actions, runs each task on its own tabs through the agent core's tools
@@ -122,6 +127,11 @@ enum Command {
         /// A dotenv file of the values `{secret:NAME}` stands for.
         #[arg(long, value_name = "file")]
         secrets: Option<PathBuf>,
+        /// The words that make a click high-risk when a control's accessible name says one,
+        /// comma-separated; they replace the default list (buy, order, pay, purchase, delete,
+        /// remove, send, publish, post, checkout, transfer).
+        #[arg(long, value_name = "words", value_delimiter = ',')]
+        risk_words: Option<Vec<String>>,
         #[command(flatten)]
         browser: BrowserOptions,
     },
@@ -179,7 +189,7 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Serve { data_dir, addr, model_url, model } => {
+        Command::Serve { data_dir, addr, model_url, model, risk_words } => {
             let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
             let model = model_url.zip(model).map(|(base, model)| navguard_orchestrator::planner::HttpModel {
                 base,
@@ -187,7 +197,8 @@ fn main() -> ExitCode {
                 key: std::env::var("NAVGUARD_MODEL_KEY").ok().filter(|k| !k.is_empty()),
                 deadline: navguard_orchestrator::planner::HttpModel::DEADLINE,
             });
-            let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model };
+            let risk = risk_policy(risk_words);
+            let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk };
             match runtime.block_on(navguard_orchestrator::serve(config)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -196,7 +207,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Executor { server, data_dir, secrets, browser } => {
+        Command::Executor { server, data_dir, secrets, risk_words, browser } => {
             let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
             let config = navguard_orchestrator::executor::ExecutorConfig {
                 server,
@@ -206,6 +217,7 @@ fn main() -> ExitCode {
                 data_dir,
                 secrets,
                 secret,
+                risk: risk_policy(risk_words),
             };
             match runtime.block_on(navguard_orchestrator::executor::run(config)) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -219,6 +231,11 @@ fn main() -> ExitCode {
             validate(&path.or(features).unwrap_or_else(|| PathBuf::from("features")), contracts.as_deref())
         }
     }
+}
+
+/// `--risk-words`, or the default list.
+fn risk_policy(words: Option<Vec<String>>) -> navguard_orchestrator::risk::RiskPolicy {
+    words.map(navguard_orchestrator::risk::RiskPolicy::with_words).unwrap_or_default()
 }
 
 fn validate(path: &std::path::Path, contracts: Option<&std::path::Path>) -> ExitCode {

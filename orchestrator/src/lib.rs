@@ -57,6 +57,8 @@ pub struct ServeConfig {
     pub secret: Option<String>,
     /// The model that plans tasks started without a plan.
     pub model: Option<planner::HttpModel>,
+    /// What makes a click high-risk.
+    pub risk: risk::RiskPolicy,
 }
 
 /// Checks the config, opens the store, binds, prints the contract's first line, and serves
@@ -69,7 +71,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     if !config.addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(config.addr));
     }
-    let mut service = service::Service::open(&config.data_dir, risk::RiskPolicy::default())?;
+    let mut service = service::Service::open(&config.data_dir, config.risk)?;
     if config.model.is_some() {
         service.plan_with_model();
     }

@@ -17,7 +17,15 @@ pub struct RiskPolicy {
 
 impl Default for RiskPolicy {
     fn default() -> Self {
-        Self { words: DEFAULT_WORDS.iter().map(|w| (*w).to_owned()).collect() }
+        Self::with_words(DEFAULT_WORDS.iter().copied())
+    }
+}
+
+impl RiskPolicy {
+    /// A policy whose risky words are `words` (`--risk-words`), compared lower-case.
+    pub fn with_words<S: AsRef<str>>(words: impl IntoIterator<Item = S>) -> Self {
+        let words = words.into_iter().map(|w| w.as_ref().trim().to_lowercase()).filter(|w| !w.is_empty()).collect();
+        Self { words }
     }
 }
 
@@ -123,6 +131,15 @@ mod tests {
         assert_eq!(risk("#search"), Risk::Low);
         assert_eq!(risk("#go"), Risk::Low);
         assert_eq!(risk("#del"), Risk::High);
+    }
+
+    #[test]
+    fn the_words_are_configurable() {
+        let page = observed(json!([{"selector": "#x", "role": "button", "tag": "button", "name": "Archive chat"}]));
+        let target = by_selector("#x");
+        let click = |policy: &RiskPolicy| policy.classify("click", target.as_ref(), &Map::new(), Some(&page));
+        assert_eq!(click(&RiskPolicy::default()), Risk::Low);
+        assert_eq!(click(&RiskPolicy::with_words([" ARCHIVE ", ""])), Risk::High);
     }
 
     #[test]

@@ -378,3 +378,18 @@ fn a_model_that_answers_no_tool_call_fails_the_task_with_the_reason() {
     let view = status(&server, &task);
     assert!(view["error"].as_str().unwrap().contains("not a tool call (not JSON)"), "{view}");
 }
+
+#[test]
+fn risk_words_given_on_the_command_line_replace_the_default_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start_with(dir.path(), "127.0.0.1:0", &["--risk-words", "Archive,mute"], &[]);
+    let click = |name: &str| json!({"round": 1, "tool": "click", "args": {"target": {"by": "text", "value": name}}});
+    let (_, body) = post(&server, "/api/agent/start", &json!({"goal": "tidy", "plan": [click("Delete account")]}));
+    let deleting = body["taskId"].as_str().unwrap().to_owned();
+    let handed = next(&server, &deleting);
+    assert_eq!(handed["action"]["risk"], "low", "delete is not on this list: {handed}");
+    let (_, body) = post(&server, "/api/agent/start", &json!({"goal": "tidy", "plan": [click("Archive chat")]}));
+    let archiving = body["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(next(&server, &archiving)["status"], "WAITING_CONFIRMATION");
+    assert_eq!(status(&server, &archiving)["pendingAction"]["risk"], "high");
+}

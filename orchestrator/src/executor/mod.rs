@@ -69,6 +69,8 @@ pub struct ExecutorConfig {
     pub secrets: Option<PathBuf>,
     /// `NAVGUARD_SECRET`.
     pub secret: Option<String>,
+    /// What the last-moment check judges high-risk (the orchestrator's words, as a rule).
+    pub risk: RiskPolicy,
 }
 
 /// The orchestrator's URL, if it is an http URL on loopback.
