@@ -207,6 +207,7 @@ struct Samples {
 async fn release_when_held(site: &FixtureSite, gate: &str, arrivals: usize, i: usize) -> Instant {
     let arrived = site.requests().wait_for("/gate", arrivals, Duration::from_secs(30)).await;
     assert!(arrived, "the request for gate {gate} did not arrive");
+    // The hold is the benchmark's chosen commit moment, not a synchronization.
     tokio::time::sleep(hold(i)).await;
     let at = Instant::now();
     site.state.release(gate);
@@ -222,6 +223,7 @@ async fn poll_until_committed(port: &dyn BrowserPort, tab: &TabId, url: &str, pe
         {
             return Instant::now();
         }
+        // The baseline under measurement: a fixed polling period, not a synchronization.
         tokio::time::sleep(period).await;
     }
 }
@@ -287,18 +289,29 @@ async fn bidi_navigation(
     loaded(port, tab).await;
 }
 
-/// Waits (untimed) until the tab has no navigation in flight and its page has loaded, so that
-/// no late event of this page falls into the next navigation. (Without it, a `dom-loaded` of
-/// the previous page arriving after the next navigation started let the settle waiter resolve
-/// `committed` on the old page: seen on Chromium 156.)
+/// Waits until the tab has no navigation in flight and its page has loaded, so that no late
+/// event of this page falls into the next navigation. (Without it, a `dom-loaded` of the previous
+/// page arriving after the next navigation started let the settle waiter resolve `committed` on
+/// the old page: seen on Chromium 156.) Event-driven: the tab is read again on each of its
+/// events, subscribed to before the read so that none falls between; 30 s at most.
 async fn loaded(port: &BidiPort, tab: &TabId) {
-    loop {
-        let info = port.tab(tab).await.unwrap();
-        if !info.loading && info.pending_url.is_none() {
-            return;
+    let settled = async {
+        loop {
+            let mut events = port.subscribe_from(port.position());
+            let info = port.tab(tab).await.unwrap();
+            if !info.loading && info.pending_url.is_none() {
+                return;
+            }
+            loop {
+                match events.next().await {
+                    Ok(event) if event.tab == *tab => break,
+                    Ok(_) => {}
+                    Err(e) => panic!("the browser's events ended: {e:?}"),
+                }
+            }
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    };
+    tokio::time::timeout(Duration::from_secs(30), settled).await.expect("the page loaded within 30 s");
 }
 
 async fn playwright_navigation(
