@@ -9,10 +9,8 @@ mod common;
 use common::*;
 use navguard_harness::fixtures::FixtureSite;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// A task's progress on a real browser: wide, for a loaded 2-core machine.
@@ -70,14 +68,7 @@ impl Executor {
             command.env("FAILPOINTS", failpoints);
         }
         let mut child = command.spawn().expect("navguard executor starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(TASK_DEADLINE).expect("the ready line within the deadline");
+        let line = first_line(&mut child, TASK_DEADLINE);
         assert!(line.starts_with(&format!("navguard executor: {browser} ready; polling ")), "{line:?}");
         Self { child, stderr }
     }
@@ -102,14 +93,12 @@ impl Executor {
 
     /// Waits for it to exit on its own; its exit status.
     fn exited(&mut self) -> std::process::ExitStatus {
-        let started = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(started.elapsed() < TASK_DEADLINE, "the executor did not exit");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let mut status = None;
+        wait_until("the executor exits", TASK_DEADLINE, || {
+            status = self.child.try_wait().unwrap();
+            status.is_some()
+        });
+        status.expect("it exited")
     }
 
     fn log(&self) -> String {

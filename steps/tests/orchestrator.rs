@@ -3,9 +3,14 @@
 
 mod common;
 
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::routing::post as post_route;
+use axum::{Json, Router};
 use common::*;
 use serde_json::{Value, json};
 use std::process::Command;
+use std::sync::{Arc, Mutex};
 
 /// An observation that lists the shop's controls, as the executor reports them.
 fn shop_observation() -> Value {
@@ -245,52 +250,36 @@ fn kill_9_and_a_restart_on_the_same_folder_lose_nothing_that_was_answered_and_a_
     }
 }
 
-/// A model server on loopback that speaks the OpenAI-compatible `chat/completions` call:
-/// answers each request with the next scripted reply and keeps what it was sent.
+/// A model server on loopback (axum) that speaks the OpenAI-compatible `chat/completions` call:
+/// answers each request with the next scripted reply and keeps what it was sent (the
+/// Authorization header and the body).
 struct FakeModel {
     base: String,
-    seen: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+    seen: Arc<Mutex<Vec<(String, String)>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+/// The model's scripted replies and what it was sent.
+type ModelState = (Arc<Mutex<std::vec::IntoIter<&'static str>>>, Arc<Mutex<Vec<(String, String)>>>);
+
+async fn chat_completions(State((replies, seen)): State<ModelState>, headers: HeaderMap, body: String) -> Json<Value> {
+    let auth = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+    seen.lock().unwrap().push((auth, body));
+    let content =
+        replies.lock().unwrap().next().unwrap_or(r#"{"tool": "done", "args": {"summary": "out of replies"}}"#);
+    Json(json!({"choices": [{"message": {"role": "assistant", "content": content}}]}))
 }
 
 impl FakeModel {
     fn start(replies: Vec<&'static str>) -> Self {
-        use std::io::{BufRead, BufReader, Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let base = format!("http://{}/v1", listener.local_addr().unwrap());
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let log = std::sync::Arc::clone(&seen);
-        std::thread::spawn(move || {
-            let mut replies = replies.into_iter();
-            for stream in listener.incoming().flatten() {
-                let mut reader = BufReader::new(stream);
-                let (mut length, mut auth) = (0, String::new());
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(v) = lower.strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                    if lower.starts_with("authorization:") {
-                        auth = line["authorization:".len()..].trim().to_owned();
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                log.lock().unwrap().push((auth, String::from_utf8_lossy(&body).into_owned()));
-                let content = replies.next().unwrap_or(r#"{"tool": "done", "args": {"summary": "out of replies"}}"#);
-                let answer = json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string();
-                let mut stream = reader.into_inner();
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                    answer.len()
-                );
-            }
-        });
-        Self { base, seen }
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let state: ModelState = (Arc::new(Mutex::new(replies.into_iter())), Arc::clone(&seen));
+        let app = Router::new().route("/v1/chat/completions", post_route(chat_completions)).with_state(state);
+        runtime.spawn(async move { axum::serve(listener, app).await });
+        Self { base, seen, _runtime: runtime }
     }
 
     fn requests(&self) -> Vec<(String, String)> {

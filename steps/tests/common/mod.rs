@@ -39,14 +39,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("navguard serve starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx.recv_timeout(DEADLINE).expect("the first line within the deadline");
+        let line = first_line(&mut child, DEADLINE);
         let base = line
             .trim()
             .strip_prefix("navguard serve: listening on ")
@@ -68,6 +61,18 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The first line a child prints on its stdout (its piped stdout is taken), within `deadline`.
+pub(crate) fn first_line(child: &mut Child, deadline: Duration) -> String {
+    let stdout = child.stdout.take().expect("its stdout, piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    rx.recv_timeout(deadline).expect("the first line within the deadline")
 }
 
 pub(crate) fn agent() -> ureq::Agent {
