@@ -191,11 +191,10 @@ fn main() -> ExitCode {
         },
         Command::Serve { data_dir, addr, model_url, model, risk_words } => {
             let secret = std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty());
-            let model = model_url.zip(model).map(|(base, model)| navguard_orchestrator::planner::HttpModel {
-                base,
-                model,
-                key: std::env::var("NAVGUARD_MODEL_KEY").ok().filter(|k| !k.is_empty()),
-                deadline: navguard_orchestrator::planner::HttpModel::DEADLINE,
+            let model = model_url.zip(model).map(|(base, model)| {
+                use navguard_orchestrator::planner::HttpModel;
+                let key = std::env::var("NAVGUARD_MODEL_KEY").ok().filter(|k| !k.is_empty());
+                HttpModel::new(base, model, key, HttpModel::DEADLINE)
             });
             let risk = risk_policy(risk_words);
             let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk };

@@ -9,6 +9,7 @@ pub mod executor;
 pub mod http;
 pub mod model;
 pub mod planner;
+mod post;
 pub mod redact;
 pub mod risk;
 pub mod service;

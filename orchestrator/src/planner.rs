@@ -65,11 +65,12 @@ must not be tried again.";
 #[derive(Clone)]
 pub struct HttpModel {
     /// The API's base, e.g. `http://127.0.0.1:11434/v1`.
-    pub base: String,
-    pub model: String,
+    base: String,
+    model: String,
     /// `NAVGUARD_MODEL_KEY`, sent as a bearer token; never logged.
-    pub key: Option<String>,
-    pub deadline: Duration,
+    key: Option<String>,
+    /// Made once: every call ends within the deadline it was made with.
+    client: ureq::Agent,
 }
 
 /// The key stays out of every debug print.
@@ -82,6 +83,11 @@ impl std::fmt::Debug for HttpModel {
 impl HttpModel {
     /// The default deadline of one model call.
     pub const DEADLINE: Duration = Duration::from_secs(60);
+
+    /// The model `model` at `base`, each call within `deadline`.
+    pub fn new(base: String, model: String, key: Option<String>, deadline: Duration) -> Self {
+        Self { base, model, key, client: crate::post::client(deadline) }
+    }
 
     fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base.trim_end_matches('/'))
@@ -119,26 +125,11 @@ fn step_of(reply: &Value) -> Result<PlanStep, PlanError> {
 #[async_trait]
 impl TaskPlanner for HttpModel {
     async fn next_step(&self, request: &PlanningRequest) -> Result<PlanStep, PlanError> {
-        let (url, body, key, deadline) =
-            (self.endpoint(), self.body(request).to_string(), self.key.clone(), self.deadline);
-        let endpoint = url.clone();
-        // ureq blocks: the call runs on tokio's blocking pool, under its global deadline.
-        let answered = tokio::task::spawn_blocking(move || {
-            let agent: ureq::Agent =
-                ureq::Agent::config_builder().timeout_global(Some(deadline)).http_status_as_error(false).build().into();
-            let mut call = agent.post(&url).header("Content-Type", "application/json");
-            if let Some(key) = key {
-                call = call.header("Authorization", format!("Bearer {key}"));
-            }
-            let mut response = call.send(&body).map_err(|e| e.to_string())?;
-            let status = response.status().as_u16();
-            let text = response.body_mut().read_to_string().map_err(|e| e.to_string())?;
-            Ok::<_, String>((status, text))
-        })
-        .await
-        .map_err(|e| e.to_string())
-        .and_then(|answered| answered);
-        let (status, text) = answered.map_err(|why| PlanError::Unreachable { url: endpoint.clone(), why })?;
+        let endpoint = self.endpoint();
+        let body = self.body(request).to_string();
+        let (status, text) = crate::post::post_json(&self.client, endpoint.clone(), self.key.as_deref(), body)
+            .await
+            .map_err(|why| PlanError::Unreachable { url: endpoint.clone(), why })?;
         if !(200..300).contains(&status) {
             return Err(PlanError::Status { url: endpoint, status });
         }
@@ -178,12 +169,8 @@ mod tests {
 
     #[test]
     fn the_key_never_shows_in_a_debug_print() {
-        let model = HttpModel {
-            base: "http://127.0.0.1:1/v1".into(),
-            model: "m".into(),
-            key: Some("sk-123".into()),
-            deadline: HttpModel::DEADLINE,
-        };
+        let model =
+            HttpModel::new("http://127.0.0.1:1/v1".into(), "m".into(), Some("sk-123".into()), HttpModel::DEADLINE);
         assert!(!format!("{model:?}").contains("sk-123"));
         assert_eq!(model.endpoint(), "http://127.0.0.1:1/v1/chat/completions");
     }

@@ -468,13 +468,13 @@ impl Service {
         }
         let seq: i64 = tx.query_row("SELECT COUNT(*) FROM actions WHERE task_id = ?1", [task_id], |r| r.get(0))?;
         if seq >= MODEL_STEP_LIMIT {
-            drop(tx);
-            drop(conn);
-            return self
-                .fail(task_id, &format!("the model planned {MODEL_STEP_LIMIT} steps without reaching the goal"));
+            let error = format!("the model planned {MODEL_STEP_LIMIT} steps without reaching the goal");
+            self.mark_failed(&tx, task_id, &error)?;
+        } else {
+            insert_action(&tx, task_id, usize::try_from(seq).unwrap_or_default(), step)?;
+            let planned = json!({ "step": plan_as_audited(std::slice::from_ref(step)) });
+            self.audit.append(task_id, None, "planned", planned)?;
         }
-        insert_action(&tx, task_id, usize::try_from(seq).unwrap_or_default(), step)?;
-        self.audit.append(task_id, None, "planned", json!({ "step": plan_as_audited(std::slice::from_ref(step)) }))?;
         tx.commit()?;
         Ok(())
     }
@@ -486,12 +486,17 @@ impl Service {
         if task_status(&tx, task_id)?.is_final() {
             return Ok(());
         }
+        self.mark_failed(&tx, task_id, error)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn mark_failed(&self, tx: &Transaction<'_>, task_id: &str, error: &str) -> Result<(), ServiceError> {
         tx.execute(
             "UPDATE tasks SET status = ?2, error = ?3 WHERE task_id = ?1",
             params![task_id, TaskStatus::Failed.name(), error],
         )?;
         self.audit.append(task_id, None, "failed", json!({ "error": error }))?;
-        tx.commit()?;
         Ok(())
     }
 

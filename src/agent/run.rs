@@ -4,7 +4,7 @@ use super::checkpoint::{Checkpoint, Checkpoints, changes};
 use super::config::AgentConfig;
 use super::control::{PauseReason, TaskControl};
 use super::error::Refusal;
-use super::error::{ToolError, ToolFailure};
+use super::error::{FailureKind, ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
 use super::guard::{GuardResult, loop_top_guard};
 use super::observe::{Observation, observe};
@@ -606,9 +606,9 @@ fn signature_of(tool: ToolName, args: &serde_json::Value, observed: Option<&Obse
 }
 
 fn repair_reason(e: &ToolError) -> RepairReason {
-    match e {
-        ToolError::Call { kind: ToolFailure::FailedVerification { .. }, .. } => RepairReason::FailedVerification,
-        ToolError::Call { kind: ToolFailure::DoneRefused { .. }, .. } => RepairReason::RefusedDone,
+    match e.kind() {
+        FailureKind::FailedVerification => RepairReason::FailedVerification,
+        FailureKind::Refused => RepairReason::RefusedDone,
         _ => RepairReason::ExecuteError,
     }
 }

@@ -116,24 +116,9 @@ impl Client {
     }
 
     async fn try_once(&self, call: &'static str, path: &str, body: String) -> Result<Value, Try> {
-        let agent = self.agent.clone();
         let url = format!("{}{path}", self.base);
-        let bearer = format!("Bearer {}", self.secret);
-        // ureq blocks: the try runs on tokio's blocking pool, under its own global deadline.
-        let answered = tokio::task::spawn_blocking(move || {
-            let mut response = agent
-                .post(&url)
-                .header("Authorization", &bearer)
-                .header("Content-Type", "application/json")
-                .send(&body)
-                .map_err(|e| e.to_string())?;
-            let status = response.status().as_u16();
-            let text = response.body_mut().read_to_string().map_err(|e| e.to_string())?;
-            Ok::<_, String>((status, text))
-        })
-        .await
-        .map_err(|e| Try::Again(e.to_string()))?;
-        let (status, text) = answered.map_err(Try::Again)?;
+        let (status, text) =
+            crate::post::post_json(&self.agent, url, Some(&self.secret), body).await.map_err(Try::Again)?;
         match status {
             200..=299 => serde_json::from_str(&text).map_err(|e| Try::Again(format!("unreadable answer: {e}"))),
             500.. => Err(Try::Again(format!("HTTP {status}"))),

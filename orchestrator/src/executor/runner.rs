@@ -272,19 +272,24 @@ impl<'a> RemotePlanner<'a> {
             extracted.insert("document".into(), Value::String(seen.document.clone()));
             extracted.insert("elements".into(), serde_json::to_value(&seen.elements).unwrap_or(Value::Null));
         }
-        let observation = Observation {
-            url: seen.map(|s| s.url.clone()).unwrap_or_default(),
-            title: seen.map(|s| s.title.clone()).unwrap_or_default(),
-            visible_text_snippet: seen.map(|s| s.text.chars().take(SNIPPET_CHARS).collect()).unwrap_or_default(),
-            extracted,
-            artifacts: Artifacts::default(),
-            errors,
-        };
-        let mut value = serde_json::to_value(&observation).unwrap_or(Value::Null);
-        self.shared.secrets.redact(&mut value);
-        let mut observation: Observation = serde_json::from_value(value).unwrap_or_default();
-        observation.artifacts.screenshots = shots.into_iter().flatten().collect();
-        observation
+        let secrets = &self.shared.secrets;
+        let mut extracted = Value::Object(extracted);
+        secrets.redact(&mut extracted);
+        let text = |text: Option<String>| secrets.redact_text(&text.unwrap_or_default());
+        Observation {
+            url: text(seen.map(|s| s.url.clone())),
+            title: text(seen.map(|s| s.title.clone())),
+            visible_text_snippet: text(seen.map(|s| s.text.chars().take(SNIPPET_CHARS).collect())),
+            extracted: match extracted {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            },
+            artifacts: Artifacts { screenshots: shots.into_iter().flatten().collect() },
+            errors: errors
+                .into_iter()
+                .map(|e| ReportedError { message: secrets.redact_text(&e.message), ..e })
+                .collect(),
+        }
     }
 
     /// After the agent stopped on its own: the action it ran is reported with the stop.
