@@ -281,15 +281,59 @@ async fn took_less_than(world: &mut NavWorld, ms: u64) -> StepResult {
     Err(StepError::Expectation(format!("the task took {} ms", took.as_millis())))
 }
 
+/// The decisions of round `round`'s loop-top guard, in order (a round runs it again when its
+/// page begins to leave before it is observed), by their outcome names.
+fn guard_decisions(world: &NavWorld, round: u32) -> StepResult<Vec<String>> {
+    let names: Vec<String> = world
+        .agent
+        .task
+        .trace
+        .guards()
+        .filter(|(r, ..)| *r == round)
+        .map(|(_, d, _)| d.outcome_name().unwrap_or_else(|| d.kind().name()).to_owned())
+        .collect();
+    if names.is_empty() {
+        return Err(StepError::Expectation(format!("no guard ran in round {round}")));
+    }
+    Ok(names)
+}
+
+/// Any of the round's guard decisions: the first (the wait at the round's top) or a later one
+/// (the guard run again when the page began to leave before it was observed).
 #[then(expr = "the loop-top guard resolved {string} in round {int}")]
 async fn guard_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
-    let decisions: Vec<&GuardDecision> =
-        world.agent.task.trace.guards().filter(|(r, ..)| *r == round).map(|(_, d, _)| d).collect();
-    match decisions.first() {
-        Some(d) if d.outcome_name() == Some(outcome.as_str()) => Ok(()),
-        Some(d) => Err(StepError::Expectation(format!("round {round}'s guard decided {d:?}"))),
-        None => Err(StepError::Expectation(format!("no guard ran in round {round}"))),
+    let decisions = guard_decisions(world, round)?;
+    if decisions.contains(&outcome) {
+        return Ok(());
     }
+    Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then "))))
+}
+
+#[then(expr = "the loop-top guard last resolved {string} in round {int}")]
+async fn guard_last_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
+    let decisions = guard_decisions(world, round)?;
+    match decisions.last() {
+        Some(last) if *last == outcome => Ok(()),
+        _ => Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then ")))),
+    }
+}
+
+#[then(expr = "the loop-top guard first resolved {string} in round {int}")]
+async fn guard_first_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
+    let decisions = guard_decisions(world, round)?;
+    match decisions.first() {
+        Some(first) if *first == outcome => Ok(()),
+        _ => Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then ")))),
+    }
+}
+
+#[then(expr = "the loop-top guard resolved {string} then {string} in round {int}")]
+async fn guard_resolved_in_order(world: &mut NavWorld, first: String, then: String, round: u32) -> StepResult {
+    let decisions = guard_decisions(world, round)?;
+    if decisions == [first, then] {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then "))))
 }
 
 #[then("the loop-top guard never waited")]

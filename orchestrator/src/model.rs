@@ -61,6 +61,9 @@ navguard::closed_set! {
         UnknownSecret = "UNKNOWN_SECRET",
         /// The action ran and its `expect` did not hold.
         VerificationFailed = "VERIFICATION_FAILED",
+        /// `done` was refused: the page changed since it was observed, or its `expect` did
+        /// not hold (or was missing where one is needed). The task did not end.
+        DoneRefused = "DONE_REFUSED",
         NavigationFailed = "NAVIGATION_FAILED",
         /// The page could not be observed after the action (it kept navigating, or its tab
         /// went away).

@@ -6,7 +6,7 @@
 use crate::audit::{Audit, AuditError};
 use crate::model::{Action, Observation, ObservationCode, PlanStep, Risk, Target, TaskStatus};
 use crate::planner::{PastStep, PlanningRequest};
-use crate::redact::{REDACTED, redact_value};
+use crate::redact::{REDACTED, redact_text, redact_value};
 use crate::risk::{RiskPolicy, element, is_password_field};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::{Map, Value, json};
@@ -57,6 +57,12 @@ CREATE TABLE IF NOT EXISTS actions (
     params TEXT NOT NULL, risk TEXT NOT NULL, requires_confirmation INTEGER NOT NULL, confirmed INTEGER NOT NULL,
     state TEXT NOT NULL, observation TEXT, UNIQUE (task_id, seq));
 CREATE TABLE IF NOT EXISTS model_tasks (task_id TEXT PRIMARY KEY);";
+
+/// The tool that ends a task; the executor verifies it like any other action.
+const DONE: &str = "done";
+
+/// Why a scripted task whose plan ran out failed.
+pub const PLAN_ENDED: &str = "the plan ended without a verified done";
 
 /// The most steps a model may plan for one task (the agent core's round limit).
 pub const MODEL_STEP_LIMIT: i64 = 40;
@@ -201,21 +207,11 @@ impl Service {
                 // The model's next step is being planned.
                 return Ok((None, status));
             }
-            set_status(tx, task_id, TaskStatus::Succeeded)?;
-            self.audit.append(task_id, None, "succeeded", json!({ "summary": "the plan ran out" }))?;
-            return Ok((None, TaskStatus::Succeeded));
+            // Only a done the executor verified on the page ends a task SUCCEEDED.
+            self.mark_failed(tx, task_id, PLAN_ENDED)?;
+            return Ok((None, TaskStatus::Failed));
         };
         let Row { mut action, state } = row;
-        if action.kind == "done" {
-            let summary = action.params.get("summary").and_then(Value::as_str).unwrap_or_default().to_owned();
-            set_state(tx, &action.action_id, ActionState::Reported)?;
-            tx.execute(
-                "UPDATE tasks SET status = ?2, summary = ?3 WHERE task_id = ?1",
-                params![task_id, TaskStatus::Succeeded.name(), summary],
-            )?;
-            self.audit.append(task_id, Some(&action.action_id), "succeeded", json!({ "summary": summary }))?;
-            return Ok((None, TaskStatus::Succeeded));
-        }
         if state == ActionState::Planned {
             let observed = last_observation(tx, task_id)?;
             action.risk = self.risk.classify(&action.kind, action.target.as_ref(), &action.params, observed.as_ref());
@@ -321,8 +317,45 @@ impl Service {
             "UPDATE tasks SET status = ?2, steps = steps + 1, observation = ?3 WHERE task_id = ?1",
             params![task_id, TaskStatus::Running.name(), stored.to_string()],
         )?;
+        if action.kind == DONE {
+            return self.record_done(tx, &action, observation, details);
+        }
         self.audit.append(&task_id, Some(&action.action_id), "reported", details)?;
         Ok(TaskStatus::Running)
+    }
+
+    /// A reported `done`: the executor ran it through the core's closed loop. Verified (no
+    /// error), the task succeeds, the audit keeps the evidence (the page it was verified on);
+    /// refused, a model is told why and plans on, a scripted plan fails with the reason.
+    fn record_done(
+        &self,
+        tx: &Transaction<'_>,
+        action: &Action,
+        observation: &Observation,
+        details: Value,
+    ) -> Result<TaskStatus, ServiceError> {
+        let task_id = &action.task_id;
+        let Some(refusal) = observation.errors.first() else {
+            let summary = action.params.get("summary").and_then(Value::as_str).unwrap_or_default();
+            tx.execute(
+                "UPDATE tasks SET status = ?2, summary = ?3 WHERE task_id = ?1",
+                params![task_id, TaskStatus::Succeeded.name(), summary],
+            )?;
+            let evidence = json!({ "summary": summary, "verified": details });
+            self.audit.append(task_id, Some(&action.action_id), "succeeded", evidence)?;
+            return Ok(TaskStatus::Succeeded);
+        };
+        self.audit.append(task_id, Some(&action.action_id), "done-refused", details)?;
+        if is_model_task(tx, task_id)? {
+            return Ok(TaskStatus::Running);
+        }
+        // The executor's reason as it gave it (ours: `done: refused: verification failed: …`).
+        let error = match redact_text(&refusal.message) {
+            reason if reason.trim().is_empty() => "done was refused (the executor gave no reason)".to_owned(),
+            reason => reason,
+        };
+        self.mark_failed(tx, task_id, &error)?;
+        Ok(TaskStatus::Failed)
     }
 
     /// `confirm`: approves (handed out next, `confirmed: true`) or denies (dropped; the task goes
@@ -592,11 +625,6 @@ fn set_status(conn: &Connection, task_id: &str, status: TaskStatus) -> Result<()
     Ok(())
 }
 
-fn set_state(conn: &Connection, action_id: &str, state: ActionState) -> Result<(), ServiceError> {
-    conn.execute("UPDATE actions SET state = ?2 WHERE action_id = ?1", params![action_id, state.name()])?;
-    Ok(())
-}
-
 fn live_tasks(conn: &Connection) -> Result<Vec<String>, ServiceError> {
     let mut stmt = conn.prepare("SELECT task_id FROM tasks WHERE status IN (?1, ?2) ORDER BY created_at, task_id")?;
     let ids = stmt
@@ -663,8 +691,8 @@ fn pending_action(conn: &Connection, task_id: &str) -> Result<Option<Action>, Se
 #[cfg(test)]
 mod tests {
     //! The task state machine, without HTTP: RUNNING → (WAITING_CONFIRMATION ⇄ RUNNING,
-    //! WAITING_PAGE → RUNNING)* → SUCCEEDED | CANCELED; one action in flight; duplicates change
-    //! nothing.
+    //! WAITING_PAGE → RUNNING)* → SUCCEEDED (a verified done) | FAILED | CANCELED; one action in
+    //! flight; duplicates change nothing.
     use super::*;
 
     fn step(round: u32, tool: &str, args: Value) -> PlanStep {
@@ -710,9 +738,22 @@ mod tests {
         assert_eq!(again.as_ref().map(|a| &a.action_id), Some(&first.action_id), "the same action until reported");
         assert_eq!(service.report(&task, &first.action_id, &shop(&[])).unwrap(), (TaskStatus::Running, false));
         assert_eq!(service.report(&task, &first.action_id, &shop(&[])).unwrap(), (TaskStatus::Running, true));
+        // done is handed out like any action; only the executor's verified report ends the task.
+        let (done, _) = next_action(&service, &task);
+        let done = done.unwrap();
+        assert_eq!((done.kind.as_str(), done.risk), ("done", Risk::Low));
+        assert_eq!(service.status(&task).unwrap().status, TaskStatus::Running);
+        assert_eq!(service.report(&task, &done.action_id, &shop(&[])).unwrap(), (TaskStatus::Succeeded, false));
         assert_eq!(next_action(&service, &task), (None, TaskStatus::Succeeded));
         let view = service.status(&task).unwrap();
-        assert_eq!((view.status, view.steps, view.summary.as_deref()), (TaskStatus::Succeeded, 1, Some("ok")));
+        assert_eq!((view.status, view.steps, view.summary.as_deref()), (TaskStatus::Succeeded, 2, Some("ok")));
+        let audit = service.audit_log(&task).unwrap();
+        let last: Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();
+        assert_eq!(
+            (last["event"].as_str(), last["verified"]["observation"]["url"].as_str()),
+            (Some("succeeded"), Some("http://127.0.0.1:1/shop")),
+            "the evidence: {last}"
+        );
         assert!(matches!(service.report(&task, "nope", &shop(&[])), Err(ServiceError::Conflict(_))));
         assert!(matches!(service.next(Some("no-task")), Err(ServiceError::NoSuchTask(_))));
     }
@@ -744,7 +785,32 @@ mod tests {
         let second = service.status(&task).unwrap().pending.unwrap();
         service.confirm(&task, &second.action_id, false, Some("no")).unwrap();
         assert!(matches!(service.confirm(&task, &second.action_id, true, None), Err(ServiceError::Conflict(_))));
-        assert_eq!(next_action(&service, &task), (None, TaskStatus::Succeeded));
+        let (done, _) = next_action(&service, &task);
+        assert_eq!(done.map(|a| a.kind), Some("done".to_owned()));
+    }
+
+    #[test]
+    fn a_refused_done_fails_a_scripted_task_with_its_reason_and_a_plan_without_done_fails() {
+        let (_dir, service) = service();
+        let plan = [step(1, "done", json!({"summary": "bought", "expect": {"title": "Shop"}}))];
+        let (task, _) = service.start("buy", None, &plan).unwrap();
+        let (done, _) = next_action(&service, &task);
+        let mut refused = shop(&[ObservationCode::DoneRefused]);
+        refused.errors[0].message = "done: refused: verification failed: the title is \"Info\", not \"Shop\"".into();
+        let answer = service.report(&task, &done.unwrap().action_id, &refused).unwrap();
+        assert_eq!(answer, (TaskStatus::Failed, false));
+        let view = service.status(&task).unwrap();
+        assert_eq!(
+            view.error.as_deref(),
+            Some("done: refused: verification failed: the title is \"Info\", not \"Shop\"")
+        );
+        assert!(view.summary.is_none());
+
+        let (task, _) = service.start("wait", None, &[step(1, "wait", json!({"ms": 1}))]).unwrap();
+        let (wait, _) = next_action(&service, &task);
+        service.report(&task, &wait.unwrap().action_id, &shop(&[])).unwrap();
+        assert_eq!(next_action(&service, &task), (None, TaskStatus::Failed));
+        assert_eq!(service.status(&task).unwrap().error.as_deref(), Some(PLAN_ENDED));
     }
 
     #[test]

@@ -189,6 +189,7 @@ impl BidiPort {
             pending_navigation: state.pending_nav,
             loading: state.loading,
             opener: state.opener,
+            navigation_failed: state.navigation_failed,
         }
     }
 

@@ -35,6 +35,9 @@ pub(super) struct Scope {
     raw: Mutex<Vec<RawEvent>>,
     /// Tab creations under way in this scope (see `create.rs`).
     pub(super) creates_in_flight: std::sync::atomic::AtomicUsize,
+    /// Navigations already reported ended without a commit: browsers say so in more than one
+    /// way (Chromium's `navigationFailed` after the request's `fetchError`), the log says it once.
+    ended: Mutex<std::collections::HashSet<NavigationId>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -67,6 +70,12 @@ impl Scope {
     }
 
     fn publish(&self, event: NavEvent) {
+        if event.kind.ends_without_commit()
+            && let Some(navigation) = &event.navigation
+            && !lock(&self.ended).insert(navigation.clone())
+        {
+            return;
+        }
         self.tracker().apply(&event);
         self.log.append(event);
     }
@@ -168,6 +177,7 @@ fn nav_kind(event: &Event) -> Option<(NavEventKind, &NavigationInfo)> {
         Event::NavigationFailed(n) => (NavEventKind::Failed, n),
         Event::NavigationAborted(n) => (NavEventKind::Aborted, n),
         Event::FragmentNavigated(n) | Event::HistoryUpdated(n) => (NavEventKind::SameDocument, n),
+        Event::DownloadWillBegin(n) => (NavEventKind::Aborted, n),
         Event::ContextCreated(_) | Event::ContextDestroyed(_) => return None,
     };
     Some(pair)
@@ -191,6 +201,19 @@ impl Router {
         scope.requests.append(
             RequestEvent::new(TabId(tab.0.clone()), kind, id, request.url.clone()).streaming(event.params.is_stream()),
         );
+        // A tab's document request that fails ends its navigation without a commit. Firefox
+        // says so only here (a 204 or 205 answer: `fetchError` NS_BINDING_ABORTED, and no
+        // `navigationFailed`); Chromium says it again with `navigationFailed`, published once.
+        if kind == RequestEventKind::Failed
+            && tab == context
+            && let Some(navigation) = &event.params.navigation
+        {
+            scope.publish(
+                NavEvent::new(TabId(tab.0.clone()), NavEventKind::Failed)
+                    .with_url(request.url.clone())
+                    .with_navigation(Some(NavigationId(navigation.0.clone()))),
+            );
+        }
     }
 }
 

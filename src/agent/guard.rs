@@ -60,6 +60,8 @@ fn verdict_of(outcome: &SettleOutcome) -> Result<String, StopReason> {
         // The seed's decision 4: a timeout reuses the restricted-URL message.
         SettleOutcome::Timeout => Err(StopReason::Restricted),
         SettleOutcome::Aborted => Err(StopReason::User),
+        // A blank tab that nothing will load is no page to operate: the same words, at once.
+        SettleOutcome::Failed => Err(StopReason::Restricted),
     }
 }
 

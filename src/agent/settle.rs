@@ -1,5 +1,5 @@
 //! The navigation settle waiter as a state machine: fed the tab's read-out, its events and the
-//! time, it decides one of five outcomes. No I/O and no clock of its own, so every ordering of
+//! time, it decides one of six outcomes. No I/O and no clock of its own, so every ordering of
 //! "tab read" and "commit event" is a unit test.
 
 use super::origin::same_origin;
@@ -16,6 +16,7 @@ crate::closed_set! {
         OriginMismatch = "origin-mismatch",
         TabGone = "tab-gone",
         Aborted = "aborted",
+        Failed = "failed",
     }
 }
 
@@ -32,6 +33,10 @@ pub enum SettleOutcome {
     TabGone,
     /// The user stopped the task.
     Aborted,
+    /// The navigation ended without a commit (a 204 or 205 answer, a download, a network
+    /// error, a navigation the page cancelled) and left the tab blank, with nothing else on
+    /// its way: nothing will commit, so nobody waits.
+    Failed,
 }
 
 impl SettleOutcome {
@@ -42,6 +47,7 @@ impl SettleOutcome {
             Self::OriginMismatch { .. } => SettleKind::OriginMismatch,
             Self::TabGone => SettleKind::TabGone,
             Self::Aborted => SettleKind::Aborted,
+            Self::Failed => SettleKind::Failed,
         }
     }
 
@@ -59,7 +65,7 @@ impl serde::Serialize for SettleOutcome {
         match self {
             Self::Committed { url } => map.serialize_entry("url", url)?,
             Self::OriginMismatch { observed_url } => map.serialize_entry("observed_url", observed_url)?,
-            Self::Timeout | Self::TabGone | Self::Aborted => {}
+            Self::Timeout | Self::TabGone | Self::Aborted | Self::Failed => {}
         }
         map.end()
     }
@@ -137,11 +143,15 @@ impl SettleMachine {
         if self.outcome.is_some() {
             return self.outcome.clone();
         }
-        self.wants_read = false;
+        let after_failure = std::mem::take(&mut self.wants_read);
         match &info.pending_url {
             Some(url) => {
                 self.awaited = Some(Awaited { navigation: info.pending_navigation.clone(), url: Some(url.clone()) });
                 None
+            }
+            // A blank tab whose navigation failed, with nothing else on its way, stays blank.
+            None if is_transient(&info.url) && (after_failure || info.navigation_failed) => {
+                self.decide(SettleOutcome::Failed)
             }
             None if is_transient(&info.url) => None,
             None => self.commit(&info.url),
@@ -231,6 +241,7 @@ mod tests {
             pending_navigation: pending.map(|p| NavigationId(p.0.to_owned())),
             loading: pending.is_some(),
             opener: None,
+            navigation_failed: false,
         }
     }
 
@@ -394,11 +405,36 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_first_navigation_keeps_waiting() {
+    fn a_failed_first_navigation_with_nothing_else_on_its_way_ends_the_wait_as_failed() {
         let mut m = machine(Instant::now());
         m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
         m.on_event(&ev(K::Failed, "n1", TARGET));
-        assert_eq!(m.on_tab_read(&info("about:blank", None)), None);
+        assert_eq!(m.on_tab_read(&info("about:blank", None)), Some(SettleOutcome::Failed));
         assert!(!m.wants_read());
+    }
+
+    #[test]
+    fn a_blank_tab_whose_navigation_failed_before_the_read_ends_the_wait_as_failed() {
+        // Firefox: the failure can come before the waiter subscribes; the read still says so.
+        let mut m = machine(Instant::now());
+        let read = TabInfo { navigation_failed: true, ..info("about:blank", None) };
+        assert_eq!(m.on_tab_read(&read), Some(SettleOutcome::Failed));
+    }
+
+    #[test]
+    fn a_blank_tab_read_before_its_navigation_started_keeps_waiting() {
+        let mut m = machine(Instant::now());
+        assert_eq!(m.on_tab_read(&info("about:blank", None)), None);
+        assert_eq!(m.on_event(&ev(K::Started, "n1", TARGET)), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_failed_first_navigation_replaced_by_another_waits_for_that_one() {
+        let mut m = machine(Instant::now());
+        m.on_tab_read(&info("about:blank", Some(("n1", TARGET))));
+        m.on_event(&ev(K::Failed, "n1", TARGET));
+        assert_eq!(m.on_tab_read(&info("about:blank", Some(("n2", TARGET)))), None);
+        assert_eq!(m.on_event(&ev(K::Committed, "n2", TARGET)), committed(TARGET));
     }
 }

@@ -170,6 +170,7 @@ impl SimPort {
             pending_navigation: t.pending.as_ref().map(|p| p.0.clone()),
             loading: derived.loading,
             opener: derived.opener,
+            navigation_failed: derived.navigation_failed,
         })
     }
 }

@@ -19,6 +19,8 @@ pub struct TabState {
     pub committed_url: Option<String>,
     pub opener: Option<TabId>,
     pub closed: bool,
+    /// The latest navigation ended without a commit, and none started since.
+    pub navigation_failed: bool,
 }
 
 /// Tab states, fed with events in arrival order.
@@ -64,6 +66,7 @@ impl TabTracker {
         match event.kind {
             NavEventKind::TabCreated => state.opener = event.opener.clone(),
             NavEventKind::Started => {
+                state.navigation_failed = false;
                 state.pending_url = event.url.clone();
                 state.pending_nav = event.navigation.clone();
                 state.loading = true;
@@ -77,6 +80,7 @@ impl TabTracker {
                     clear_pending(state);
                 }
                 state.committed_url = event.url.clone();
+                state.navigation_failed = false;
                 if !same_id {
                     // A page restored from the back/forward cache: no load event will follow.
                     state.loading = false;
@@ -101,6 +105,7 @@ impl TabTracker {
             }
             NavEventKind::Failed | NavEventKind::Aborted => {
                 if same_nav(&state.pending_nav, &event.navigation) {
+                    state.navigation_failed |= state.pending_url.is_some();
                     clear_pending(state);
                     state.loading = false;
                 }
@@ -210,6 +215,17 @@ mod tests {
     #[test]
     fn a_failed_navigation_is_no_longer_pending() {
         let s = tracker(&[ev(NavEventKind::Started, "1", "http://a/x"), ev(NavEventKind::Failed, "1", "http://a/x")]);
-        assert_eq!((s.pending_url, s.loading), (None, false));
+        assert_eq!((s.pending_url, s.loading, s.navigation_failed), (None, false, true));
+    }
+
+    #[test]
+    fn a_new_navigation_or_a_commit_clears_a_failure() {
+        let failed = [ev(NavEventKind::Started, "1", "http://a/x"), ev(NavEventKind::Failed, "1", "http://a/x")];
+        let restarted = [&failed[..], &[ev(NavEventKind::Started, "2", "http://a/y")]].concat();
+        assert!(!tracker(&restarted).navigation_failed);
+        let committed = [&restarted[..], &[ev(NavEventKind::Committed, "2", "http://a/y")]].concat();
+        assert!(!tracker(&committed).navigation_failed);
+        let stray = tracker(&[ev(NavEventKind::Failed, "9", "http://a/z")]);
+        assert!(!stray.navigation_failed, "a failure of nothing pending says nothing");
     }
 }

@@ -40,6 +40,9 @@ pub struct TabInfo {
     pub loading: bool,
     /// The tab whose page opened this one (`window.open`, `target=_blank`), if any.
     pub opener: Option<TabId>,
+    /// The tab's latest navigation ended without a commit (a 204 answer, a download, a
+    /// network error) and nothing has started since: a blank tab stays blank.
+    pub navigation_failed: bool,
 }
 
 /// An element of an observed page, as the snapshot named it: the document it was seen in and

@@ -197,7 +197,7 @@ fn a_task_runs_on_the_browser_secrets_are_typed_never_reported_and_a_post_waits_
     assert_eq!(site.hits("/session"), 0);
     confirm(&server, &task, &format!("{task}-a1"), true);
     let done = wait_status(&server, &task, "SUCCEEDED");
-    assert_eq!(done["steps"], 2, "{done}");
+    assert_eq!(done["steps"], 3, "two typings and the verified done: {done}");
     assert_eq!(site.hits("/session"), 1, "the confirmed Enter submitted the form once");
 
     let lines = audit(&server, &task);
@@ -348,4 +348,74 @@ fn while_the_orchestrator_restarts_the_executor_retries_and_keeps_its_tabs() {
     assert_eq!(site.hits("/shop"), 1, "the task's tab was kept: the shop was opened once");
     assert_eq!(site.hits("/order"), 1);
     assert!(executor.log().contains("answers again"), "{}", executor.log());
+}
+
+/// Waits until the task has ended, whichever way; its status then.
+fn wait_ended(server: &Server, task: &str) -> Value {
+    let mut last = Value::Null;
+    wait_until(&format!("task {task} ends"), TASK_DEADLINE, || {
+        last = status(server, task);
+        ["SUCCEEDED", "FAILED", "CANCELED"].contains(&last["status"].as_str().unwrap_or_default())
+    });
+    last
+}
+
+/// `done` is run by the executor through the core's closed loop: verified on the page, the task
+/// succeeds and the audit keeps the evidence; refused, a scripted task fails with the reason; a
+/// plan that runs out without a done fails. The first task's click is on a link answered 204
+/// No Content: the page stays, and the next round observes it at once on both browsers.
+fn done_is_verified_by_the_executor(browser: &str) {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let _executor = Executor::start(&server, dir.path(), browser, None);
+    let info = site.url("/page?title=Info&go=/status?code=204");
+    let verified = start_task(
+        &server,
+        &info,
+        json!([
+            {"round": 1, "tool": "click", "args": {"selector": "#go"}},
+            {"round": 2, "tool": "done", "args": {"summary": "stayed", "expect": {"title": "Info"}}},
+        ]),
+    );
+    let refused = start_task(
+        &server,
+        &info,
+        json!([{"round": 1, "tool": "done", "args": {"summary": "bought", "expect": {"title": "Shop"}}}]),
+    );
+    let no_done = start_task(&server, &info, json!([{"round": 1, "tool": "wait", "args": {"ms": 1}}]));
+
+    let view = wait_ended(&server, &verified);
+    assert_eq!((view["status"].as_str(), view["summary"].as_str()), (Some("SUCCEEDED"), Some("stayed")), "{view}");
+    assert_eq!(site.hits("/status"), 1, "the click reached the site once");
+    let lines = audit(&server, &verified);
+    let succeeded = events(&lines, "succeeded");
+    assert_eq!(succeeded.len(), 1, "{lines:?}");
+    let evidence = &succeeded[0]["verified"]["observation"];
+    assert_eq!(evidence["title"], "Info", "verified on the page it names: {evidence}");
+    let verdict = evidence["extracted"]["verdict"].as_str().unwrap_or_default();
+    assert!(verdict.starts_with("verified: the page the model observed") && verdict.contains("Info"), "{verdict}");
+
+    let view = wait_ended(&server, &refused);
+    assert_eq!(view["status"], "FAILED", "{view}");
+    let error = view["error"].as_str().unwrap_or_default();
+    assert!(error.starts_with("done: refused: verification failed:") && error.contains("Shop"), "{error}");
+    assert!(view["summary"].is_null(), "{view}");
+    assert_eq!(events(&audit(&server, &refused), "done-refused").len(), 1);
+
+    let view = wait_ended(&server, &no_done);
+    assert_eq!(
+        (view["status"].as_str(), view["error"].as_str()),
+        (Some("FAILED"), Some("the plan ended without a verified done"))
+    );
+}
+
+#[test]
+fn done_is_verified_by_the_executor_chromium() {
+    done_is_verified_by_the_executor("chromium");
+}
+
+#[test]
+fn done_is_verified_by_the_executor_firefox() {
+    done_is_verified_by_the_executor("firefox");
 }

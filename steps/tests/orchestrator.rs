@@ -85,11 +85,17 @@ fn one_action_in_flight_redelivered_until_reported_high_risk_waits_for_confirmat
     let mut with_screenshot = shop_observation();
     with_screenshot["artifacts"]["screenshots"] = json!(["iVBORw0KGgo="]);
     assert_eq!(report(&server, &task, &typed, with_screenshot).0, 200);
+    // done is handed out like any action: only a report without error (the executor verified
+    // it on the page) ends the task SUCCEEDED.
+    let done = next(&server, &task)["action"].clone();
+    assert_eq!((done["type"].as_str(), status(&server, &task)["status"].as_str()), (Some("done"), Some("RUNNING")));
+    let done_id = done["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(report(&server, &task, &done_id, shop_observation()).1["status"], "SUCCEEDED");
     assert_eq!(next(&server, &task)["status"], "SUCCEEDED");
     let view = status(&server, &task);
     assert_eq!(
         (view["status"].as_str(), view["steps"].as_u64(), view["summary"].as_str()),
-        (Some("SUCCEEDED"), Some(3), Some("bought"))
+        (Some("SUCCEEDED"), Some(4), Some("bought"))
     );
     // The audit: every step, its risk and confirmation; nothing a user would not want kept.
     let (code, audit) = get(&server, &format!("/api/agent/audit?taskId={task}"));
@@ -108,6 +114,7 @@ fn one_action_in_flight_redelivered_until_reported_high_risk_waits_for_confirmat
             "reported",
             "dispatched",
             "reported",
+            "dispatched",
             "succeeded"
         ]
     );
@@ -343,8 +350,10 @@ fn a_model_plans_a_task_without_a_plan_from_what_the_audit_keeps_and_is_told_of_
     assert_eq!(pending["risk"], "high", "{pending}");
     let denied = json!({"taskId": task, "actionId": pending["actionId"], "approved": false, "reason": "not now"});
     assert_eq!(post(&server, "/api/agent/confirm", &denied).0, 200);
-    let end = next_planned(&server, &task);
-    assert_eq!(end["status"], "SUCCEEDED", "{end}");
+    let done = next_planned(&server, &task);
+    assert_eq!(done["action"]["type"], "done", "{done}");
+    let done = done["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(report(&server, &task, &done, shop_observation()).1["status"], "SUCCEEDED");
     assert_eq!(status(&server, &task)["summary"], "the user declined the order");
 
     let seen = model.requests();
@@ -354,6 +363,46 @@ fn a_model_plans_a_task_without_a_plan_from_what_the_audit_keeps_and_is_told_of_
     assert!(seen[2].1.contains("denied by the user"), "{}", seen[2].1);
     let (_, log) = get(&server, &format!("/api/agent/audit?taskId={task}"));
     assert!(!log.contains("sk-test-model-key") && log.contains("\"planned\""));
+}
+
+#[test]
+fn a_refused_done_is_told_to_the_model_which_plans_on_a_scripted_one_fails_the_task() {
+    let model = FakeModel::start(vec![
+        r#"{"tool": "done", "args": {"summary": "bought", "expect": {"title": "Done"}}}"#,
+        r##"{"tool": "click", "args": {"selector": "#go"}}"##,
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve_with_model(dir.path(), &model);
+    let (_, body) = post(&server, "/api/agent/start", &json!({"goal": "buy", "url": "http://127.0.0.1:1/shop"}));
+    let task = body["taskId"].as_str().unwrap().to_owned();
+    let done = next_planned(&server, &task)["action"]["actionId"].as_str().unwrap().to_owned();
+    let mut refused = shop_observation();
+    refused["errors"] = json!([{"code": "DONE_REFUSED", "message": "done: refused: verification failed: title is \"Shop\", not \"Done\""}]);
+    assert_eq!(report(&server, &task, &done, refused.clone()).1["status"], "RUNNING");
+    let click = next_planned(&server, &task);
+    assert_eq!(click["action"]["type"], "click", "the model planned on: {click}");
+    let seen = model.requests();
+    assert!(
+        seen[1].1.contains("DONE_REFUSED: done: refused: verification failed"),
+        "the model was told: {}",
+        seen[1].1
+    );
+    let (_, log) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    assert!(log.contains("\"done-refused\""), "{log}");
+
+    // A scripted plan has nobody to plan on: its refused done fails the task, with the reason.
+    let plan = json!([{"round": 1, "tool": "done", "args": {"summary": "bought", "expect": {"title": "Done"}}}]);
+    let scripted = start(&server, plan);
+    let done = next(&server, &scripted)["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(report(&server, &scripted, &done, refused).1["status"], "FAILED");
+    let view = status(&server, &scripted);
+    assert_eq!(view["error"], "done: refused: verification failed: title is \"Shop\", not \"Done\"", "{view}");
+    // A plan that runs out without a done fails too.
+    let no_done = start(&server, json!([{"round": 1, "tool": "wait", "args": {"ms": 1}}]));
+    let wait = next(&server, &no_done)["action"]["actionId"].as_str().unwrap().to_owned();
+    assert_eq!(report(&server, &no_done, &wait, shop_observation()).0, 200);
+    assert_eq!(next(&server, &no_done)["status"], "FAILED");
+    assert_eq!(status(&server, &no_done)["error"], "the plan ended without a verified done");
 }
 
 #[test]

@@ -213,6 +213,7 @@ fn ending_event(drafts: &[Draft], start: usize, end: usize, outcome: &SettleOutc
     let wanted: &[NavEventKind] = match outcome {
         SettleOutcome::Committed { .. } | SettleOutcome::OriginMismatch { .. } => &[NavEventKind::Committed],
         SettleOutcome::TabGone => &[NavEventKind::TabClosed, NavEventKind::Failed],
+        SettleOutcome::Failed => &[NavEventKind::Failed, NavEventKind::Aborted],
         SettleOutcome::Timeout | SettleOutcome::Aborted => return None,
     };
     let url = match outcome {

@@ -69,6 +69,8 @@ struct State {
     ended: Option<TaskStatus>,
     /// Actions reported since the last agent stop.
     reported: u32,
+    /// The page the latest turn was given: a `done` the core accepted was verified on it.
+    observed: Option<Seen>,
 }
 
 /// The orchestrator as the core's planner.
@@ -106,6 +108,7 @@ impl<'a> RemotePlanner<'a> {
     }
 
     async fn turn(&self, state: &mut State, request: &PlanRequest<'_>) -> Result<ModelTurn, Halt> {
+        state.observed = request.observation.cloned();
         if let Some(flight) = state.in_flight.take() {
             let errors = request.previous.iter().filter_map(reported_error).collect();
             let after = self.screenshot(request.observation).await;
@@ -292,6 +295,18 @@ impl<'a> RemotePlanner<'a> {
         }
     }
 
+    /// The core accepted the `done` in flight (its page unchanged since it was observed, its
+    /// `expect` holding): it is reported without error, with that page as the evidence.
+    async fn report_done(&self) -> Result<(), Halt> {
+        let mut state = self.state.lock().await;
+        let Some(flight) = state.in_flight.take() else { return Ok(()) };
+        let seen = state.observed.take();
+        let after = self.screenshot(seen.as_ref()).await;
+        let mut observation = self.observation(seen.as_ref(), Vec::new(), [flight.before, after]);
+        observation.extracted.insert("verdict".into(), Value::String(done_verdict(&flight.action)));
+        self.finish(&mut state, &flight.action, &observation).await
+    }
+
     /// After the agent stopped on its own: the action it ran is reported with the stop.
     async fn report_stop(&self, stop: &StopReason) -> Result<(), Halt> {
         let mut state = self.state.lock().await;
@@ -321,6 +336,15 @@ fn names(element: &navguard::agent::Element, by: &str, value: &str) -> bool {
     }
 }
 
+/// What the core checked before it accepted a `done`, in words for the audit.
+fn done_verdict(action: &Action) -> String {
+    const PAGE: &str = "verified: the page the model observed was still there and not leaving";
+    match action.params.get("expect") {
+        Some(expect) => format!("{PAGE}, and its expect {expect} held"),
+        None => format!("{PAGE} (no expect was given)"),
+    }
+}
+
 /// A failed call's error in the contract's codes.
 fn reported_error(result: &CallResult) -> Option<ReportedError> {
     let kind = result.failure?;
@@ -330,7 +354,8 @@ fn reported_error(result: &CallResult) -> Option<ReportedError> {
         FailureKind::Restricted => ObservationCode::PermissionDenied,
         FailureKind::FailedVerification => ObservationCode::VerificationFailed,
         FailureKind::NavigationFailed => ObservationCode::NavigationFailed,
-        FailureKind::BadInput | FailureKind::Refused => ObservationCode::BadAction,
+        FailureKind::Refused => ObservationCode::DoneRefused,
+        FailureKind::BadInput => ObservationCode::BadAction,
         FailureKind::Browser => ObservationCode::BrowserError,
     };
     Some(ReportedError { code: code.name().into(), message: result.result.text().to_owned() })
@@ -356,6 +381,12 @@ pub(super) async fn run_task(shared: Arc<Shared>, port: &dyn BrowserPort, first:
             return;
         }
         if cancel.is_cancelled() || stop.kind() == StopKind::Browser {
+            return;
+        }
+        if stop.kind() == StopKind::Done {
+            if let Err(halt) = planner.report_done().await {
+                tracing::warn!(target: "navguard::executor", "task {task_id}: {halt}");
+            }
             return;
         }
         tracing::warn!(target: "navguard::executor", "task {task_id}: the agent stopped ({}); it goes on", stop.message());

@@ -227,6 +227,9 @@ crate::closed_set! {
         NavigationAborted = "browsingContext.navigationAborted",
         FragmentNavigated = "browsingContext.fragmentNavigated",
         HistoryUpdated = "browsingContext.historyUpdated",
+        /// A navigation became a download: it will never commit (Firefox sends no
+        /// `navigationFailed` for it).
+        DownloadWillBegin = "browsingContext.downloadWillBegin",
     }
 }
 
@@ -244,6 +247,7 @@ pub enum Event {
     FragmentNavigated(NavigationInfo),
     /// Its params are only context, url and timestamp.
     HistoryUpdated(NavigationInfo),
+    DownloadWillBegin(NavigationInfo),
 }
 
 impl Event {
@@ -262,6 +266,7 @@ impl Event {
             EventMethod::NavigationAborted => Self::NavigationAborted(de(params)?),
             EventMethod::FragmentNavigated => Self::FragmentNavigated(de(params)?),
             EventMethod::HistoryUpdated => Self::HistoryUpdated(de(params)?),
+            EventMethod::DownloadWillBegin => Self::DownloadWillBegin(de(params)?),
         };
         Ok(Some(event))
     }

@@ -52,6 +52,9 @@ pub struct RequestEventParams {
     pub request: RequestData,
     #[serde(default)]
     pub response: Option<ResponseData>,
+    /// The navigation the request loads the document of (`null` for a page's own fetches).
+    #[serde(default)]
+    pub navigation: Option<super::browsing_context::Navigation>,
 }
 
 /// What marks an event stream: its `Accept` request header or its response's content type.
