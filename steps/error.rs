@@ -18,6 +18,10 @@ pub enum StepError {
     /// The scenario is not set up for the step (no tab yet, …).
     #[error("{0}")]
     Setup(String),
+    /// The scenario calls a tool the agent under test has no counterpart for: it does not
+    /// apply to that agent (reported as such, never as passed).
+    #[error("{0}")]
+    NotApplicable(String),
 }
 
 /// Why a scenario could not be given its tabs and its site; the before hook fails the scenario
@@ -78,4 +82,7 @@ pub enum StartError {
     /// The first scenario's hook could not start the browser.
     #[error("cannot start the browser: {0}")]
     Browser(#[source] Arc<LaunchError>),
+    /// `--agent` names no usable agent (an unknown name, a bad description, another browser).
+    #[error(transparent)]
+    Agent(#[from] crate::agents::AgentError),
 }

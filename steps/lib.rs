@@ -9,9 +9,11 @@
 
 mod agent_state;
 mod agent_steps;
+pub mod agents;
 pub mod artifacts;
 pub mod bench;
 mod browser_steps;
+mod conformance_steps;
 mod conversation_steps;
 pub mod error;
 pub mod fixtures;

@@ -294,7 +294,8 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
     }
     let mut verdicts = Vec::new();
     // One scenario, one at a time: the timeline is read as it runs.
-    let options = RunOptions { name: None, tags: None, concurrency: 1, fail_fast: false, sessions: 1, browser };
+    let options =
+        RunOptions { name: None, tags: None, concurrency: 1, fail_fast: false, sessions: 1, agent: None, browser };
     for run in 1..=repeat {
         // Each run keeps its own reports: the run that reproduced stays readable.
         let request = RunRequest {

@@ -28,6 +28,8 @@ pub struct RunMode {
     /// The gate's known deviations (keys as `gate::key` writes them): their failures are
     /// reported skipped in JUnit, as the gate judges them.
     pub expected: BTreeSet<String>,
+    /// The agent under test of the conformance steps (`--agent`); navguard's core when `None`.
+    pub agent: Option<Arc<crate::agents::description::Description>>,
 }
 
 /// The run's browser sessions, and how many scenarios run on each now.
@@ -126,6 +128,15 @@ impl RunContext {
 
     pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
         self.config.browser
+    }
+
+    /// A browser of the scenario's own, for an agent under test that attaches to the browser
+    /// (over CDP): it sees every tab of the browser, so it must not share one with another
+    /// scenario. Ended with the scenario.
+    pub async fn own_browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
+        let browser = BidiBrowser::launch(self.config.clone()).await.map_err(|e| SetupError::Browser(Arc::new(e)))?;
+        self.output.release();
+        Ok(Arc::new(browser))
     }
 
     /// How many sessions the run spreads its scenarios over.

@@ -18,6 +18,7 @@ use cucumber::{World as _, WriterExt as _, cli, parser, runner, writer};
 use futures::FutureExt as _;
 use navguard::adapter::{BrowserConfig, BrowserKind, check_local_binaries};
 
+use crate::agents::description::Description;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -69,6 +70,10 @@ pub struct RunOptions {
     /// scenario still in a user context of its own (at least 1).
     #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<usize>)]
     pub sessions: usize,
+    /// The agent under test of the conformance steps: a built-in agent (navguard,
+    /// playwright-mcp, chrome-devtools-mcp) or the path of a description file (agents/*.toml).
+    #[arg(long, value_name = "name|path")]
+    pub agent: Option<String>,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
@@ -218,6 +223,20 @@ impl RunOutcome {
     }
 }
 
+/// The agent `--agent` names, if it can drive `browser`.
+fn agent_for(name_or_path: &str, browser: BrowserKind) -> Result<Arc<Description>, StartError> {
+    let description = Description::find(name_or_path)?;
+    if !description.drives(browser.name()) {
+        return Err(crate::agents::AgentError::Browser {
+            agent: description.name.clone(),
+            browser: browser.name().to_owned(),
+            supported: description.browsers.join(", "),
+        }
+        .into());
+    }
+    Ok(Arc::new(description))
+}
+
 /// Runs the features and prints the summary, or one line saying why the run could not start.
 /// Exits as [`RunOutcome::exit_code`] says.
 pub async fn run_features(request: RunRequest) -> ExitCode {
@@ -230,7 +249,11 @@ pub async fn run_features(request: RunRequest) -> ExitCode {
 
 /// Runs the features as `request` says. Why a run could not start is the caller's to print.
 pub async fn run_features_with(request: RunRequest) -> RunOutcome {
-    let RunRequest { input, options, report_dir, mode } = request;
+    let RunRequest { input, options, report_dir, mut mode } = request;
+    match options.agent.as_deref().map(|a| agent_for(a, options.browser.browser)).transpose() {
+        Ok(agent) => mode.agent = agent.or(mode.agent),
+        Err(e) => return RunOutcome::NotStarted(e),
+    }
     if let Input::Path(path) = &input
         && !path.exists()
     {
@@ -533,7 +556,11 @@ async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Durat
     for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
         let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
     }
+    world.conformance.close().await;
     let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.user_context)).await;
+    if env.session.is_none() {
+        env.browser.shutdown().await;
+    }
     env.site.shutdown().await;
     (duration, kept)
 }

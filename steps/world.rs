@@ -18,8 +18,9 @@ pub const EVENT_DEADLINE: Duration = Duration::from_secs(15);
 pub struct ScenarioEnv {
     pub browser: Arc<BidiBrowser>,
     /// The scenario's hold on its session of the run's pool (`--sessions`); given back with
-    /// the env.
-    pub session: SessionLease,
+    /// the env. `None`: the browser is the scenario's own (an agent under test attaches to it),
+    /// ended with the scenario.
+    pub session: Option<SessionLease>,
     /// The scenario's tabs, as everything but the teardown sees them.
     pub port: Arc<dyn BrowserPort>,
     /// The same tabs as the adapter made them: the teardown hands them back to the browser.
@@ -44,6 +45,8 @@ pub struct NavWorld {
     pub agent: crate::agent_state::AgentState,
     /// A question put to the page that has not been answered yet.
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
+    /// The agent under test of the conformance steps, its calls and what they answered.
+    pub conformance: crate::conformance_steps::Conformance,
 }
 
 impl NavWorld {
@@ -51,12 +54,22 @@ impl NavWorld {
     pub async fn setup(&mut self, run: Arc<RunContext>) -> Result<(), SetupError> {
         self.run = Some(Arc::clone(&run));
         self.agent.force_guards_off = run.mode.guards_off;
-        let session = run.lease().await?;
-        let browser = Arc::clone(session.browser());
-        let port = browser.open_port().await.map_err(SetupError::Tabs)?;
+        let attaches = run.mode.agent.as_ref().is_some_and(|a| a.attaches());
+        let (browser, session, port) = if attaches {
+            // The agent sees the whole browser: the scenario's tabs are the default context's.
+            let browser = run.own_browser().await?;
+            let port = browser.default_port();
+            (browser, None, port)
+        } else {
+            let session = run.lease().await?;
+            let browser = Arc::clone(session.browser());
+            let port = browser.open_port().await.map_err(SetupError::Tabs)?;
+            (browser, Some(session), port)
+        };
         let site = FixtureSite::start().await.map_err(SetupError::Site)?;
         let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
         let started = Instant::now();
+        self.conformance.agent_description = run.mode.agent.clone();
         self.env = Some(ScenarioEnv { browser, session, port: shared, user_context: port, site, started });
         Ok(())
     }

@@ -69,6 +69,8 @@ pub struct BidiBrowser {
     config: BrowserConfig,
     start_time: Duration,
     unsupported_events: Vec<String>,
+    /// Chromium's DevTools endpoint, for agents that attach over CDP.
+    cdp_endpoint: Option<String>,
     /// Stops the heartbeat of a session on a remote end (at shutdown, or with the browser).
     heartbeat: Option<CancellationToken>,
 }
@@ -112,7 +114,8 @@ impl BidiBrowser {
         };
         let profile_path = profile.as_ref().map(TempDir::path);
         let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless);
-        let (session, ws_url) = open(&url, caps, config.start_timeout).await?;
+        let (session, endpoints) = open(&url, caps, config.start_timeout).await?;
+        let ws_url = endpoints.bidi;
         let router = Router::default();
         let connected = async {
             let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
@@ -143,6 +146,7 @@ impl BidiBrowser {
             config,
             start_time: started.elapsed(),
             unsupported_events,
+            cdp_endpoint: endpoints.cdp,
             heartbeat,
         })
     }
@@ -151,6 +155,12 @@ impl BidiBrowser {
     /// `navigationAborted` on Firefox ESR 153).
     pub fn unsupported_events(&self) -> &[String] {
         &self.unsupported_events
+    }
+
+    /// Chromium's DevTools endpoint (`http://127.0.0.1:PORT`), where an agent that drives the
+    /// browser over CDP (Playwright, Puppeteer) can attach to this very browser.
+    pub fn cdp_endpoint(&self) -> Option<&str> {
+        self.cdp_endpoint.as_deref()
     }
 
     /// How long [`Self::launch`] took.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
-pub const CHROMIUM_ARGS: [&str; 8] = [
+pub const CHROMIUM_ARGS: [&str; 10] = [
     "--headless=new",
     "--no-sandbox",
     "--disable-gpu",
@@ -17,6 +17,11 @@ pub const CHROMIUM_ARGS: [&str; 8] = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    // Even with the flags above, Chromium still looks up Google's hosts (time, autofill,
+    // optimisation hints, translation): every name but loopback resolves to nothing, and those
+    // services are off, so the browser talks to 127.0.0.1 only.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
+    "--disable-features=NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationHints,MediaRouter,Translate",
 ];
 
 /// A browser navguard can drive over WebDriver BiDi.

@@ -36,29 +36,61 @@ fn is_executable(path: &Path) -> bool {
 pub struct Driver {
     child: Child,
     url: String,
-    guardian: Option<std::process::Child>,
+    group: Option<GroupGuard>,
 }
 
 /// The guardian's script: it blocks reading a pipe whose other end only this process holds; the
 /// kernel closes that end when this process dies, however it dies (SIGKILL included), and the
-/// guardian then kills the driver's process group (`$0`): the driver and its browser. A
-/// parent-death signal (`prctl`) would need unsafe code and follows the spawning thread, not the
-/// process; a pipe follows the process. (`kill -s KILL --`: the form dash, Debian's sh, takes.)
+/// guardian then kills the process group `$0`. A parent-death signal (`prctl`) would need unsafe
+/// code and follows the spawning thread, not the process; a pipe follows the process.
+/// (`kill -s KILL --`: the form dash, Debian's sh, takes.)
 const GUARDIAN: &str = "while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null";
 
-/// Starts the guardian of process group `group`; `None` (and a warning) if `sh` cannot start.
-fn guard_group(group: u32) -> Option<std::process::Child> {
-    let started = std::process::Command::new("sh")
-        .args(["-c", GUARDIAN, &group.to_string()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    match started {
-        Ok(child) => Some(child),
-        Err(e) => {
-            tracing::warn!("no guardian for the browser (sh: {e}): it may outlive a killed navguard");
-            None
+/// A child's process group (the child and everything it started), killed when this guard is
+/// dropped, and by a guardian process when this process dies any other way, SIGKILL included.
+/// For a child started with `process_group(0)`: its pid is its group's id.
+#[derive(Debug)]
+pub struct GroupGuard {
+    group: u32,
+    guardian: Option<std::process::Child>,
+}
+
+impl GroupGuard {
+    /// Guards process group `group`. Without `sh` there is no guardian (a warning says so): the
+    /// group still dies with the guard, but not with a killed navguard.
+    pub fn new(group: u32) -> Self {
+        let started = std::process::Command::new("sh")
+            .args(["-c", GUARDIAN, &group.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let guardian = match started {
+            Ok(child) => Some(child),
+            Err(e) => {
+                tracing::warn!("no guardian for process group {group} (sh: {e}): it may outlive a killed navguard");
+                None
+            }
+        };
+        Self { group, guardian }
+    }
+
+    /// Kills every process of the group now.
+    pub fn kill(&self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.group)])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+        // Its work is done; reaped here so it leaves no zombie behind.
+        if let Some(mut guardian) = self.guardian.take() {
+            let _ = guardian.kill();
+            let _ = guardian.wait();
         }
     }
 }
@@ -83,13 +115,13 @@ impl Driver {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| start_error(binary, DriverStartError::Io(e)))?;
-        let guardian = child.id().and_then(guard_group);
+        let group = child.id().map(GroupGuard::new);
         let stdout = child.stdout.take().ok_or_else(|| start_error(binary, DriverStartError::NoStdout))?;
         tokio::time::timeout(deadline, wait_until_listening(stdout, ready_line))
             .await
             .map_err(|_| start_error(binary, DriverStartError::NotListening(deadline)))?
             .map_err(|e| start_error(binary, e))?;
-        Ok(Self { child, url: format!("http://127.0.0.1:{port}"), guardian })
+        Ok(Self { child, url: format!("http://127.0.0.1:{port}"), group })
     }
 
     pub fn pid(&self) -> Option<u32> {
@@ -100,32 +132,12 @@ impl Driver {
         &self.url
     }
 
-    /// Stops the server and everything it started.
+    /// Stops the server and everything it started (its browser).
     pub async fn stop(mut self) {
-        self.kill_group();
+        if let Some(group) = self.group.take() {
+            group.kill();
+        }
         let _ = self.child.kill().await;
-    }
-
-    /// Kills the driver's process group: the driver and the browser it launched. Without it a
-    /// harness that dies (a panic, a signal) leaves the browser running, busy, forever.
-    fn kill_group(&self) {
-        if let Some(pid) = self.child.id() {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", "--", &format!("-{pid}")])
-                .stderr(Stdio::null())
-                .status();
-        }
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        self.kill_group();
-        // Its work is done; reaped here so it leaves no zombie behind.
-        if let Some(mut guardian) = self.guardian.take() {
-            let _ = guardian.kill();
-            let _ = guardian.wait();
-        }
     }
 }
 

@@ -20,5 +20,5 @@ mod subscribe;
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
 pub use error::{DriverStartError, LaunchError, NoBidi, RemoteProblem};
 pub use kind::{BrowserKind, CHROMIUM_ARGS, UnknownBrowser};
-pub use launch::{Driver, find_binary};
+pub use launch::{Driver, GroupGuard, find_binary};
 pub use port::BidiPort;

@@ -32,13 +32,23 @@ pub(super) enum EndError {
     Refused { status: u16, message: String },
 }
 
-/// Opens a session at `webdriver_url` within `deadline`; returns it and its BiDi URL. A session
-/// that came without BiDi is ended (within `deadline`) before the error is returned.
+/// What a new session's answer says of where to reach its browser.
+#[derive(Debug)]
+pub(super) struct Endpoints {
+    /// The BiDi websocket.
+    pub(super) bidi: String,
+    /// Chromium's DevTools endpoint (`goog:chromeOptions.debuggerAddress`), for agents that
+    /// attach to a running browser over CDP.
+    pub(super) cdp: Option<String>,
+}
+
+/// Opens a session at `webdriver_url` within `deadline`; returns it and its endpoints. A
+/// session that came without BiDi is ended (within `deadline`) before the error is returned.
 pub(super) async fn open(
     webdriver_url: &str,
     caps: Capabilities,
     deadline: Duration,
-) -> Result<(WebDriverSession, String), LaunchError> {
+) -> Result<(WebDriverSession, Endpoints), LaunchError> {
     let mut builder = ClientBuilder::new(HttpConnector::new());
     builder.capabilities(caps);
     let client = tokio::time::timeout(deadline, builder.connect(webdriver_url))
@@ -47,6 +57,12 @@ pub(super) async fn open(
         .map_err(|e| LaunchError::Session { url: webdriver_url.to_owned(), source: Box::new(e) })?;
     let caps = client.capabilities();
     let ws = caps.and_then(|c| c.get("webSocketUrl")).and_then(Value::as_str).map(str::to_owned);
+    let cdp = caps
+        .and_then(|c| c.get("goog:chromeOptions"))
+        .and_then(|o| o.get("debuggerAddress"))
+        .and_then(Value::as_str)
+        // chromedriver says `localhost:PORT`; the loopback address, so nothing resolves a name.
+        .map(|address| format!("http://{}", address.replace("localhost", "127.0.0.1")));
     let why = match caps.and_then(|c| c.get("se:bidiEnabled")) {
         Some(Value::Bool(false)) => NoBidi::GridBidiOff,
         _ => NoBidi::NotOffered,
@@ -55,7 +71,7 @@ pub(super) async fn open(
     let id = client.session_id().await.ok().flatten().unwrap_or_default();
     let session = WebDriverSession { client, url: webdriver_url.to_owned(), id };
     match ws {
-        Some(ws) => Ok((session, ws)),
+        Some(bidi) => Ok((session, Endpoints { bidi, cdp })),
         None => {
             if let Err(e) = session.end(deadline).await {
                 tracing::warn!(url = webdriver_url, error = %e, "the WebDriver session without BiDi was not ended");

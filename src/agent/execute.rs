@@ -71,6 +71,7 @@ impl ToolContext<'_> {
             Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
             Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,
             Tool::Navigate { url } => self.navigate(tabs, url).await.map_or_else(ToolRun::err, ToolRun::ok),
+            Tool::GoBack => self.go_back(tabs).await.map_or_else(ToolRun::err, ToolRun::ok),
             Tool::Click { target } => self.act(tabs, Act::Click(&target)).await,
             Tool::Type { target, text, submit } => self.act(tabs, Act::Type(&target, &text, submit)).await,
             Tool::PressKey { key } => self.act(tabs, Act::Key(key)).await,
@@ -159,6 +160,18 @@ impl ToolContext<'_> {
         self.port.navigate(&tab, &url).await.map_err(browser(TOOL))?;
         tabs.pin(tab.clone(), origin);
         Ok(format!("tab {tab} is navigating to {url}"))
+    }
+
+    /// Goes back in the focused tab's history; like `navigate`, it returns once the navigation
+    /// has started, and the next round's guard settles it. The page it goes back to is one the
+    /// task was on, so its origin stays pinned: a history entry on another origin stops the task
+    /// at the next round as any change of origin does.
+    async fn go_back(&self, tabs: &TaskTabs) -> Result<String, ToolError> {
+        const TOOL: ToolName = ToolName::GoBack;
+        let tab = focused(tabs, TOOL)?;
+        self.phase.set("the navigation back to start");
+        self.port.back(&tab).await.map_err(browser(TOOL))?;
+        Ok(format!("tab {tab} is going back"))
     }
 
     /// A real input action on the focused tab, then the action settle.

@@ -34,7 +34,7 @@ pub struct Task {
     /// What the next round repairs, if the last one went wrong.
     repair: Option<RepairReason>,
     /// The last round that ran (a resumed task goes on with the next).
-    round: u32,
+    pub(super) round: u32,
     /// Segments run since the task was last allowed to go on.
     segments: u32,
     /// The round whose segment boundary was last counted (so a resume does not count it again).
@@ -42,7 +42,7 @@ pub struct Task {
     /// The last segment's summary, for the model at the next round's start.
     summary: Option<String>,
     /// The page as the model last saw it.
-    last_seen: Option<Observation>,
+    pub(super) last_seen: Option<Observation>,
     /// Set by a resume: the page at the pause, compared with the next observation.
     resumed_from: Option<Option<Observation>>,
 }
@@ -85,9 +85,9 @@ impl Task {
 
 /// The round's observation, and where the event stream stood when it was taken: `done`
 /// checks that nothing started to leave since.
-struct Observed {
-    observation: Observation,
-    position: u64,
+pub(super) struct Observed {
+    pub(super) observation: Observation,
+    pub(super) position: u64,
 }
 
 /// How many times a round tries to observe a page that keeps leaving before it gives up.
@@ -276,7 +276,7 @@ impl<'a> Agent<'a> {
     /// The loop-top guard, then the wait for a quiet page, then the snapshot; again if the page
     /// began to leave meanwhile (it is in flight then, and the guard settles it). With the
     /// loop-top guard off, the page is observed as it is (the original race).
-    async fn guard_and_observe(
+    pub(super) async fn guard_and_observe(
         &self,
         task: &mut Task,
         round: u32,
@@ -363,31 +363,7 @@ impl<'a> Agent<'a> {
             if cancel.is_cancelled() {
                 return RoundEnd::Stop(StopReason::User);
             }
-            let mut stuck = None;
-            let run = match self.check(&call) {
-                Ok(Call { tool: Tool::Done { summary }, expect }) => {
-                    self.done(task, round, observed, summary, expect.as_ref()).await
-                }
-                Ok(Call { tool: Tool::AskUser { .. }, .. }) if self.control.is_none() => {
-                    ToolRun::err(ToolFailure::NobodyToAsk.of(ToolName::AskUser))
-                }
-                Ok(Call { tool, expect }) => {
-                    let name = tool.name();
-                    let mut run = self.run_watched(task, round, tool, cancel).await;
-                    if let (Ok(_), Some(expect)) = (&run.result, &expect) {
-                        self.verify_call(task, round, name, expect, &mut run).await;
-                    }
-                    if self.config.no_progress {
-                        let signature = signature_of(name, &call.args, observed);
-                        stuck = Self::judge_progress(task, round, signature, &mut warnings);
-                    }
-                    run
-                }
-                Err(e) => ToolRun::err(e),
-            };
-            if let Err(e) = &run.result {
-                task.repair.get_or_insert(repair_reason(e));
-            }
+            let (run, stuck) = self.one_call(task, round, &call, observed, &mut warnings, cancel).await;
             let ask = run.ask.clone();
             let end = record_call(task, round, &call, run, &mut results);
             if let Some(reason) = end.or(stuck) {
@@ -410,6 +386,45 @@ impl<'a> Agent<'a> {
             return RoundEnd::Stop(StopReason::User);
         }
         RoundEnd::Next(results, warnings, None)
+    }
+
+    /// One call of a turn: checked, then run (`done` judged on the page the model observed,
+    /// the rest under the watchdog, then verified); a stop if the agent keeps repeating itself.
+    pub(super) async fn one_call(
+        &self,
+        task: &mut Task,
+        round: u32,
+        call: &ToolCall,
+        observed: Option<&Observed>,
+        warnings: &mut Vec<String>,
+        cancel: &CancellationToken,
+    ) -> (ToolRun, Option<StopReason>) {
+        let mut stuck = None;
+        let run = match self.check(call) {
+            Ok(Call { tool: Tool::Done { summary }, expect }) => {
+                self.done(task, round, observed, summary, expect.as_ref()).await
+            }
+            Ok(Call { tool: Tool::AskUser { .. }, .. }) if self.control.is_none() => {
+                ToolRun::err(ToolFailure::NobodyToAsk.of(ToolName::AskUser))
+            }
+            Ok(Call { tool, expect }) => {
+                let name = tool.name();
+                let mut run = self.run_watched(task, round, tool, cancel).await;
+                if let (Ok(_), Some(expect)) = (&run.result, &expect) {
+                    self.verify_call(task, round, name, expect, &mut run).await;
+                }
+                if self.config.no_progress {
+                    let signature = signature_of(name, &call.args, observed);
+                    stuck = Self::judge_progress(task, round, signature, warnings);
+                }
+                run
+            }
+            Err(e) => ToolRun::err(e),
+        };
+        if let Err(e) = &run.result {
+            task.repair.get_or_insert(repair_reason(e));
+        }
+        (run, stuck)
     }
 
     /// Runs one call under the watchdog: its deadline, progress at least once a second, and
@@ -614,7 +629,7 @@ fn repair_reason(e: &ToolError) -> RepairReason {
 }
 
 /// Records a call; returns a stop if the call ends the task.
-fn record_call(
+pub(super) fn record_call(
     task: &mut Task,
     round: u32,
     call: &ToolCall,

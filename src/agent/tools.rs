@@ -16,6 +16,7 @@ crate::closed_set! {
         OpenUrl = "open_url",
         FocusTab = "focus_tab",
         Navigate = "navigate",
+        GoBack = "go_back",
         Click = "click",
         Type = "type",
         PressKey = "press_key",
@@ -92,6 +93,8 @@ pub enum Tool {
     Navigate {
         url: String,
     },
+    /// Goes back in the focused tab's history.
+    GoBack,
     /// Clicks an element of the focused tab.
     Click {
         target: Target,
@@ -139,6 +142,7 @@ impl Tool {
             Self::OpenUrl { .. } => ToolName::OpenUrl,
             Self::FocusTab { .. } => ToolName::FocusTab,
             Self::Navigate { .. } => ToolName::Navigate,
+            Self::GoBack => ToolName::GoBack,
             Self::Click { .. } => ToolName::Click,
             Self::Type { .. } => ToolName::Type,
             Self::PressKey { .. } => ToolName::PressKey,
@@ -301,6 +305,7 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
             Tool::FocusTab { tab: a.tab("tab", value)? }
         }
         ToolName::Navigate => Tool::Navigate { url: a.url("url")? },
+        ToolName::GoBack => Tool::GoBack,
         ToolName::Click => Tool::Click { target: a.target()? },
         ToolName::Type => Tool::Type { target: a.target()?, text: a.text("text")?, submit: a.flag("submit", false)? },
         ToolName::PressKey => {
@@ -409,7 +414,7 @@ mod tests {
         assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
         assert_eq!(
             ToolSet::Tab.to_string(),
-            "focus_tab, navigate, click, type, press_key, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, \
+            "focus_tab, navigate, go_back, click, type, press_key, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, \
              done"
         );
     }
@@ -419,7 +424,7 @@ mod tests {
         let err = ToolFailure::NotOffered { offered: ToolSet::Tab }.of(ToolName::OpenUrl);
         assert_eq!(
             err.to_string(),
-            "open_url: not offered in this turn; the tools offered are focus_tab, navigate, click, type, press_key, \
+            "open_url: not offered in this turn; the tools offered are focus_tab, navigate, go_back, click, type, press_key, \
              close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
         );
         assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));

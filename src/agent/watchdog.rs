@@ -162,6 +162,8 @@ fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Optio
         ToolName::Click | ToolName::Type | ToolName::PressKey if navigated => {
             Some("the page began to navigate after the input")
         }
+        // A second step back would skip a page.
+        ToolName::GoBack => Some("another step back would skip a page"),
         // Its tab exists already and stays for the model (seed 000); another try opens another.
         ToolName::OpenUrl => Some("a tab was already opened"),
         // A wait's timeout is its answer.

@@ -42,6 +42,7 @@ const PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ("value", "Renamed", ".*"),
     ("role", "button", ".*"),
     ("reason", "no-progress", ".*"),
+    ("class", "stale-ref", ".*"),
     ("n", "2", r"\d+"),
     ("r", "3", r"\d+"),
     ("k", "2", r"\d+"),

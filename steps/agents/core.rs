@@ -1,0 +1,209 @@
+//! navguard's own core as the agent under test, in process: each neutral tool is the core's
+//! tool of that name (or the nearest: `new_tab` is `open_url`, `select_tab` `focus_tab`), run
+//! through [`Session`], so the answer is what the core's loop would show its model next: the
+//! page after the loop-top guard and the quiet window, never a page that is leaving.
+
+use super::{AgentUnderTest, Answer, ElementSeen, Failure, FailureClass, NeutralTool, PageSeen, TabSeen};
+use async_trait::async_trait;
+use navguard::agent::{
+    Agent, AgentConfig, FailureKind, ModelTurn, Observation, PlanRequest, Planner, PlannerError, Session, ToolCall,
+    ToolReply,
+};
+use navguard::browser::{BrowserPort, TabId};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The core's session needs a planner; nobody plans here: the scenario calls the tools.
+#[derive(Debug)]
+struct NoPlanner;
+
+#[async_trait]
+impl Planner for NoPlanner {
+    async fn next_turn(&self, _: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+        Ok(ModelTurn { calls: Vec::new() })
+    }
+}
+
+static NO_PLANNER: NoPlanner = NoPlanner;
+
+/// The core, on the scenario's own tabs.
+pub struct CoreAgent {
+    port: Arc<dyn BrowserPort>,
+    config: AgentConfig,
+    session: Session,
+}
+
+impl std::fmt::Debug for CoreAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CoreAgent").field("session", &self.session).finish_non_exhaustive()
+    }
+}
+
+impl CoreAgent {
+    /// The core on `port`, with its default settings (both guards on).
+    pub fn new(port: Arc<dyn BrowserPort>) -> Self {
+        // A scenario repeats a call on purpose (a stale ref, then the same click again): the
+        // no-progress detector would judge the scenario, not the agent.
+        let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
+        Self { port, config, session: Session::new() }
+    }
+
+    /// The tab the core acts on now.
+    pub fn focused_tab(&self) -> Option<TabId> {
+        self.session.task().tabs.focused().cloned()
+    }
+
+    async fn run(&mut self, name: &str, args: Value) -> Answer {
+        let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
+        let answer = self.session.call(&agent, ToolCall { name: name.to_owned(), args }).await;
+        let failure = match &answer.call.result {
+            ToolReply::Ok(_) => None,
+            ToolReply::Failed(message) => {
+                Some(Failure { class: class_of(answer.call.failure), message: message.clone() })
+            }
+        };
+        let mut out = page_answer(answer.page);
+        out.text = format!("{}\n{}", answer.call.result.text(), out.text);
+        if failure.is_some() {
+            out.failure = failure;
+        }
+        out
+    }
+
+    /// The task's tabs, in the order the task met them (pinned ones, then those its pages opened).
+    fn task_tabs(&self) -> Vec<TabId> {
+        let tabs = &self.session.task().tabs;
+        let mut all: Vec<TabId> = tabs.pinned().iter().map(|p| p.tab.clone()).collect();
+        for (child, _) in tabs.children() {
+            if !all.contains(child) {
+                all.push(child.clone());
+            }
+        }
+        all
+    }
+
+    async fn list_tabs(&self) -> Answer {
+        let focused = self.focused_tab();
+        let mut seen = Vec::new();
+        for tab in self.task_tabs() {
+            let Ok(info) = self.port.tab(&tab).await else { continue };
+            let title = self.port.evaluate(&tab, "document.title").await.ok();
+            let title = title.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
+            seen.push(TabSeen { title, url: info.url, current: focused.as_ref() == Some(&tab) });
+        }
+        let text = seen.iter().enumerate().map(|(i, t)| format!("{}. {} ({})", i + 1, t.title, t.url)).collect();
+        Answer { tabs: Some(seen), text: text_lines(text), ..Answer::default() }
+    }
+
+    /// The neutral index (1-based) as the task's tab, or why there is none.
+    fn tab_at(&self, args: &Value) -> Result<TabId, String> {
+        let index = args.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let tabs = self.task_tabs();
+        index
+            .checked_sub(1)
+            .and_then(|i| tabs.get(i).cloned())
+            .ok_or_else(|| format!("there is no tab {index}: the task has {}", tabs.len()))
+    }
+}
+
+fn text_lines(lines: Vec<String>) -> String {
+    lines.join("\n")
+}
+
+/// The core's failure kinds in the profile's classes.
+fn class_of(kind: Option<FailureKind>) -> FailureClass {
+    match kind {
+        Some(FailureKind::StaleRef) => FailureClass::StaleRef,
+        Some(FailureKind::NotFound) => FailureClass::NotFound,
+        Some(FailureKind::Timeout) => FailureClass::Timeout,
+        Some(FailureKind::NavigationFailed | FailureKind::Restricted) => FailureClass::Navigation,
+        _ => FailureClass::Other,
+    }
+}
+
+/// What the look after a call shows; a stop the loop would make is a navigation failure.
+fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -> Answer {
+    match page {
+        Ok(Some(seen)) => Answer {
+            page: Some(PageSeen { url: seen.url.clone(), title: seen.title.clone() }),
+            elements: Some(
+                seen.elements
+                    .iter()
+                    .map(|e| ElementSeen {
+                        reference: e.reference.to_string(),
+                        role: e.role.clone(),
+                        name: e.name.clone(),
+                    })
+                    .collect(),
+            ),
+            text: format!("{} {} ({} elements)", seen.url, seen.title, seen.elements.len()),
+            ..Answer::default()
+        },
+        Ok(None) => Answer::default(),
+        Err(stop) => Answer::failed(FailureClass::Navigation, stop.message()),
+    }
+}
+
+#[async_trait]
+impl AgentUnderTest for CoreAgent {
+    fn supports(&self, tool: NeutralTool) -> bool {
+        !matches!(tool, NeutralTool::HandleDialog)
+    }
+
+    async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
+        let started = Instant::now();
+        let mut answer = match tool {
+            // The task's first page opens its first tab, as the core's model would.
+            NeutralTool::Navigate if self.focused_tab().is_none() => {
+                self.run("open_url", json!({"url": args.get("url"), "active": true})).await
+            }
+            NeutralTool::Navigate => self.run("navigate", json!({"url": args.get("url")})).await,
+            NeutralTool::NewTab => {
+                let opened = self.run("open_url", json!({"url": args.get("url"), "active": true})).await;
+                match opened.failure {
+                    Some(_) => opened,
+                    None => self.run("focus_tab", json!({"tab": "@opened"})).await,
+                }
+            }
+            NeutralTool::Snapshot => {
+                let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
+                page_answer(self.session.look(&agent).await)
+            }
+            NeutralTool::Click => self.run("click", json!({"ref": args.get("ref")})).await,
+            NeutralTool::Type => {
+                let submit = args.get("submit").cloned().unwrap_or(Value::Bool(false));
+                self.run("type", json!({"ref": args.get("ref"), "text": args.get("text"), "submit": submit})).await
+            }
+            NeutralTool::PressKey => self.run("press_key", json!({"key": args.get("key")})).await,
+            NeutralTool::GoBack => self.run("go_back", json!({})).await,
+            NeutralTool::WaitFor => {
+                let mut call = json!({"text": args.get("text")});
+                if let Some(ms) = args.get("timeout_ms") {
+                    call["timeout_ms"] = ms.clone();
+                }
+                self.run("wait_for", call).await
+            }
+            NeutralTool::ListTabs => self.list_tabs().await,
+            NeutralTool::SelectTab => match self.tab_at(args) {
+                Ok(tab) => self.run("focus_tab", json!({"tab": tab.to_string()})).await,
+                Err(why) => Answer::failed(FailureClass::NotFound, why),
+            },
+            NeutralTool::CloseTab => match self.tab_at(args) {
+                Ok(tab) => self.run("close_tabs", json!({"tabs": [tab.to_string()]})).await,
+                Err(why) => Answer::failed(FailureClass::NotFound, why),
+            },
+            NeutralTool::HandleDialog => {
+                Answer::failed(FailureClass::Other, "navguard's core has no handle_dialog tool yet")
+            }
+        };
+        answer.took = started.elapsed();
+        answer
+    }
+
+    async fn close(self: Box<Self>) {}
+
+    fn focused_tab(&self) -> Option<TabId> {
+        self.session.task().tabs.focused().cloned()
+    }
+}

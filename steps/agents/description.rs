@@ -1,0 +1,410 @@
+//! An agent's description file (`agents/<name>.toml`): how to start it, how each neutral tool
+//! maps onto its own tools and arguments, how to read a page, a title, elements and tabs out
+//! of its answers, and which of its messages mean which failure class. Built-in descriptions
+//! are compiled into the binary; a user's is any path.
+
+use super::{AgentError, FailureClass, NeutralTool};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+navguard::closed_set! {
+    /// How an agent is driven.
+    pub enum Kind("agent kind") {
+        /// navguard's own core, in process.
+        InProcess = "in-process",
+        /// A Model Context Protocol server, a child process over stdio.
+        Mcp = "mcp",
+        /// A program that speaks the JSON-lines protocol over stdio.
+        Jsonl = "jsonl",
+    }
+}
+
+/// The agents that ship with navguard: (name, description).
+const BUILT_IN: &[(&str, &str)] = &[
+    ("navguard", include_str!("../../agents/navguard.toml")),
+    ("playwright-mcp", include_str!("../../agents/playwright-mcp.toml")),
+    ("chrome-devtools-mcp", include_str!("../../agents/chrome-devtools-mcp.toml")),
+];
+
+/// Where the built-in agents' npm packages are installed (`agents/package.json`).
+pub fn agents_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents")
+}
+
+/// A parsed description.
+#[derive(Clone, Debug)]
+pub struct Description {
+    pub name: String,
+    pub kind: Kind,
+    /// One line on what it is, for the reports.
+    pub about: String,
+    /// The browsers it can drive (its description's `browsers`, all when absent).
+    pub browsers: Vec<String>,
+    /// The npm package whose installed version the reports show.
+    pub package: Option<String>,
+    pub start: Start,
+    tools: BTreeMap<NeutralTool, ToolMap>,
+    pub answer: AnswerRules,
+    pub errors: Vec<(FailureClass, regex::Regex)>,
+    /// Answers that are failures even though the agent did not flag them.
+    pub fails_when: Vec<regex::Regex>,
+    /// The file it came from (a built-in's name for those).
+    pub source: String,
+    /// The folder its relative paths and `{here}` mean.
+    pub here: PathBuf,
+}
+
+/// How to start it.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Start {
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long its start (and handshake) may take.
+    #[serde(default = "start_timeout")]
+    pub timeout_ms: u64,
+}
+
+fn start_timeout() -> u64 {
+    30_000
+}
+
+/// One call of the agent's, for a neutral tool.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolStep {
+    /// The agent's tool.
+    pub call: String,
+    /// Its arguments. `{arg}` takes the neutral call's argument (a string that is only a
+    /// placeholder takes the argument's JSON value, so booleans stay booleans; an argument the
+    /// call did not give drops the key); `{arg|A|B}` is A when the argument is true, else B;
+    /// `{index0}` is `index` counted from 0.
+    #[serde(default)]
+    pub args: serde_json::Map<String, Value>,
+    /// The step runs only when this neutral argument is true (`submit`: Enter after typing).
+    #[serde(default)]
+    pub when: Option<String>,
+}
+
+/// A neutral tool in the agent's words: one call, or several in order (the answer is the
+/// last one's; the first that fails ends it).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ToolMap {
+    One(ToolStep),
+    Steps(Vec<ToolStep>),
+}
+
+/// One pattern, or several tried in order.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Patterns {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Patterns {
+    fn all(&self) -> Vec<&str> {
+        match self {
+            Self::One(p) => vec![p.as_str()],
+            Self::Many(ps) => ps.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
+/// Regular expressions that read an answer's text; each is a list tried in order.
+#[derive(Clone, Debug, Default)]
+pub struct AnswerRules {
+    /// The first that matches gives the page's URL (its group `url`, else its first group).
+    pub url: Vec<regex::Regex>,
+    /// Likewise the page's title (group `title`, else the first).
+    pub title: Vec<regex::Regex>,
+    /// One match per element, with the groups `ref`, `role` and `name`.
+    pub element: Vec<regex::Regex>,
+    /// One match per tab, with the group `title` (and `url`, `current` where it has them).
+    pub tab: Vec<regex::Regex>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    name: String,
+    kind: Kind,
+    #[serde(default)]
+    about: String,
+    #[serde(default)]
+    browsers: Vec<String>,
+    #[serde(default)]
+    package: Option<String>,
+    #[serde(default)]
+    start: Start,
+    #[serde(default)]
+    tools: BTreeMap<String, ToolMap>,
+    #[serde(default)]
+    answer: BTreeMap<String, Patterns>,
+    #[serde(default)]
+    errors: BTreeMap<String, Vec<String>>,
+    #[serde(default)]
+    fails_when: Vec<String>,
+}
+
+impl Description {
+    /// A built-in agent by name, or a description file by path.
+    pub fn find(name_or_path: &str) -> Result<Self, AgentError> {
+        if let Some((name, text)) = BUILT_IN.iter().find(|(name, _)| *name == name_or_path) {
+            return Self::parse(text, &format!("agents/{name}.toml (built in)"), &agents_dir());
+        }
+        let path = Path::new(name_or_path);
+        let text = std::fs::read_to_string(path).map_err(|e| AgentError::Description {
+            agent: name_or_path.to_owned(),
+            path: name_or_path.to_owned(),
+            why: format!(
+                "{e}: give a built-in agent ({}) or the path of a description file",
+                BUILT_IN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        })?;
+        let here = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        Self::parse(&text, name_or_path, &here)
+    }
+
+    /// The built-in agents' names.
+    pub fn built_in() -> Vec<&'static str> {
+        BUILT_IN.iter().map(|(name, _)| *name).collect()
+    }
+
+    /// Parses a description; every mistake is named with its place.
+    pub fn parse(text: &str, source: &str, here: &Path) -> Result<Self, AgentError> {
+        let bad = |why: String| AgentError::Description { agent: source.to_owned(), path: source.to_owned(), why };
+        let file: File = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let bad = |why: String| AgentError::Description { agent: file.name.clone(), path: source.to_owned(), why };
+        let mut tools = BTreeMap::new();
+        for (name, map) in file.tools {
+            let tool: NeutralTool = name.parse().map_err(|e| bad(format!("[tools.{name}]: {e}")))?;
+            tools.insert(tool, map);
+        }
+        let regex = |key: &str, pattern: &str| {
+            regex::Regex::new(pattern).map_err(|e| bad(format!("{key}: not a regular expression: {e}")))
+        };
+        let mut answer = AnswerRules::default();
+        for (key, patterns) in &file.answer {
+            let compiled = patterns
+                .all()
+                .into_iter()
+                .map(|p| regex(&format!("answer.{key}"), p))
+                .collect::<Result<Vec<_>, _>>()?;
+            match key.as_str() {
+                "url" => answer.url = compiled,
+                "title" => answer.title = compiled,
+                "element" => answer.element = compiled,
+                "tab" => answer.tab = compiled,
+                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab"))),
+            }
+        }
+        let mut errors = Vec::new();
+        for (class, patterns) in &file.errors {
+            let parsed: FailureClass = class.parse().map_err(|e| bad(format!("errors.{class}: {e}")))?;
+            for pattern in patterns {
+                errors.push((parsed, regex(&format!("errors.{class}"), pattern)?));
+            }
+        }
+        let fails_when = file.fails_when.iter().map(|p| regex("fails_when", p)).collect::<Result<_, _>>()?;
+        if file.kind != Kind::InProcess && file.start.command.trim().is_empty() {
+            return Err(bad("[start] command is missing: how is the agent started?".into()));
+        }
+        Ok(Self {
+            name: file.name,
+            kind: file.kind,
+            about: file.about,
+            browsers: file.browsers,
+            package: file.package,
+            start: file.start,
+            tools,
+            answer,
+            errors,
+            fails_when,
+            source: source.to_owned(),
+            here: here.to_path_buf(),
+        })
+    }
+
+    /// How the agent calls `tool`, if it has a counterpart.
+    pub fn tool(&self, tool: NeutralTool) -> Option<&ToolMap> {
+        self.tools.get(&tool)
+    }
+
+    /// Whether it can drive `browser`.
+    pub fn drives(&self, browser: &str) -> bool {
+        self.browsers.is_empty() || self.browsers.iter().any(|b| b == browser)
+    }
+
+    /// The class of a failed answer's text: the first pattern that matches, else `other`.
+    pub fn classify(&self, text: &str) -> FailureClass {
+        self.errors.iter().find(|(_, re)| re.is_match(text)).map_or(FailureClass::Other, |(class, _)| *class)
+    }
+
+    /// The start command's words with `{here}` (the description's folder), `{chromium}`,
+    /// `{cdp_endpoint}` and `{scratch}` (a folder of the agent's own for this scenario) filled in.
+    pub fn command_line(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> (String, Vec<String>) {
+        let here = self.here.display().to_string();
+        let scratch = scratch.display().to_string();
+        let fill = |word: &str| {
+            word.replace("{here}", &here)
+                .replace("{chromium}", chromium)
+                .replace("{cdp_endpoint}", cdp_endpoint.unwrap_or_default())
+                .replace("{scratch}", &scratch)
+        };
+        (fill(&self.start.command), self.start.args.iter().map(|a| fill(a)).collect())
+    }
+
+    /// Whether the agent attaches to the harness's browser (its start names `{cdp_endpoint}`):
+    /// then the user's steps act in the agent's own browser.
+    pub fn attaches(&self) -> bool {
+        self.start.args.iter().chain(std::iter::once(&self.start.command)).any(|w| w.contains("{cdp_endpoint}"))
+    }
+}
+
+impl ToolMap {
+    /// Its steps, in order.
+    pub fn steps(&self) -> &[ToolStep] {
+        match self {
+            Self::One(step) => std::slice::from_ref(step),
+            Self::Steps(steps) => steps,
+        }
+    }
+
+    /// The agent's tools it names (each must be one the agent offers).
+    pub fn calls(&self) -> impl Iterator<Item = &str> {
+        self.steps().iter().map(|s| s.call.as_str())
+    }
+}
+
+impl ToolStep {
+    /// Whether the step runs for a neutral call's `args`.
+    pub fn runs(&self, args: &Value) -> bool {
+        self.when.as_ref().is_none_or(|arg| args.get(arg).and_then(Value::as_bool) == Some(true))
+    }
+
+    /// The agent's arguments for a neutral call's `args` (a key whose placeholder the call did
+    /// not give is left out).
+    pub fn fill(&self, args: &Value) -> serde_json::Map<String, Value> {
+        let mut args = args.clone();
+        if let Some(index) = args.get("index").and_then(Value::as_u64)
+            && let Some(map) = args.as_object_mut()
+        {
+            map.insert("index0".into(), Value::from(index.saturating_sub(1)));
+        }
+        self.args.iter().map(|(k, v)| (k.clone(), fill_value(v, &args))).filter(|(_, v)| !v.is_null()).collect()
+    }
+}
+
+fn fill_value(template: &Value, args: &Value) -> Value {
+    match template {
+        Value::String(s) => {
+            if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}'))
+                && !inner.contains(['{', '}'])
+            {
+                let mut parts = inner.split('|');
+                let name = parts.next().unwrap_or_default();
+                let value = args.get(name).cloned().unwrap_or(Value::Null);
+                return match (parts.next(), parts.next()) {
+                    (Some(yes), Some(no)) => {
+                        Value::String(if value.as_bool() == Some(true) { yes } else { no }.to_owned())
+                    }
+                    _ => value,
+                };
+            }
+            let mut out = s.clone();
+            if let Some(map) = args.as_object() {
+                for (k, v) in map {
+                    let text = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+                    out = out.replace(&format!("{{{k}}}"), &text);
+                }
+            }
+            Value::String(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|i| fill_value(i, args)).collect()),
+        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), fill_value(v, args))).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const SAMPLE: &str = r#"
+name = "sample"
+kind = "mcp"
+browsers = ["chromium"]
+[start]
+command = "{here}/bin/agent"
+args = ["--cdp", "{cdp_endpoint}"]
+[tools.type]
+call = "type_into"
+args = { target = "{ref}", text = "{text}", submit = "{submit}", note = "typing {text}", slowly = "{slowly}" }
+[[tools.handle_dialog]]
+call = "answer"
+args = { action = "{accept|accept|dismiss}" }
+[[tools.handle_dialog]]
+call = "list"
+when = "accept"
+[tools.select_tab]
+call = "tabs"
+args = { index = "{index0}" }
+[answer]
+url = '- Page URL: (\S+)'
+[errors]
+stale-ref = ['not found in the current page']
+"#;
+
+    #[test]
+    fn a_description_maps_a_neutral_call_keeping_json_types() {
+        let d = Description::parse(SAMPLE, "sample.toml", Path::new("/x")).unwrap();
+        let step = &d.tool(NeutralTool::Type).unwrap().steps()[0];
+        let filled = Value::Object(step.fill(&json!({"ref": "e3", "text": "hi", "submit": true})));
+        assert_eq!(filled, json!({"target": "e3", "text": "hi", "submit": true, "note": "typing hi"}));
+        let dialog = d.tool(NeutralTool::HandleDialog).unwrap().steps();
+        assert_eq!(Value::Object(dialog[0].fill(&json!({"accept": false}))), json!({"action": "dismiss"}));
+        assert!(dialog[1].runs(&json!({"accept": true})) && !dialog[1].runs(&json!({"accept": false})));
+        let select = &d.tool(NeutralTool::SelectTab).unwrap().steps()[0];
+        assert_eq!(Value::Object(select.fill(&json!({"index": 2}))), json!({"index": 1}));
+        assert!(d.tool(NeutralTool::GoBack).is_none());
+        assert!(d.attaches());
+        let (_, args) = d.command_line("/usr/bin/chromium", Some("http://127.0.0.1:9"), Path::new("/tmp/s"));
+        assert_eq!(args, ["--cdp", "http://127.0.0.1:9"]);
+        assert_eq!(d.classify("Ref e3 not found in the current page snapshot"), FailureClass::StaleRef);
+        assert_eq!(d.classify("boom"), FailureClass::Other);
+        assert!(d.drives("chromium") && !d.drives("firefox"));
+    }
+
+    #[test]
+    fn mistakes_are_named_with_their_place() {
+        let cases = [
+            ("name = \"a\"\nkind = \"grpc\"", "agent kind"),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[tools.teleport]\ncall = \"t\"",
+                "[tools.teleport]",
+            ),
+            ("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[errors]\nfatal = ['x']", "errors.fatal"),
+            ("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[answer]\nurl = '('", "answer.url"),
+            ("name = \"a\"\nkind = \"mcp\"", "command is missing"),
+        ];
+        for (text, named) in cases {
+            let e = Description::parse(text, "a.toml", Path::new(".")).unwrap_err().to_string();
+            assert!(e.contains(named), "{e}");
+        }
+    }
+
+    #[test]
+    fn every_built_in_description_parses() {
+        for name in Description::built_in() {
+            Description::find(name).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! An agent that is a Model Context Protocol server, started as a child process over stdio and
+//! spoken to with the official Rust SDK (`rmcp`). Its answers are text; the description's
+//! patterns read the page, the elements, the tabs and the failure class out of them.
+
+use super::description::Description;
+use super::process::AgentProcess;
+use super::{AgentError, AgentUnderTest, Answer, ElementSeen, Failure, NeutralTool, PageSeen, TabSeen};
+use async_trait::async_trait;
+use rmcp::RoleClient;
+use rmcp::ServiceExt as _;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The longest line an answer may be (a snapshot of a large page is one long JSON line).
+const MAX_LINE: usize = 64 << 20;
+
+/// A running MCP server as the agent under test.
+pub struct McpAgent {
+    description: Arc<Description>,
+    client: RunningService<RoleClient, ClientConfig>,
+    process: AgentProcess,
+    /// The tools the server offers, by name.
+    offered: BTreeSet<String>,
+    /// The server's name and version, as it gave them in the handshake.
+    pub server: String,
+    /// The folder of its own files (`{scratch}`), removed with it.
+    _scratch: tempfile::TempDir,
+}
+
+impl std::fmt::Debug for McpAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpAgent").field("agent", &self.description.name).field("server", &self.server).finish()
+    }
+}
+
+impl McpAgent {
+    /// Starts the server, does the handshake and lists its tools, all within the description's
+    /// start timeout; a server that does not start, or is not an MCP server, is one error
+    /// naming it and what to do.
+    pub async fn start(
+        description: Arc<Description>,
+        chromium: &str,
+        cdp_endpoint: Option<&str>,
+    ) -> Result<Self, AgentError> {
+        let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
+            agent: description.name.clone(),
+            command: "a scratch folder".into(),
+            hint: "check that the temporary folder is writable".into(),
+            source,
+        })?;
+        let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
+        let mut process = AgentProcess::spawn(&description.name, &command, &args, &description.start.env)?;
+        let deadline = Duration::from_millis(description.start.timeout_ms);
+        let (Some(stdout), Some(stdin)) = (process.stdout.take(), process.stdin.take()) else {
+            return Err(protocol(&description, "its stdio could not be taken".into(), &process));
+        };
+        let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_LINE);
+        let config = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("navguard", env!("CARGO_PKG_VERSION")),
+        )
+        // The SDK's newest protocol version has no `initialize`; servers of today need it.
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE);
+        let no_handshake = || AgentError::NoHandshake {
+            agent: description.name.clone(),
+            what: "MCP handshake (initialize)",
+            command: command.clone(),
+            expected: "an MCP server over stdio",
+            after: deadline,
+        };
+        let client = match tokio::time::timeout(deadline, config.serve(transport)).await {
+            Err(_) => {
+                let e = no_handshake();
+                process.end().await;
+                return Err(e);
+            }
+            Ok(Err(e)) => {
+                let e = protocol(&description, format!("the handshake failed ({e})"), &process);
+                process.end().await;
+                return Err(e);
+            }
+            Ok(Ok(client)) => client,
+        };
+        let server = client
+            .peer_info()
+            .and_then(|i| i.server_info.as_ref().map(|s| format!("{} {}", s.name, s.version)))
+            .unwrap_or_default();
+        let offered = match tokio::time::timeout(deadline, client.list_all_tools()).await {
+            Ok(Ok(tools)) => tools.into_iter().map(|t| t.name.to_string()).collect(),
+            Ok(Err(e)) => {
+                let e = protocol(&description, format!("it could not list its tools ({e})"), &process);
+                process.end().await;
+                return Err(e);
+            }
+            Err(_) => {
+                let e = no_handshake();
+                process.end().await;
+                return Err(e);
+            }
+        };
+        Ok(Self { description, client, process, offered, server, _scratch: scratch })
+    }
+
+    /// The neutral tools whose mapping names a tool this server does not offer.
+    pub fn unmapped(&self) -> Vec<String> {
+        NeutralTool::ALL
+            .iter()
+            .filter_map(|t| self.description.tool(*t).map(|m| (t, m)))
+            .flat_map(|(t, m)| m.calls().filter(|c| !self.offered.contains(*c)).map(move |c| (t, c.to_owned())))
+            .map(|(t, c)| format!("{t} (mapped to {c}, which the server does not offer)"))
+            .collect()
+    }
+
+    fn read(&self, text: String, flagged: bool) -> Answer {
+        let text = strip_ansi(&text);
+        let rules = &self.description.answer;
+        let first = |patterns: &[regex::Regex], name: &str| {
+            patterns
+                .iter()
+                .find_map(|re| re.captures(&text))
+                .and_then(|c| c.name(name).or_else(|| c.get(1)))
+                .map(|m| m.as_str().trim().to_owned())
+        };
+        let page = match (first(&rules.url, "url"), first(&rules.title, "title")) {
+            (None, None) => None,
+            (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
+        };
+        let elements: Vec<ElementSeen> = rules
+            .element
+            .iter()
+            .flat_map(|re| {
+                re.captures_iter(&text)
+                    .map(|c| ElementSeen {
+                        reference: group(&c, "ref"),
+                        role: group(&c, "role"),
+                        name: group(&c, "name"),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let tabs: Vec<TabSeen> = rules
+            .tab
+            .iter()
+            .flat_map(|re| {
+                re.captures_iter(&text)
+                    .map(|c| TabSeen {
+                        title: group(&c, "title"),
+                        url: group(&c, "url"),
+                        current: c.name("current").is_some(),
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
+        let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
+        Answer {
+            failure,
+            page,
+            elements: (!elements.is_empty()).then_some(elements),
+            tabs: (!tabs.is_empty()).then_some(tabs),
+            text,
+            took: Duration::ZERO,
+        }
+    }
+}
+
+impl McpAgent {
+    async fn call_tool(&self, params: CallToolRequestParams) -> Answer {
+        match self.client.call_tool(params).await {
+            Ok(result) => {
+                let text: Vec<&str> =
+                    result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+                self.read(text.join("\n"), result.is_error == Some(true))
+            }
+            Err(ServiceError::McpError(error)) => Answer::failed(
+                self.description.classify(&error.message),
+                format!("MCP error {}: {}", error.code.0, error.message),
+            ),
+            Err(e) => Answer::failed(
+                super::FailureClass::Other,
+                format!("the agent's connection failed ({e}){}", self.process.stderr_tail()),
+            ),
+        }
+    }
+}
+
+fn group(captures: &regex::Captures<'_>, name: &str) -> String {
+    captures.name(name).map_or_else(String::new, |m| m.as_str().trim().to_owned())
+}
+
+/// An answer's first lines, as a failure's message.
+fn first_lines(text: &str) -> String {
+    text.lines().filter(|l| !l.trim().is_empty()).take(3).collect::<Vec<_>>().join(" / ")
+}
+
+/// Terminal colour codes some servers leave in their error texts.
+fn strip_ansi(text: &str) -> String {
+    static ANSI: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new("\u{1b}\\[[0-9;]*[A-Za-z]").expect("a valid pattern"));
+    ANSI.replace_all(text, "").into_owned()
+}
+
+fn protocol(description: &Description, why: String, process: &AgentProcess) -> AgentError {
+    AgentError::Protocol {
+        agent: description.name.clone(),
+        expected: "an MCP server over stdio",
+        why,
+        stderr: process.stderr_tail(),
+    }
+}
+
+#[async_trait]
+impl AgentUnderTest for McpAgent {
+    fn supports(&self, tool: NeutralTool) -> bool {
+        self.description.tool(tool).is_some_and(|m| m.calls().all(|c| self.offered.contains(c)))
+    }
+
+    async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
+        let started = Instant::now();
+        let Some(map) = self.description.tool(tool).cloned() else {
+            return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", self.description.name));
+        };
+        let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
+        for step in map.steps().iter().filter(|s| s.runs(args)) {
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(args));
+            answer = self.call_tool(params).await;
+            if !answer.succeeded() {
+                break;
+            }
+        }
+        answer.took = started.elapsed();
+        answer
+    }
+
+    async fn close(self: Box<Self>) {
+        let Self { client, process, .. } = *self;
+        // Closing the service ends the server's stdin; the process group goes in any case.
+        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+        process.end().await;
+    }
+}

@@ -1,0 +1,155 @@
+//! The agent under test: anything that stands where navguard's own core stands, driven through
+//! the neutral tools of the conformance profile (`docs/agent-conformance.md`). An agent is
+//! described by a file (`agents/<name>.toml`); its kind says how it is driven:
+//! - [`core`]: navguard's core, in process (the tool layer of [`navguard::agent::Session`]);
+//! - [`mcp`]: a Model Context Protocol server started as a child process over stdio;
+//! - [`jsonl`]: any program that speaks the JSON-lines protocol over stdio.
+//!
+//! Every kind answers a call with an [`Answer`]: success or a failure of a [`FailureClass`],
+//! and what the answer shows of the page (its URL and title, its elements with refs, its tabs).
+
+pub mod core;
+pub mod description;
+pub mod mcp;
+pub mod process;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use std::time::Duration;
+
+navguard::closed_set! {
+    /// A neutral tool: what a scenario calls, whatever the agent calls it.
+    pub enum NeutralTool("neutral tool") {
+        Navigate = "navigate",
+        NewTab = "new_tab",
+        Snapshot = "snapshot",
+        Click = "click",
+        Type = "type",
+        PressKey = "press_key",
+        GoBack = "go_back",
+        WaitFor = "wait_for",
+        ListTabs = "list_tabs",
+        SelectTab = "select_tab",
+        CloseTab = "close_tab",
+        HandleDialog = "handle_dialog",
+    }
+}
+
+navguard::closed_set! {
+    /// Why a call failed, in the profile's words.
+    pub enum FailureClass("failure class") {
+        StaleRef = "stale-ref",
+        NotFound = "not-found",
+        Timeout = "timeout",
+        Navigation = "navigation",
+        Dialog = "dialog",
+        Other = "other",
+    }
+}
+
+/// The page an answer shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PageSeen {
+    pub url: String,
+    pub title: String,
+}
+
+/// An element of an answer's snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ElementSeen {
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub role: String,
+    pub name: String,
+}
+
+/// A tab of a `list_tabs` answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TabSeen {
+    pub title: String,
+    pub url: String,
+    pub current: bool,
+}
+
+/// A failed call: its class and the agent's words.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Failure {
+    pub class: FailureClass,
+    pub message: String,
+}
+
+/// What one call answered.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Answer {
+    /// `None`: the call succeeded.
+    pub failure: Option<Failure>,
+    pub page: Option<PageSeen>,
+    /// The snapshot's elements, when the answer holds a snapshot.
+    pub elements: Option<Vec<ElementSeen>>,
+    pub tabs: Option<Vec<TabSeen>>,
+    /// The answer as the agent gave it (its text), for the reports.
+    pub text: String,
+    /// How long the call took, from sending it to its answer.
+    #[serde(serialize_with = "as_ms")]
+    pub took: Duration,
+}
+
+fn as_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+impl Answer {
+    /// A failure of `class`.
+    pub fn failed(class: FailureClass, message: impl Into<String>) -> Self {
+        Self { failure: Some(Failure { class, message: message.into() }), ..Self::default() }
+    }
+
+    pub fn succeeded(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// Why an agent could not be started or spoken to: one line naming it and what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    #[error("agent {agent}: {path}: {why}")]
+    Description { agent: String, path: String, why: String },
+    #[error("agent {agent}: cannot start {command}: {source}; {hint}")]
+    Spawn {
+        agent: String,
+        command: String,
+        hint: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("agent {agent} did not answer the {what} within {} s: is `{command}` {expected}?", .after.as_secs())]
+    NoHandshake { agent: String, what: &'static str, command: String, expected: &'static str, after: Duration },
+    #[error("agent {agent} is not {expected}: {why}{stderr}")]
+    Protocol { agent: String, expected: &'static str, why: String, stderr: String },
+    #[error("agent {agent} lacks {missing}, which every scenario here needs: map it in {path}")]
+    MissingTool { agent: String, missing: String, path: String },
+    #[error("agent {agent} drives {supported} only, not {browser}: run it with --browser {supported}")]
+    Browser { agent: String, browser: String, supported: String },
+}
+
+/// An agent under test, started for one scenario.
+#[async_trait]
+pub trait AgentUnderTest: Send {
+    /// Whether the agent has a counterpart of `tool` (without one, a scenario that calls it is
+    /// not applicable to this agent).
+    fn supports(&self, tool: NeutralTool) -> bool;
+
+    /// Calls `tool` with the scenario's `args` (refs already resolved); the caller puts the
+    /// deadline on it.
+    async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer;
+
+    /// Ends the agent: its process (and anything it started) is gone when this returns.
+    async fn close(self: Box<Self>);
+
+    /// The tab it acts on, when it can say (navguard's core can); others' is found from the
+    /// page their answers show.
+    fn focused_tab(&self) -> Option<navguard::browser::TabId> {
+        None
+    }
+}

@@ -1,0 +1,102 @@
+//! An agent's process: started in a process group of its own (so whatever it starts, a browser
+//! included, goes with it), its stderr kept for error messages, and a guard that kills the
+//! group when the agent is closed, when the scenario's world is dropped, and, through
+//! navguard's guardian, when navguard itself dies (SIGKILL included).
+
+use super::AgentError;
+use navguard::adapter::GroupGuard;
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// How many of the agent's last stderr lines an error quotes.
+const STDERR_LINES: usize = 12;
+
+/// A running agent process.
+#[derive(Debug)]
+pub struct AgentProcess {
+    pub child: Child,
+    pub stdin: Option<ChildStdin>,
+    pub stdout: Option<ChildStdout>,
+    stderr: Arc<Mutex<Vec<String>>>,
+    group: Option<GroupGuard>,
+}
+
+impl AgentProcess {
+    /// Starts `command args` with `env` added, for agent `agent`.
+    pub fn spawn(
+        agent: &str,
+        command: &str,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+    ) -> Result<Self, AgentError> {
+        let mut child = Command::new(command)
+            .args(args)
+            .envs(env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|source| AgentError::Spawn {
+                agent: agent.to_owned(),
+                command: command.to_owned(),
+                hint: hint(&source),
+                source,
+            })?;
+        let group = child.id().map(GroupGuard::new);
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        if let Some(pipe) = child.stderr.take() {
+            tokio::spawn(keep_tail(pipe, Arc::clone(&stderr)));
+        }
+        Ok(Self { stdin: child.stdin.take(), stdout: child.stdout.take(), child, stderr, group })
+    }
+
+    /// The agent's last stderr lines, as `: <lines>` for an error message (empty if none).
+    pub fn stderr_tail(&self) -> String {
+        let lines = self.stderr.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if lines.is_empty() {
+            return String::new();
+        }
+        format!("; its stderr ends: {}", lines.join(" | "))
+    }
+
+    /// Ends it: closes its stdin (a polite agent exits), then kills its whole group.
+    pub async fn end(mut self) {
+        drop(self.stdin.take());
+        let grace = tokio::time::timeout(std::time::Duration::from_secs(2), self.child.wait()).await;
+        if grace.is_err() {
+            let _ = self.child.start_kill();
+        }
+        if let Some(group) = self.group.take() {
+            group.kill();
+        }
+        let _ = self.child.wait().await;
+    }
+}
+
+fn hint(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => {
+            "it is not installed: run `bash ci/setup.sh agents` (npm ci in agents/) or check the description's [start] command".into()
+        }
+        std::io::ErrorKind::PermissionDenied => "it is not executable".into(),
+        _ => "check the description's [start] command".into(),
+    }
+}
+
+/// Keeps the last lines the agent wrote to stderr, draining the pipe so it never fills.
+async fn keep_tail(pipe: tokio::process::ChildStderr, into: Arc<Mutex<Vec<String>>>) {
+    let mut lines = BufReader::new(pipe).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        tracing::debug!(target: "navguard::agent", "{line}");
+        let mut kept = into.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.push(line.chars().take(300).collect());
+        if kept.len() > STDERR_LINES {
+            kept.remove(0);
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The agent-conformance steps (`docs/agent-conformance.md`): the same scenarios against any
+//! agent under test, through the neutral tools. The agent is navguard's core unless the run
+//! names another (`--agent`). The fixture site's request log and, where the agent shares the
+//! harness's browser, the browser's own events are the truth of what a call really did.
+
+use crate::agents::core::CoreAgent;
+use crate::agents::description::{Description, Kind};
+use crate::agents::mcp::McpAgent;
+use crate::agents::{AgentUnderTest, Answer, FailureClass, NeutralTool};
+use crate::error::{StepError, StepResult};
+use crate::user_action::UserAction;
+use crate::world::NavWorld;
+use cucumber::gherkin::Step;
+use cucumber::{given, then, when};
+use navguard::browser::{NavEventKind, TabId};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a call may take unless the run says otherwise (`--call-timeout`).
+pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// What happens just before a call is sent.
+#[derive(Clone, Debug)]
+enum Before {
+    /// The user acts on the agent's tab.
+    User(UserAction),
+    /// The model thinks.
+    Pause(Duration),
+}
+
+/// The agent under test in one scenario, and what its calls answered.
+#[derive(Default)]
+pub struct Conformance {
+    /// The run's agent (navguard's core when `None`).
+    pub agent_description: Option<Arc<Description>>,
+    agent: Option<Box<dyn AgentUnderTest>>,
+    answers: BTreeMap<u32, Answer>,
+    /// The latest call whose answer held a snapshot.
+    latest_snapshot: Option<u32>,
+    before: BTreeMap<u32, Vec<Before>>,
+    /// Why the scenario does not apply to this agent, once a step found out.
+    pub not_applicable: Option<String>,
+}
+
+impl std::fmt::Debug for Conformance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conformance")
+            .field("agent", &self.agent_description.as_ref().map(|d| &d.name))
+            .field("calls", &self.answers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Conformance {
+    /// Ends the agent (its process and whatever it started).
+    pub async fn close(&mut self) {
+        if let Some(agent) = self.agent.take() {
+            agent.close().await;
+        }
+    }
+
+    fn name(&self) -> String {
+        self.agent_description.as_ref().map_or_else(|| "navguard".to_owned(), |d| d.name.clone())
+    }
+}
+
+/// Starts the scenario's agent, once.
+async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>> {
+    if world.conformance.agent.is_none() {
+        let port = world.port()?.clone();
+        let started: Box<dyn AgentUnderTest> = match world.conformance.agent_description.clone() {
+            None => Box::new(CoreAgent::new(port)),
+            Some(d) if d.kind == Kind::InProcess => Box::new(CoreAgent::new(port)),
+            Some(d) if d.kind == Kind::Mcp => {
+                let chromium =
+                    navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?;
+                let cdp = world.env()?.browser.cdp_endpoint().map(str::to_owned);
+                let agent = McpAgent::start(d, &chromium.display().to_string(), cdp.as_deref())
+                    .await
+                    .map_err(|e| StepError::Setup(e.to_string()))?;
+                Box::new(agent)
+            }
+            Some(d) => {
+                return Err(StepError::Setup(format!("agent {}: the {} kind is not supported yet", d.name, d.kind)));
+            }
+        };
+        world.conformance.agent = Some(started);
+    }
+    world.conformance.agent.as_mut().ok_or_else(|| StepError::Setup("no agent".into()))
+}
+
+/// `{ref:<name>}` and `{ref:<name>@<n>}` in a call's args: the ref an answer's snapshot gave the
+/// first element with that accessible name.
+fn resolve_refs(conformance: &Conformance, args: &str) -> StepResult<String> {
+    static REF: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\{ref:([^}@]+)(?:@(\d+))?\}").expect("a valid pattern"));
+    let mut out = String::with_capacity(args.len());
+    let mut last = 0;
+    for captures in REF.captures_iter(args) {
+        let whole = captures.get(0).expect("the match");
+        let name = &captures[1];
+        let call = match captures.get(2) {
+            Some(n) => n.as_str().parse::<u32>().ok(),
+            None => conformance.latest_snapshot,
+        };
+        let Some(call) = call else {
+            return Err(StepError::Setup(format!("{{ref:{name}}}: no answer so far held a snapshot")));
+        };
+        let found = conformance
+            .answers
+            .get(&call)
+            .and_then(|a| a.elements.as_ref())
+            .and_then(|elements| elements.iter().find(|e| e.name == name));
+        let Some(element) = found else {
+            return Err(StepError::Setup(format!(
+                "{{ref:{name}}}: call {call}'s answer lists no element named {name:?}"
+            )));
+        };
+        out.push_str(&args[last..whole.start()]);
+        out.push_str(&element.reference);
+        last = whole.end();
+    }
+    out.push_str(&args[last..]);
+    Ok(out)
+}
+
+/// The tab the agent acts on now: the core says; another agent's is the tab showing the page
+/// its latest answer showed (the newest such), else the newest tab.
+async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
+    if let Some(tab) = world.conformance.agent.as_ref().and_then(|a| a.focused_tab()) {
+        return Ok(tab);
+    }
+    let shown = world.conformance.answers.values().rev().find_map(|a| a.page.as_ref()).map(|p| p.url.clone());
+    let tabs = world.port()?.tabs().await?;
+    let matching = tabs.iter().rev().find(|t| shown.as_ref().is_some_and(|u| *u == t.url));
+    matching.or(tabs.last()).map(|t| t.id.clone()).ok_or_else(|| StepError::Setup("the agent has no tab".into()))
+}
+
+async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> StepResult {
+    for before in world.conformance.before.remove(&n).unwrap_or_default() {
+        match before {
+            Before::Pause(pause) => tokio::time::sleep(pause).await,
+            Before::User(action) => {
+                let tab = agents_tab(world).await?;
+                let placeholders = world.site()?.placeholders();
+                let port = world.port()?.clone();
+                action.perform(port.as_ref(), &tab, |u| placeholders.expand(u)).await?;
+            }
+        }
+    }
+    let name = world.conformance.name();
+    let agent = agent(world).await?;
+    if !agent.supports(tool) {
+        let why = format!("not applicable: {name} has no {tool}");
+        world.conformance.not_applicable = Some(why.clone());
+        return Err(StepError::NotApplicable(why));
+    }
+    let deadline = CALL_TIMEOUT;
+    let answer = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
+        Ok(answer) => answer,
+        Err(_) => Answer {
+            took: deadline,
+            ..Answer::failed(FailureClass::Timeout, format!("the agent gave no answer within {} s", deadline.as_secs()))
+        },
+    };
+    if answer.elements.is_some() {
+        world.conformance.latest_snapshot = Some(n);
+    }
+    world.conformance.answers.insert(n, answer);
+    Ok(())
+}
+
+#[given(expr = "the agent under test is on {string}")]
+async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
+    let url = world.expand(&url);
+    world.mark()?;
+    send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
+    // The harness's own check, not the agent's word: the page's load event in the browser.
+    let wanted = url.clone();
+    world
+        .wait_for_event(&format!("{url} to load"), |e| {
+            e.kind == NavEventKind::Load && e.url.as_deref() == Some(wanted.as_str())
+        })
+        .await?;
+    world.conformance.answers.remove(&0);
+    Ok(())
+}
+
+#[when("the agent under test is called:")]
+async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
+    let table =
+        step.table.as_ref().ok_or_else(|| StepError::Setup("the step needs a | call | tool | args | table".into()))?;
+    let mut last = 0;
+    for row in table.rows.iter().skip(1) {
+        let [call, tool, args] = row.as_slice() else {
+            return Err(StepError::Setup(format!("a row needs | call | tool | args |, got {row:?}")));
+        };
+        let n: u32 = call.trim().parse().map_err(|_| StepError::Setup(format!("call {call:?} is not a number")))?;
+        if n <= last {
+            return Err(StepError::Setup(format!("call {n} comes after call {last}: call numbers increase")));
+        }
+        last = n;
+        let tool: NeutralTool = tool.trim().parse().map_err(|e| StepError::Setup(format!("{e}")))?;
+        let args = world.expand(args.trim());
+        let args = if args.is_empty() { "{}".to_owned() } else { resolve_refs(&world.conformance, &args)? };
+        let args: Value =
+            serde_json::from_str(&args).map_err(|e| StepError::Setup(format!("call {n}: args are not JSON: {e}")))?;
+        send(world, n, tool, args).await?;
+    }
+    Ok(())
+}
+
+#[given(expr = "before call {int} the user {action}")]
+async fn before_call_the_user(world: &mut NavWorld, n: u32, action: UserAction) {
+    world.conformance.before.entry(n).or_default().push(Before::User(action));
+}
+
+#[given(expr = "before call {int} {int} ms pass")]
+async fn before_call_pause(world: &mut NavWorld, n: u32, ms: u64) {
+    world.conformance.before.entry(n).or_default().push(Before::Pause(Duration::from_millis(ms)));
+}
+
+fn answer(world: &NavWorld, n: u32) -> StepResult<&Answer> {
+    world.conformance.answers.get(&n).ok_or_else(|| StepError::Setup(format!("there was no call {n}")))
+}
+
+fn said(answer: &Answer) -> String {
+    match &answer.failure {
+        Some(f) => format!("it failed as {}: {}", f.class, f.message),
+        None => format!("it succeeded: {}", answer.text.lines().take(4).collect::<Vec<_>>().join(" / ")),
+    }
+}
+
+#[then(expr = "call {int} succeeded")]
+async fn call_succeeded(world: &mut NavWorld, n: u32) -> StepResult {
+    let a = answer(world, n)?;
+    if a.succeeded() { Ok(()) } else { Err(StepError::Expectation(format!("call {n}: {}", said(a)))) }
+}
+
+#[then(expr = "call {int} failed")]
+async fn call_failed(world: &mut NavWorld, n: u32) -> StepResult {
+    let a = answer(world, n)?;
+    if a.succeeded() { Err(StepError::Expectation(format!("call {n}: {}", said(a)))) } else { Ok(()) }
+}
+
+#[then(expr = "call {int} failed as {string}")]
+async fn call_failed_as(world: &mut NavWorld, n: u32, class: String) -> StepResult {
+    let class: FailureClass = class.parse().map_err(|e| StepError::Setup(format!("{e}")))?;
+    let a = answer(world, n)?;
+    match &a.failure {
+        Some(f) if f.class == class => Ok(()),
+        _ => Err(StepError::Expectation(format!("call {n}: {}", said(a)))),
+    }
+}
+
+fn page_titled(world: &NavWorld, n: u32, title: &str) -> StepResult {
+    let a = answer(world, n)?;
+    match &a.page {
+        Some(page) if page.title == title => Ok(()),
+        Some(page) => Err(StepError::Expectation(format!(
+            "call {n} answered with the page titled {:?} ({}); {}",
+            page.title,
+            page.url,
+            said(a)
+        ))),
+        None => Err(StepError::Expectation(format!("call {n}'s answer shows no page; {}", said(a)))),
+    }
+}
+
+#[then(expr = "call {int} answered with the page titled {string}")]
+async fn answered_titled(world: &mut NavWorld, n: u32, title: String) -> StepResult {
+    page_titled(world, n, &title)
+}
+
+#[then(expr = "call {int} answered with the page at {string}")]
+async fn answered_at(world: &mut NavWorld, n: u32, url: String) -> StepResult {
+    let url = world.expand(&url);
+    let a = answer(world, n)?;
+    match &a.page {
+        Some(page) if page.url == url => Ok(()),
+        Some(page) => {
+            Err(StepError::Expectation(format!("call {n} answered with the page at {}; {}", page.url, said(a))))
+        }
+        None => Err(StepError::Expectation(format!("call {n}'s answer shows no page; {}", said(a)))),
+    }
+}
+
+#[then(expr = "call {int} either failed or answered with the page titled {string}")]
+async fn failed_or_titled(world: &mut NavWorld, n: u32, title: String) -> StepResult {
+    if answer(world, n)?.succeeded() { page_titled(world, n, &title) } else { Ok(()) }
+}
+
+fn lists(a: &Answer, name: &str) -> bool {
+    a.elements.iter().flatten().any(|e| e.name == name) || a.tabs.iter().flatten().any(|t| t.title == name)
+}
+
+#[then(expr = "call {int}'s answer lists {string}")]
+async fn answer_lists(world: &mut NavWorld, n: u32, name: String) -> StepResult {
+    let a = answer(world, n)?;
+    if lists(a, &name) {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("call {n}'s answer does not list {name:?}; {}", said(a))))
+    }
+}
+
+#[then(expr = "call {int}'s answer does not list {string}")]
+async fn answer_does_not_list(world: &mut NavWorld, n: u32, name: String) -> StepResult {
+    let a = answer(world, n)?;
+    if lists(a, &name) { Err(StepError::Expectation(format!("call {n}'s answer lists {name:?}"))) } else { Ok(()) }
+}
+
+#[then(expr = "call {int} answered within {int} ms")]
+async fn answered_within(world: &mut NavWorld, n: u32, ms: u64) -> StepResult {
+    let a = answer(world, n)?;
+    if a.took <= Duration::from_millis(ms) {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("call {n} took {} ms", a.took.as_millis())))
+    }
+}
