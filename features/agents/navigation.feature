@@ -37,7 +37,7 @@ Feature: A browser agent's tool layer while pages navigate
       | 2    | click    | {"ref": "{ref:go}"}    |
       | 3    | snapshot | {}                     |
       | 4    | click    | {"ref": "{ref:go@1}"}  |
-    Then call 1's answer lists "One"
+    Then call 1's answer lists "go"
     And call 3 answered with the page titled "Two"
     And call 3's answer does not list "One"
     And call 4 failed
