@@ -298,42 +298,35 @@ fn guard_decisions(world: &NavWorld, round: u32) -> StepResult<Vec<String>> {
     Ok(names)
 }
 
+/// Judges round `round`'s guard decisions (in order) with `holds`; the failure lists them.
+fn judge_guard(world: &NavWorld, round: u32, holds: impl Fn(&[String]) -> bool) -> StepResult {
+    let decisions = guard_decisions(world, round)?;
+    if holds(&decisions) {
+        return Ok(());
+    }
+    Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then "))))
+}
+
 /// Any of the round's guard decisions: the first (the wait at the round's top) or a later one
 /// (the guard run again when the page began to leave before it was observed).
 #[then(expr = "the loop-top guard resolved {string} in round {int}")]
 async fn guard_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
-    let decisions = guard_decisions(world, round)?;
-    if decisions.contains(&outcome) {
-        return Ok(());
-    }
-    Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then "))))
+    judge_guard(world, round, |d| d.contains(&outcome))
 }
 
 #[then(expr = "the loop-top guard last resolved {string} in round {int}")]
 async fn guard_last_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
-    let decisions = guard_decisions(world, round)?;
-    match decisions.last() {
-        Some(last) if *last == outcome => Ok(()),
-        _ => Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then ")))),
-    }
+    judge_guard(world, round, |d| d.last() == Some(&outcome))
 }
 
 #[then(expr = "the loop-top guard first resolved {string} in round {int}")]
 async fn guard_first_resolved(world: &mut NavWorld, outcome: String, round: u32) -> StepResult {
-    let decisions = guard_decisions(world, round)?;
-    match decisions.first() {
-        Some(first) if *first == outcome => Ok(()),
-        _ => Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then ")))),
-    }
+    judge_guard(world, round, |d| d.first() == Some(&outcome))
 }
 
 #[then(expr = "the loop-top guard resolved {string} then {string} in round {int}")]
 async fn guard_resolved_in_order(world: &mut NavWorld, first: String, then: String, round: u32) -> StepResult {
-    let decisions = guard_decisions(world, round)?;
-    if decisions == [first, then] {
-        return Ok(());
-    }
-    Err(StepError::Expectation(format!("round {round}'s guard decided {}", decisions.join(", then "))))
+    judge_guard(world, round, |d| d == [first.as_str(), then.as_str()])
 }
 
 #[then("the loop-top guard never waited")]

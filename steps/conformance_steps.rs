@@ -141,6 +141,7 @@ async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
 async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> StepResult {
     for before in world.conformance.before.remove(&n).unwrap_or_default() {
         match before {
+            // The scenario's own think time between two calls: the pause is what is tested.
             Before::Pause(pause) => tokio::time::sleep(pause).await,
             Before::User(action) => {
                 let tab = agents_tab(world).await?;

@@ -92,8 +92,9 @@ impl CoreAgent {
             let title = title.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
             seen.push(TabSeen { title, url: info.url, current: focused.as_ref() == Some(&tab) });
         }
-        let text = seen.iter().enumerate().map(|(i, t)| format!("{}. {} ({})", i + 1, t.title, t.url)).collect();
-        Answer { tabs: Some(seen), text: text_lines(text), ..Answer::default() }
+        let lines: Vec<String> =
+            seen.iter().enumerate().map(|(i, t)| format!("{}. {} ({})", i + 1, t.title, t.url)).collect();
+        Answer { tabs: Some(seen), text: lines.join("\n"), ..Answer::default() }
     }
 
     /// The neutral index (1-based) as the task's tab, or why there is none.
@@ -105,10 +106,6 @@ impl CoreAgent {
             .and_then(|i| tabs.get(i).cloned())
             .ok_or_else(|| format!("there is no tab {index}: the task has {}", tabs.len()))
     }
-}
-
-fn text_lines(lines: Vec<String>) -> String {
-    lines.join("\n")
 }
 
 /// The core's failure kinds in the profile's classes.

@@ -130,32 +130,16 @@ impl McpAgent {
             (None, None) => None,
             (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
         };
-        let elements: Vec<ElementSeen> = rules
-            .element
-            .iter()
-            .flat_map(|re| {
-                re.captures_iter(&text)
-                    .map(|c| ElementSeen {
-                        reference: group(&c, "ref"),
-                        role: group(&c, "role"),
-                        name: group(&c, "name"),
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        let tabs: Vec<TabSeen> = rules
-            .tab
-            .iter()
-            .flat_map(|re| {
-                re.captures_iter(&text)
-                    .map(|c| TabSeen {
-                        title: group(&c, "title"),
-                        url: group(&c, "url"),
-                        current: c.name("current").is_some(),
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let elements = every_match(&rules.element, &text, |c| ElementSeen {
+            reference: group(c, "ref"),
+            role: group(c, "role"),
+            name: group(c, "name"),
+        });
+        let tabs = every_match(&rules.tab, &text, |c| TabSeen {
+            title: group(c, "title"),
+            url: group(c, "url"),
+            current: c.name("current").is_some(),
+        });
         let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
         let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
         Answer {
@@ -187,6 +171,11 @@ impl McpAgent {
             ),
         }
     }
+}
+
+/// What every match of every pattern says, in order.
+fn every_match<T>(patterns: &[regex::Regex], text: &str, read: impl Fn(&regex::Captures<'_>) -> T) -> Vec<T> {
+    patterns.iter().flat_map(|re| re.captures_iter(text).map(|c| read(&c)).collect::<Vec<_>>()).collect()
 }
 
 fn group(captures: &regex::Captures<'_>, name: &str) -> String {
