@@ -179,12 +179,13 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
     // The harness's own check, not the agent's word: the page's load event in the browser.
-    let wanted = url.clone();
-    world
-        .wait_for_event(&format!("{url} to load"), |e| {
-            e.kind == NavEventKind::Load && e.url.as_deref() == Some(wanted.as_str())
-        })
-        .await?;
+    // Compared as parsed URLs: the browser reports the URL as it normalised it (a space
+    // percent-encoded).
+    let wanted = url::Url::parse(&url).ok();
+    let loaded = |e: &navguard::browser::NavEvent| {
+        e.kind == NavEventKind::Load && e.url.as_deref().and_then(|u| url::Url::parse(u).ok()) == wanted
+    };
+    world.wait_for_event(&format!("{url} to load"), loaded).await?;
     world.conformance.answers.remove(&0);
     Ok(())
 }

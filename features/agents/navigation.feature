@@ -44,12 +44,14 @@ Feature: A browser agent's tool layer while pages navigate
     And call 4 failed as "stale-ref"
     And the fixture site served "/page" 2 times
 
-  @contract-agent-transient
+  @contract-agent-transient @serial
   Scenario: A snapshot after the page's own script redirect shows where it went
+    Serial: the redirect is a script timer 100 ms after load, and Firefox slows the timers of
+    tabs that are not in front (scenarios beside it put theirs in front).
     Given the agent under test is on "{site}/page?title=Home"
     When the agent under test is called:
       | call | tool     | args                                                                    |
-      | 1    | navigate | {"url": "{site}/js-redirect?title=Here&after=300&to=/page?title=There"} |
+      | 1    | navigate | {"url": "{site}/js-redirect?title=Here&after=100&to=/page?title=There"} |
       | 2    | snapshot | {}                                                                      |
     Then call 2 answered with the page titled "There"
     And call 2 answered with the page at "{site}/page?title=There"

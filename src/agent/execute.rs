@@ -12,7 +12,7 @@ use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
 use super::verify::{ExpectKey, Expectation, check_now_and_on, verify};
 use super::watchdog::Phase;
-use crate::browser::{BrowserError, BrowserPort, Key, TabId, Target};
+use crate::browser::{BrowserError, BrowserPort, Key, Staleness, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -192,6 +192,15 @@ impl ToolContext<'_> {
             && let Err(e) = self.wait_for_target(&tab, selector, tool).await
         {
             return ToolRun::err(e);
+        }
+        // A ref names an element of the observed document; while a navigation replaces that
+        // document (the user reloaded, the page redirects itself), acting on it would act on a
+        // page that is going: the ref is stale, observe again.
+        if let Some(Target::Ref(reference)) = act.target()
+            && self.port.tab(&tab).await.is_ok_and(|info| info.pending_url.is_some())
+        {
+            let stale = BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving };
+            return ToolRun::err(browser(tool)(stale));
         }
         self.phase.set(format!("the {tool} to be delivered"));
         let events = self.port.subscribe();

@@ -130,7 +130,7 @@ enum RoundEnd {
 
 /// Adds the tabs that pages of the task opened since the last look to its ledger; returns what
 /// the model should be told.
-fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<String> {
+pub(super) fn update_ledger(task: &mut Task, round: u32, events: &mut EventStream) -> Vec<String> {
     let mut notices = Vec::new();
     while let Some(event) = events.try_next() {
         let Some(opener) = event.opener.as_ref().filter(|_| event.kind == NavEventKind::TabCreated) else { continue };

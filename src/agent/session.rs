@@ -8,9 +8,10 @@
 
 use super::observe::Observation;
 use super::planner::{CallResult, ToolCall, ToolReply};
-use super::run::{Agent, Observed, Task, record_call};
+use super::run::{Agent, Observed, Task, record_call, update_ledger};
 use super::stop::StopReason;
 use super::trace::TraceEvent;
+use crate::browser::EventStream;
 use tokio_util::sync::CancellationToken;
 
 /// A task driven one tool call at a time, by whichever agent (its port, its settings) the
@@ -21,6 +22,8 @@ pub struct Session {
     cancel: CancellationToken,
     /// The latest look's page: `done` and the no-progress detector judge calls against it.
     observed: Option<Observed>,
+    /// The port's events since the first call: the tabs the task's pages open join its ledger.
+    events: Option<EventStream>,
 }
 
 impl std::fmt::Debug for Session {
@@ -55,6 +58,9 @@ impl Session {
         if self.task.round == 0 {
             self.begin_round();
         }
+        if self.events.is_none() {
+            self.events = Some(agent.port.subscribe());
+        }
         let round = self.task.round;
         let observed = self.observed.take();
         let mut warnings = Vec::new();
@@ -79,6 +85,9 @@ impl Session {
     pub async fn look(&mut self, agent: &Agent<'_>) -> Result<Option<Observation>, StopReason> {
         self.begin_round();
         let round = self.task.round;
+        // As the loop does between rounds: tabs the pages opened join the task's ledger.
+        let events = self.events.get_or_insert_with(|| agent.port.subscribe());
+        update_ledger(&mut self.task, round, events);
         match agent.guard_and_observe(&mut self.task, round, &self.cancel).await {
             Ok(observed) => {
                 let page = observed.as_ref().map(|o| o.observation.clone());

@@ -120,6 +120,9 @@ crate::closed_set! {
         DocumentReplaced = "document-replaced",
         /// The document is the same, the element is no longer in it.
         ElementRemoved = "element-removed",
+        /// The document is still the tab's, but a navigation is replacing it (a reload, a
+        /// link, the page's own redirect): whatever the ref names is about to go.
+        DocumentLeaving = "document-leaving",
     }
 }
 
@@ -129,6 +132,7 @@ impl Staleness {
         match self {
             Self::DocumentReplaced => "its page has been replaced since it was observed",
             Self::ElementRemoved => "its element is no longer in the page",
+            Self::DocumentLeaving => "its page is being replaced (a navigation is in flight)",
         }
     }
 }
