@@ -37,6 +37,7 @@ pub struct Conformance {
     pub agent_description: Option<Arc<Description>>,
     agent: Option<Box<dyn AgentUnderTest>>,
     answers: BTreeMap<u32, Answer>,
+    tools: BTreeMap<u32, NeutralTool>,
     /// The latest call whose answer held a snapshot.
     latest_snapshot: Option<u32>,
     before: BTreeMap<u32, Vec<Before>>,
@@ -59,6 +60,19 @@ impl Conformance {
         if let Some(agent) = self.agent.take() {
             agent.close().await;
         }
+    }
+
+    /// Its calls as the reports show them (the set-up navigate, call 0, is not one).
+    pub fn records(&self) -> Vec<crate::summary::CallRecord> {
+        self.answers
+            .iter()
+            .map(|(n, a)| crate::summary::CallRecord {
+                call: *n,
+                tool: self.tools.get(n).map(|t| t.name().to_owned()).unwrap_or_default(),
+                took_ms: a.took.as_millis() as u64,
+                failed_as: a.failure.as_ref().map(|f| f.class.name().to_owned()),
+            })
+            .collect()
     }
 
     fn name(&self) -> String {
@@ -170,6 +184,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         world.conformance.latest_snapshot = Some(n);
     }
     world.conformance.answers.insert(n, answer);
+    world.conformance.tools.insert(n, tool);
     Ok(())
 }
 

@@ -243,6 +243,8 @@ pub struct Metrics {
     pub flaky_known: Vec<String>,
     /// Failed runs of known deviations.
     pub known_failed_runs: usize,
+    /// Scenarios that do not apply to the agent under test (a tool it has no counterpart for).
+    pub not_applicable: Vec<String>,
 }
 
 impl Metrics {
@@ -270,10 +272,13 @@ impl Metrics {
 
 /// Computes the metrics of `results` (all repeats) given the expected failures.
 pub fn measure<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, expected: &BTreeSet<String>) -> Metrics {
-    let results: Vec<&ScenarioResult> = results.into_iter().collect();
+    let (results, not_applicable): (Vec<&ScenarioResult>, Vec<&ScenarioResult>) =
+        results.into_iter().partition(|r| r.not_applicable.is_none());
     let mut by_key: BTreeMap<String, Vec<&ScenarioResult>> = BTreeMap::new();
     results.iter().for_each(|r| by_key.entry(key(r)).or_default().push(r));
     let mut m = Metrics { scenarios: by_key.len(), runs: results.len(), ..Metrics::default() };
+    // Neither passed nor failed: listed, never judged.
+    m.not_applicable = not_applicable.iter().map(|r| key(r)).collect::<BTreeSet<_>>().into_iter().collect();
     for (k, runs) in &by_key {
         let passed = runs.iter().filter(|r| r.failure.is_none()).count();
         if expected.contains(k) {
@@ -376,6 +381,8 @@ mod tests {
         });
         ScenarioResult {
             failure: (!passed).then(|| "failed".into()),
+            not_applicable: None,
+            calls: vec![],
             expects,
             task_end,
             ..ScenarioResult::sample(name)

@@ -398,8 +398,8 @@ async fn gate(path: PathBuf, repeat: u32, shard: Option<Shard>, files: GateFiles
         println!("gate: PASSED");
     }
     // The plain closing line CI reads.
-    let passed_runs = results.iter().filter(|r| r.failure.is_none()).count();
-    let failed_runs = results.len() - passed_runs;
+    let passed_runs = results.iter().filter(|r| r.passed()).count();
+    let failed_runs = results.iter().filter(|r| r.failure.is_some()).count();
     match metrics.known_failed_runs {
         0 => println!("gate: {passed_runs} passed, {failed_runs} failed"),
         n => println!("gate: {passed_runs} passed, {failed_runs} failed ({n} of them known deviations)"),
@@ -424,6 +424,7 @@ fn print_gate(
         ("known deviation with mixed results", &m.flaky_known),
         ("unexpected failure", &m.unexpected_failures),
         ("expected failure now passing", &m.now_passing),
+        ("not applicable (neither passed nor failed)", &m.not_applicable),
     ] {
         list.iter().for_each(|k| println!("  {label}: {k}"));
     }

@@ -167,6 +167,13 @@ impl RunContext {
             let key = (r.feature_path.clone(), r.line);
             r.steps = self.steps.steps(&key);
             r.gherkin = self.steps.gherkin(&key);
+            // The step that found the scenario not applicable stopped it; it did not fail.
+            if r.not_applicable.is_some() {
+                r.steps
+                    .iter_mut()
+                    .filter(|s| s.status == crate::report::StepStatus::Failed)
+                    .for_each(|s| s.status = crate::report::StepStatus::Skipped);
+            }
         }
         results
     }

@@ -380,7 +380,8 @@ async fn finish(
     writer: &impl cucumber::writer::Stats<NavWorld>,
     results: &[ScenarioResult],
 ) -> RunVerdict {
-    let (passed, failed) = summary::print(results);
+    let counts = summary::print(results);
+    let (passed, failed) = (counts.passed, counts.failed);
     let metrics = crate::gate::measure(results, &Default::default());
     if !results.is_empty() {
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
@@ -414,12 +415,17 @@ async fn finish(
         println!("{parse_errors} feature file(s) did not parse");
     }
     // The plain closing line CI reads.
-    println!("features: {passed} passed, {} failed", failed + parse_errors);
+    match counts.not_applicable {
+        0 => println!("features: {passed} passed, {} failed", failed + parse_errors),
+        n => println!("features: {passed} passed, {} failed, {n} not applicable", failed + parse_errors),
+    }
     if results.is_empty() && parse_errors == 0 {
         println!("navguard: no scenario ran: the input holds no feature file, or the filters matched nothing");
         return RunVerdict::NothingRan;
     }
-    let clean = !writer.execution_has_failed() && failed == 0 && parse_errors == 0 && writer.hook_errors() == 0;
+    // Judged from the results, not from cucumber's failed steps: the step that found a
+    // scenario not applicable failed it in cucumber's eyes.
+    let clean = failed == 0 && parse_errors == 0 && writer.hook_errors() == 0;
     if clean { RunVerdict::Passed } else { RunVerdict::Failed }
 }
 
@@ -457,7 +463,12 @@ fn after_hook(
     move |feature, _, scenario, finished, world| {
         let run = Arc::clone(&run);
         async move {
-            let failure = summary::failure_of(finished, scenario);
+            let mut failure = summary::failure_of(finished, scenario);
+            let not_applicable = world.as_ref().and_then(|w| w.conformance.not_applicable.clone());
+            if not_applicable.is_some() {
+                failure = None;
+            }
+            let calls = world.as_ref().map(|w| w.conformance.records()).unwrap_or_default();
             let feature_path = report::feature_key(feature);
             let folder = run
                 .report_dir
@@ -480,6 +491,8 @@ fn after_hook(
                 scenario: scenario.name.clone(),
                 line: scenario.position.line,
                 failure,
+                not_applicable,
+                calls,
                 duration,
                 artifacts,
                 race,

@@ -16,8 +16,13 @@ pub struct ScenarioResult {
     pub scenario: String,
     /// Its line in the feature file.
     pub line: usize,
-    /// Why it failed; `None` if it passed.
+    /// Why it failed; `None` if it passed or did not apply.
     pub failure: Option<String>,
+    /// Why it does not apply to the agent under test (a tool the agent has no counterpart
+    /// for): neither passed nor failed, and reported as such.
+    pub not_applicable: Option<String>,
+    /// The agent-under-test calls it made, in order, with how long each took.
+    pub calls: Vec<CallRecord>,
     pub duration: Duration,
     pub artifacts: Option<PathBuf>,
     /// With a timeline: whether the race showed, and how.
@@ -47,6 +52,8 @@ impl ScenarioResult {
             scenario: name.into(),
             line: 1,
             failure: None,
+            not_applicable: None,
+            calls: vec![],
             duration: Duration::from_millis(100),
             artifacts: None,
             race: None,
@@ -59,10 +66,27 @@ impl ScenarioResult {
         }
     }
 
+    /// Whether it passed: not failed, and applicable.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none() && self.not_applicable.is_none()
+    }
+
     /// The first step that failed or was skipped, if any.
     pub fn first_failing_step(&self) -> Option<&StepRecord> {
         self.steps.iter().find(|s| matches!(s.status, StepStatus::Failed | StepStatus::Skipped))
     }
+}
+
+/// One call of the agent under test, as the reports show it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CallRecord {
+    /// The scenario's call number.
+    pub call: u32,
+    /// The neutral tool.
+    pub tool: String,
+    pub took_ms: u64,
+    /// `None`: it succeeded; else its failure class.
+    pub failed_as: Option<String>,
 }
 
 /// How an agent's task ended, as far as the gate's rates need it.
@@ -143,21 +167,46 @@ pub fn failure_of(finished: &ScenarioFinished, scenario: &cucumber::gherkin::Sce
     }
 }
 
-/// Prints the per-feature table and the failures; returns (passed, failed).
-pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
-    let mut by_feature: BTreeMap<&str, (usize, usize, Duration, &str)> = BTreeMap::new();
+/// How many scenarios passed, failed and did not apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub not_applicable: usize,
+}
+
+impl Counts {
+    pub fn of(results: &[ScenarioResult]) -> Self {
+        let not_applicable = results.iter().filter(|r| r.not_applicable.is_some()).count();
+        let failed = results.iter().filter(|r| r.failure.is_some()).count();
+        Self { passed: results.len() - failed - not_applicable, failed, not_applicable }
+    }
+}
+
+/// Prints the per-feature table, the failures and the scenarios that did not apply.
+pub fn print(results: &[ScenarioResult]) -> Counts {
+    let mut by_feature: BTreeMap<&str, (Counts, Duration, &str)> = BTreeMap::new();
     for r in results {
-        let entry = by_feature.entry(&r.feature_path).or_insert((0, 0, Duration::ZERO, &r.feature));
-        if r.failure.is_some() {
-            entry.1 += 1;
-        } else {
-            entry.0 += 1;
+        let entry = by_feature.entry(&r.feature_path).or_insert((Counts::default(), Duration::ZERO, &r.feature));
+        match (&r.failure, &r.not_applicable) {
+            (Some(_), _) => entry.0.failed += 1,
+            (None, Some(_)) => entry.0.not_applicable += 1,
+            (None, None) => entry.0.passed += 1,
         }
-        entry.2 += r.duration;
+        entry.1 += r.duration;
     }
     println!("\nnavguard: per feature (passed, failed, scenario time)");
-    for (path, (passed, failed, time, name)) in &by_feature {
-        println!("  {passed:>3} passed {failed:>3} failed {:>7.1} s  {path}  ({name})", time.as_secs_f64());
+    for (path, (counts, time, name)) in &by_feature {
+        let na = match counts.not_applicable {
+            0 => String::new(),
+            n => format!(", {n} not applicable"),
+        };
+        println!(
+            "  {:>3} passed {:>3} failed {:>7.1} s  {path}  ({name}){na}",
+            counts.passed,
+            counts.failed,
+            time.as_secs_f64()
+        );
     }
     for r in results.iter().filter(|r| r.failure.is_some()) {
         println!("\nFAILED {}:{}  {}", r.feature_path, r.line, r.scenario);
@@ -169,6 +218,10 @@ pub fn print(results: &[ScenarioResult]) -> (usize, usize) {
             println!("  artifacts: {}", dir.display());
         }
     }
-    let failed = results.iter().filter(|r| r.failure.is_some()).count();
-    (results.len() - failed, failed)
+    for r in results.iter().filter(|r| r.failure.is_none()) {
+        if let Some(why) = &r.not_applicable {
+            println!("\nNOT APPLICABLE {}:{}  {}\n  {why}", r.feature_path, r.line, r.scenario);
+        }
+    }
+    Counts::of(results)
 }

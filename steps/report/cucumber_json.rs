@@ -217,6 +217,8 @@ mod tests {
             feature: "My Feature".into(),
             line: 7,
             failure: Some("boom".into()),
+            not_applicable: None,
+            calls: vec![],
             duration: Duration::ZERO,
             steps: vec![
                 record(6, StepStatus::Passed, Some(0)),

@@ -58,8 +58,10 @@ pub fn render(results: &[ScenarioResult], metrics: &Metrics, report_dir: &Path, 
             body {
                 h1 { (title) }
                 p.counts {
-                    span.passed { (results.len() - failed.len()) " passed" }
+                    span.passed { (results.iter().filter(|r| r.passed()).count()) " passed" }
                     span.failed { (failed.len()) " failed" }
+                    @let na = results.iter().filter(|r| r.not_applicable.is_some()).count();
+                    @if na > 0 { span { (na) " not applicable" } }
                     span { (by_feature.len()) " feature file(s)" }
                 }
                 @if !results.is_empty() { pre { (metrics.lines()) } }
@@ -89,7 +91,11 @@ pub(super) fn anchor(r: &ScenarioResult) -> String {
 }
 
 fn scenario(r: &ScenarioResult, report_dir: &Path, open: bool) -> Markup {
-    let (class, word) = if r.failure.is_some() { ("failed", "FAILED") } else { ("passed", "passed") };
+    let (class, word) = match (&r.failure, &r.not_applicable) {
+        (Some(_), _) => ("failed", "FAILED"),
+        (None, Some(_)) => ("skipped", "NOT APPLICABLE"),
+        (None, None) => ("passed", "passed"),
+    };
     html! {
         details id=(anchor(r)) open[open || r.failure.is_some()] {
             summary {
@@ -98,10 +104,27 @@ fn scenario(r: &ScenarioResult, report_dir: &Path, open: bool) -> Markup {
                 span.where { (r.feature_path) ":" (r.line) " · " (format!("{:.1} s", r.duration.as_secs_f64())) }
             }
             @if let Some(failure) = &r.failure { pre.error { (failure) } }
+            @if let Some(why) = &r.not_applicable { p { (why) } }
+            @if !r.calls.is_empty() { (calls(&r.calls)) }
             @if let Some(race) = &r.race { p { "Race verdict: " (race) } }
             (steps(&r.steps))
             @if let Some(dir) = &r.artifacts { (artifacts(dir, report_dir)) }
             (timeline_section(&r.timeline, &format!("arrow-{}", anchor(r))))
+        }
+    }
+}
+
+/// The agent-under-test calls, with how long each took.
+fn calls(calls: &[crate::summary::CallRecord]) -> Markup {
+    html! {
+        table.calls {
+            tr { th { "call" } th { "tool" } th { "took" } th { "answer" } }
+            @for c in calls {
+                tr {
+                    td { (c.call) } td { (c.tool) } td { (c.took_ms) " ms" }
+                    td { @match &c.failed_as { Some(class) => { "failed as " (class) }, None => "succeeded" } }
+                }
+            }
         }
     }
 }

@@ -161,6 +161,9 @@ fn suite(path: &str, mut results: Vec<&ScenarioResult>, expected: &BTreeSet<Stri
 }
 
 fn outcome(r: &ScenarioResult, expected: &BTreeSet<String>) -> Outcome {
+    if let (None, Some(why)) = (&r.failure, &r.not_applicable) {
+        return Outcome::Skipped { message: format!("not applicable: {why}"), body: why.clone() };
+    }
     let Some(failure) = &r.failure else { return Outcome::Passed };
     let step = r.first_failing_step();
     let mut body = match step {
@@ -243,6 +246,8 @@ mod tests {
             feature: format!("X {NASTY}"),
             line: 3,
             failure: failure.map(str::to_owned),
+            not_applicable: None,
+            calls: vec![],
             duration: Duration::from_millis(1500),
             ..ScenarioResult::sample(scenario)
         }
