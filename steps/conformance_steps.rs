@@ -3,9 +3,7 @@
 //! names another (`--agent`). The fixture site's request log and, where the agent shares the
 //! harness's browser, the browser's own events are the truth of what a call really did.
 
-use crate::agents::core::CoreAgent;
-use crate::agents::description::{Description, Kind};
-use crate::agents::mcp::McpAgent;
+use crate::agents::description::Description;
 use crate::agents::{AgentUnderTest, Answer, FailureClass, NeutralTool};
 use crate::error::{StepError, StepResult};
 use crate::user_action::UserAction;
@@ -83,23 +81,16 @@ impl Conformance {
 /// Starts the scenario's agent, once.
 async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>> {
     if world.conformance.agent.is_none() {
-        let port = world.port()?.clone();
-        let started: Box<dyn AgentUnderTest> = match world.conformance.agent_description.clone() {
-            None => Box::new(CoreAgent::new(port)),
-            Some(d) if d.kind == Kind::InProcess => Box::new(CoreAgent::new(port)),
-            Some(d) if d.kind == Kind::Mcp => {
-                let chromium =
-                    navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?;
-                let cdp = world.env()?.browser.cdp_endpoint().map(str::to_owned);
-                let agent = McpAgent::start(d, &chromium.display().to_string(), cdp.as_deref())
-                    .await
-                    .map_err(|e| StepError::Setup(e.to_string()))?;
-                Box::new(agent)
-            }
-            Some(d) => {
-                return Err(StepError::Setup(format!("agent {}: the {} kind is not supported yet", d.name, d.kind)));
-            }
+        let chromium =
+            navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?;
+        let at = crate::agents::StartAt {
+            port: world.port()?.clone(),
+            chromium: chromium.display().to_string(),
+            cdp_endpoint: world.env()?.browser.cdp_endpoint().map(str::to_owned),
         };
+        let started = crate::agents::start(world.conformance.agent_description.clone(), at)
+            .await
+            .map_err(|e| StepError::Setup(e.to_string()))?;
         world.conformance.agent = Some(started);
     }
     world.conformance.agent.as_mut().ok_or_else(|| StepError::Setup("no agent".into()))

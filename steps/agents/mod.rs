@@ -133,6 +133,39 @@ pub enum AgentError {
     Browser { agent: String, browser: String, supported: String },
 }
 
+/// Where an agent is started: the scenario's browser and what an agent needs to reach it.
+#[allow(missing_debug_implementations, reason = "the port is a trait object without Debug")]
+pub struct StartAt {
+    /// The scenario's own tabs, for an in-process agent.
+    pub port: std::sync::Arc<dyn navguard::browser::BrowserPort>,
+    /// The Chromium binary (`{chromium}`).
+    pub chromium: String,
+    /// The harness's browser's DevTools endpoint (`{cdp_endpoint}`), when it has one.
+    pub cdp_endpoint: Option<String>,
+}
+
+/// Starts the agent `description` describes (navguard's core when `None`).
+pub async fn start(
+    description: Option<std::sync::Arc<description::Description>>,
+    at: StartAt,
+) -> Result<Box<dyn AgentUnderTest>, AgentError> {
+    use description::Kind;
+    Ok(match description {
+        None => Box::new(core::CoreAgent::new(at.port)),
+        Some(d) => match d.kind {
+            Kind::InProcess => Box::new(core::CoreAgent::new(at.port)),
+            Kind::Mcp => Box::new(mcp::McpAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
+            Kind::Jsonl => {
+                return Err(AgentError::Description {
+                    agent: d.name.clone(),
+                    path: d.source.clone(),
+                    why: "the jsonl kind is not supported yet".into(),
+                });
+            }
+        },
+    })
+}
+
 /// An agent under test, started for one scenario.
 #[async_trait]
 pub trait AgentUnderTest: Send {
