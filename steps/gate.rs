@@ -79,6 +79,8 @@ pub enum GateFileError {
     },
     #[error("{}:{line}: unknown threshold {name:?} (known: {})", .path.display(), Threshold::list())]
     UnknownThreshold { path: PathBuf, line: usize, name: String },
+    #[error("{}:{line}: a known failure needs its reason: write it after ` # ` on the line, or as a comment just above", .path.display())]
+    NoReason { path: PathBuf, line: usize },
 }
 
 fn read(path: &Path) -> Result<String, GateFileError> {
@@ -116,8 +118,38 @@ fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError
 
 /// Reads the expected failures: `<feature file name>: <scenario name>` lines.
 pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, GateFileError> {
-    let text = read(path)?;
-    Ok(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect())
+    Ok(read_known_failures(path, false)?.into_keys().collect())
+}
+
+/// Reads the expected failures with their reasons: each `<feature file name>: <scenario name>`
+/// line's reason is what follows ` # ` on it, else the comment lines just above it (a blank
+/// line ends a comment). With `need_reason` (an agent's file), an entry without one is an error
+/// naming its line.
+pub fn read_known_failures(path: &Path, need_reason: bool) -> Result<BTreeMap<String, String>, GateFileError> {
+    parse_known_failures(&read(path)?, path, need_reason)
+}
+
+fn parse_known_failures(text: &str, path: &Path, need_reason: bool) -> Result<BTreeMap<String, String>, GateFileError> {
+    let mut known = BTreeMap::new();
+    let mut comment: Vec<&str> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            comment.clear();
+        } else if let Some(words) = line.strip_prefix('#') {
+            comment.push(words.trim());
+        } else {
+            let (key, reason) = match line.split_once(" # ") {
+                Some((key, reason)) => (key.trim(), reason.trim().to_owned()),
+                None => (line, comment.join(" ")),
+            };
+            if need_reason && reason.is_empty() {
+                return Err(GateFileError::NoReason { path: path.to_owned(), line: n + 1 });
+            }
+            known.insert(key.to_owned(), reason);
+        }
+    }
+    Ok(known)
 }
 
 /// A scenario's key in the expectations file.
@@ -433,6 +465,18 @@ mod tests {
         let runs = [result("quirk", true, Expects::Nothing, None), result("quirk", false, Expects::Nothing, None)];
         let m = measure(&runs, &expected);
         assert_eq!((m.flake_rate, m.flaky_known.len(), m.now_passing.len()), (0.0, 1, 0));
+    }
+
+    #[test]
+    fn a_known_failure_reads_its_reason_from_its_line_or_the_comment_above() {
+        let text =
+            "# header\n\n# stays on the old page\na.feature: one\nb.feature: two # no answer\n\nc.feature: three\n";
+        let known = parse_known_failures(text, Path::new("x.txt"), false).unwrap();
+        assert_eq!(known["a.feature: one"], "stays on the old page");
+        assert_eq!(known["b.feature: two"], "no answer");
+        assert_eq!(known["c.feature: three"], "");
+        let e = parse_known_failures(text, Path::new("x.txt"), true).unwrap_err().to_string();
+        assert!(e.contains("x.txt:7") && e.contains("reason"), "{e}");
     }
 
     #[test]

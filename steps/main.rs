@@ -52,9 +52,9 @@ enum Command {
     /// measure pass, flake, false-stop and misjudgement rates and the p50/p95 of scenario time
     /// and guard wait, and fail on a missed threshold or an unexpected result.
     Gate {
-        /// A .feature file or a folder of them.
-        #[arg(default_value = "features")]
-        path: PathBuf,
+        /// A .feature file or a folder of them [default: features; features/agents with
+        /// --agent]
+        path: Option<PathBuf>,
         /// Run the suite this many times, at least 1 (a flake is a scenario that both passed and
         /// failed).
         #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<u32>)]
@@ -66,12 +66,31 @@ enum Command {
         #[arg(long, default_value = "gate/thresholds.txt")]
         thresholds: PathBuf,
         /// The browser's expectations file (known deviations; default
-        /// `gate/expectations/<browser>.txt`).
+        /// `gate/expectations/<browser>.txt`). With --agent, the agent's known failures are
+        /// read from `gate/expectations/agent-<name>.txt` as well, each with its reason.
         #[arg(long)]
         expectations: Option<PathBuf>,
-        /// Where reports go (default `target/navguard/gate/<browser>`; one folder per repeat).
+        /// Where reports go (default `target/navguard/gate/<browser>`, or
+        /// `target/navguard/gate/agent-<name>-<browser>` with --agent; one folder per repeat).
         #[arg(long, value_name = "dir")]
         report_dir: Option<PathBuf>,
+        #[command(flatten)]
+        options: RunOptions,
+    },
+    /// The same scenarios against several agents, one after the other, on this machine and
+    /// browser: writes `index.html` and `compare.md` (per scenario and agent: passed, failed
+    /// with its first failing step, or not applicable; per agent its version and totals; each
+    /// call's time with its ratio to navguard's).
+    Compare {
+        /// A .feature file or a folder of them.
+        #[arg(default_value = "features/agents")]
+        path: PathBuf,
+        /// The agents, comma-separated: built-in names or description files.
+        #[arg(long, value_name = "a,b,…", value_delimiter = ',', required = true)]
+        agents: Vec<String>,
+        /// Where the report goes (each agent's own run in a folder of its name).
+        #[arg(long, value_name = "dir", default_value = "target/navguard/compare")]
+        report_dir: PathBuf,
         #[command(flatten)]
         options: RunOptions,
     },
@@ -172,11 +191,33 @@ fn main() -> ExitCode {
         }
         Command::Gate { path, repeat, shard, thresholds, expectations, report_dir, options } => {
             let browser = options.browser.browser;
+            let agent = match options.agent.as_deref().map(navguard_harness::agents::description::Description::find) {
+                Some(Err(e)) => {
+                    eprintln!("navguard gate: {e}");
+                    return ExitCode::from(2);
+                }
+                Some(Ok(d)) => Some(d.name),
+                None => None,
+            };
+            let path =
+                path.unwrap_or_else(|| PathBuf::from(if agent.is_some() { "features/agents" } else { "features" }));
             let expectations =
                 expectations.unwrap_or_else(|| PathBuf::from(format!("gate/expectations/{browser}.txt")));
-            let report_dir = report_dir.unwrap_or_else(|| PathBuf::from(format!("target/navguard/gate/{browser}")));
-            let files = GateFiles { thresholds, expectations, report_dir };
+            let agent_expectations = agent.as_ref().map(|a| PathBuf::from(format!("gate/expectations/agent-{a}.txt")));
+            let report_dir = report_dir.unwrap_or_else(|| match &agent {
+                Some(a) => PathBuf::from(format!("target/navguard/gate/agent-{a}-{browser}")),
+                None => PathBuf::from(format!("target/navguard/gate/{browser}")),
+            });
+            let files = GateFiles { thresholds, expectations, agent_expectations, report_dir };
             runtime.block_on(gate(path, repeat, shard, files, options))
+        }
+        Command::Compare { path, agents, report_dir, options } => {
+            if options.agent.is_some() {
+                eprintln!("navguard compare: give the agents with --agents, not --agent");
+                return ExitCode::from(2);
+            }
+            let request = navguard_harness::compare::CompareRequest { features: path, agents, report_dir, options };
+            runtime.block_on(navguard_harness::compare::compare(request))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
         Command::Replay { audit, output } => match navguard_harness::replay::replay(&audit, &output) {
@@ -294,8 +335,16 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
     }
     let mut verdicts = Vec::new();
     // One scenario, one at a time: the timeline is read as it runs.
-    let options =
-        RunOptions { name: None, tags: None, concurrency: 1, fail_fast: false, sessions: 1, agent: None, browser };
+    let options = RunOptions {
+        name: None,
+        tags: None,
+        concurrency: 1,
+        fail_fast: false,
+        sessions: 1,
+        agent: None,
+        call_timeout: navguard_harness::runner::DEFAULT_CALL_TIMEOUT.as_secs(),
+        browser,
+    };
     for run in 1..=repeat {
         // Each run keeps its own reports: the run that reproduced stays readable.
         let request = RunRequest {
@@ -336,13 +385,32 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
 struct GateFiles {
     thresholds: PathBuf,
     expectations: PathBuf,
+    /// The agent's known failures (`--agent`), each with its reason.
+    agent_expectations: Option<PathBuf>,
     report_dir: PathBuf,
+}
+
+/// The known failures the gate judges by: the browser's, and the agent's when one is named (a
+/// missing agent file means it has none, and says so).
+fn known_failures(
+    files: &GateFiles,
+) -> Result<std::collections::BTreeSet<String>, navguard_harness::gate::GateFileError> {
+    use navguard_harness::gate::{read_expectations, read_known_failures};
+    let mut known = read_expectations(&files.expectations)?;
+    if let Some(path) = &files.agent_expectations {
+        if path.exists() {
+            known.extend(read_known_failures(path, true)?.into_keys());
+        } else {
+            println!("navguard gate: no {}: the agent has no known failures", path.display());
+        }
+    }
+    Ok(known)
 }
 
 async fn gate(path: PathBuf, repeat: u32, shard: Option<Shard>, files: GateFiles, options: RunOptions) -> ExitCode {
     let browser = options.browser.browser;
-    use navguard_harness::gate::{judge, measure, read_expectations, read_thresholds};
-    let loaded = read_thresholds(&files.thresholds).and_then(|t| Ok((t, read_expectations(&files.expectations)?)));
+    use navguard_harness::gate::{judge, measure, read_thresholds};
+    let loaded = read_thresholds(&files.thresholds).and_then(|t| Ok((t, known_failures(&files)?)));
     let (thresholds, expected) = match loaded {
         Ok(loaded) => loaded,
         Err(e) => {

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::OnceCell;
 
 /// How a run is narrowed, and what it shows beyond the report.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RunMode {
     /// Only the scenario at this line of the feature file.
     pub line: Option<usize>,
@@ -30,6 +30,25 @@ pub struct RunMode {
     pub expected: BTreeSet<String>,
     /// The agent under test of the conformance steps (`--agent`); navguard's core when `None`.
     pub agent: Option<Arc<crate::agents::description::Description>>,
+    /// How long one call of the agent under test may take (`--call-timeout`).
+    pub call_timeout: std::time::Duration,
+    /// The agent's name and version as it gave them before the run.
+    pub agent_version: Option<String>,
+}
+
+impl Default for RunMode {
+    fn default() -> Self {
+        Self {
+            line: None,
+            guards_off: false,
+            timeline: false,
+            shard: None,
+            expected: BTreeSet::new(),
+            agent: None,
+            call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
+            agent_version: None,
+        }
+    }
 }
 
 /// The run's browser sessions, and how many scenarios run on each now.

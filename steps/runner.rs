@@ -30,6 +30,9 @@ pub const DEFAULT_CONCURRENCY: usize = 4;
 /// Where a run's reports go unless `--report-dir` says otherwise.
 pub const DEFAULT_REPORT_DIR: &str = "target/navguard";
 
+/// How long one call of the agent under test may take unless `--call-timeout` says otherwise.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How long closing a scenario's tabs may take.
 const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
 
@@ -74,6 +77,10 @@ pub struct RunOptions {
     /// playwright-mcp, chrome-devtools-mcp) or the path of a description file (agents/*.toml).
     #[arg(long, value_name = "name|path")]
     pub agent: Option<String>,
+    /// How long one call of the agent under test may take, in seconds (at least 1); a call
+    /// that does not answer in time fails its scenario.
+    #[arg(long, value_name = "s", default_value_t = DEFAULT_CALL_TIMEOUT.as_secs(), value_parser = at_least_one::<u64>)]
+    pub call_timeout: u64,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
@@ -189,6 +196,8 @@ pub struct Ran {
     pub results: Vec<ScenarioResult>,
     /// Feature files that did not parse (their scenarios are in no result).
     pub parse_errors: usize,
+    /// The agent under test's name and version as it gave them (`--agent`).
+    pub agent_version: Option<String>,
 }
 
 /// How a run that started went.
@@ -237,6 +246,13 @@ fn agent_for(name_or_path: &str, browser: BrowserKind) -> Result<Arc<Description
     Ok(Arc::new(description))
 }
 
+/// Starts the agent once before the run ([`crate::agents::preflight`]).
+async fn preflight(agent: Arc<Description>) -> Result<crate::agents::preflight::Ready, StartError> {
+    let chromium =
+        BrowserKind::Chromium.binary().map(|p| p.display().to_string()).unwrap_or_else(|_| "chromium".into());
+    Ok(crate::agents::preflight::check(agent, &chromium).await?)
+}
+
 /// Runs the features and prints the summary, or one line saying why the run could not start.
 /// Exits as [`RunOutcome::exit_code`] says.
 pub async fn run_features(request: RunRequest) -> ExitCode {
@@ -253,6 +269,23 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     match options.agent.as_deref().map(|a| agent_for(a, options.browser.browser)).transpose() {
         Ok(agent) => mode.agent = agent.or(mode.agent),
         Err(e) => return RunOutcome::NotStarted(e),
+    }
+    mode.call_timeout = Duration::from_secs(options.call_timeout);
+    if let Some(agent) = &mode.agent {
+        match preflight(Arc::clone(agent)).await {
+            Ok(ready) => {
+                if !ready.lacking.is_empty() {
+                    let lacking: Vec<&str> = ready.lacking.iter().map(|t| t.name()).collect();
+                    println!(
+                        "navguard: {} has no {}: the scenarios calling them are not applicable to it",
+                        agent.name,
+                        lacking.join(", ")
+                    );
+                }
+                mode.agent_version = Some(ready.version).filter(|v| !v.is_empty());
+            }
+            Err(e) => return RunOutcome::NotStarted(e),
+        }
     }
     if let Input::Path(path) = &input
         && !path.exists()
@@ -320,7 +353,8 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
             run.output.release();
             let results = run.finished();
             let verdict = finish(&run, &writer, &results).await;
-            RunOutcome::Ran(Ran { verdict, results, parse_errors: writer.parsing_errors() })
+            let agent_version = run.mode.agent_version.clone();
+            RunOutcome::Ran(Ran { verdict, results, parse_errors: writer.parsing_errors(), agent_version })
         }
         _ = tokio::signal::ctrl_c() => {
             // Leave no browser behind.
@@ -566,6 +600,12 @@ async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Durat
         true => artifacts::write(&env, tab, Some(&world.agent.task.trace), folder).await.ok(),
         false => None,
     };
+    // What the agent under test was asked and answered, word for word: where its failure shows.
+    if let Some(dir) = &kept
+        && let Some(calls) = world.conformance.transcript()
+    {
+        let _ = std::fs::write(dir.join("calls.json"), calls);
+    }
     for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
         let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
     }

@@ -70,6 +70,7 @@ impl NavWorld {
         let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
         let started = Instant::now();
         self.conformance.agent_description = run.mode.agent.clone();
+        self.conformance.call_timeout = run.mode.call_timeout;
         self.env = Some(ScenarioEnv { browser, session, port: shared, user_context: port, site, started });
         Ok(())
     }

@@ -90,8 +90,10 @@ Feature: More hazards of a browser agent's tool layer
     Then call 2 failed as "stale-ref"
     And the fixture site served "/page" 2 times
 
+  # The tab exists in the browser from the click on: a model that lists the tabs at once must
+  # see it, though its first page is still loading.
   @contract-agent-tabs
-  Scenario: A tab the page opens is listed, and the agent can turn to it
+  Scenario: A tab the page opens is listed at once, while its first page still loads, and the agent can turn to it
     Given the agent under test is on "{site}/page?title=Home&blank=/slow?delay=1000%26title=Opened"
     When the agent under test is called:
       | call | tool       | args                     |
@@ -103,6 +105,21 @@ Feature: More hazards of a browser agent's tool layer
       | 6    | snapshot   | {}                       |
     Then call 4's answer lists "Home"
     And call 6 answered with the page titled "Opened"
+
+  # The same, after the model's think time: the opened tab's page has loaded by then.
+  @contract-agent-tabs
+  Scenario: A tab the page opens can be turned to once its page has loaded
+    Given the agent under test is on "{site}/page?title=Home&blank=/slow?delay=300%26title=Opened"
+    And before call 3 2000 ms pass
+    When the agent under test is called:
+      | call | tool       | args                     |
+      | 1    | snapshot   | {}                       |
+      | 2    | click      | {"ref": "{ref:new tab}"} |
+      | 3    | list_tabs  | {}                       |
+      | 4    | select_tab | {"index": 2}             |
+      | 5    | snapshot   | {}                       |
+    Then call 3's answer lists "Opened"
+    And call 5 answered with the page titled "Opened"
 
   @contract-agent-tabs
   Scenario: new_tab opens a slow page and answers with it

@@ -232,6 +232,17 @@ impl Description {
         })
     }
 
+    /// `<package> <version>` of its npm package as installed beside its description
+    /// (`node_modules/<package>/package.json`), for the reports; `None` when it names none or
+    /// it is not installed.
+    pub fn package_version(&self) -> Option<String> {
+        let package = self.package.as_deref()?;
+        let manifest = self.here.join("node_modules").join(package).join("package.json");
+        let text = std::fs::read_to_string(manifest).ok()?;
+        let version = serde_json::from_str::<Value>(&text).ok()?.get("version")?.as_str()?.to_owned();
+        Some(format!("{package} {version}"))
+    }
+
     /// How the agent calls `tool`, if it has a counterpart.
     pub fn tool(&self, tool: NeutralTool) -> Option<&ToolMap> {
         self.tools.get(&tool)
@@ -261,10 +272,12 @@ impl Description {
         (fill(&self.start.command), self.start.args.iter().map(|a| fill(a)).collect())
     }
 
-    /// Whether the agent attaches to the harness's browser (its start names `{cdp_endpoint}`):
-    /// then the user's steps act in the agent's own browser.
+    /// Whether the agent attaches to the harness's browser (its start names `{cdp_endpoint}`,
+    /// or it is a jsonl agent, whose start line always carries the endpoint): then the user's
+    /// steps act in the agent's own browser.
     pub fn attaches(&self) -> bool {
-        self.start.args.iter().chain(std::iter::once(&self.start.command)).any(|w| w.contains("{cdp_endpoint}"))
+        self.kind == Kind::Jsonl
+            || self.start.args.iter().chain(std::iter::once(&self.start.command)).any(|w| w.contains("{cdp_endpoint}"))
     }
 }
 

@@ -59,6 +59,7 @@ impl McpAgent {
         let (Some(stdout), Some(stdin)) = (process.stdout.take(), process.stdin.take()) else {
             return Err(protocol(&description, "its stdio could not be taken".into(), &process));
         };
+        let (stdout, mut garbage) = screen(stdout);
         let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_LINE);
         let config = ClientConfig::new(
             ClientCapabilities::default(),
@@ -73,14 +74,24 @@ impl McpAgent {
             expected: "an MCP server over stdio",
             after: deadline,
         };
-        let client = match tokio::time::timeout(deadline, config.serve(transport)).await {
+        let handshake = tokio::select! {
+            handshake = tokio::time::timeout(deadline, config.serve(transport)) => handshake,
+            Ok(line) = &mut garbage => {
+                let e = protocol(&description, line, &process);
+                process.end().await;
+                return Err(e);
+            }
+        };
+        let client = match handshake {
             Err(_) => {
                 let e = no_handshake();
                 process.end().await;
                 return Err(e);
             }
             Ok(Err(e)) => {
-                let e = protocol(&description, format!("the handshake failed ({e})"), &process);
+                // The screen ends the client's input when it finds garbage: say what it found.
+                let why = garbage.try_recv().unwrap_or_else(|_| format!("the handshake failed ({e})"));
+                let e = protocol(&description, why, &process);
                 process.end().await;
                 return Err(e);
             }
@@ -173,6 +184,50 @@ impl McpAgent {
     }
 }
 
+/// Passes the server's stdout on to the MCP client line by line, and stops at the first line
+/// that is not a JSON-RPC message (a program that prints a banner or its usage) or that is our
+/// own `initialize` sent back (a program that echoes): the receiver gets why, at once, instead
+/// of the handshake waiting out its deadline.
+fn screen(stdout: tokio::process::ChildStdout) -> (tokio::io::DuplexStream, tokio::sync::oneshot::Receiver<String>) {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let (mut to_client, from_screen) = tokio::io::duplex(1 << 16);
+    let (tell, told) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stdout);
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match lines.read_line(&mut line).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            if line.trim().is_empty() {
+                continue;
+            }
+            if let Some(why) = not_json_rpc(&line) {
+                let _ = tell.send(why);
+                return;
+            }
+            if to_client.write_all(line.as_bytes()).await.is_err() {
+                return;
+            }
+        }
+    });
+    (from_screen, told)
+}
+
+/// Why a line of an MCP server's stdout is not one of its messages, if it is not.
+fn not_json_rpc(line: &str) -> Option<String> {
+    let shown: String = line.trim().chars().take(120).collect();
+    match serde_json::from_str::<Value>(line) {
+        Ok(message) if message.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => {
+            (message.get("method").and_then(Value::as_str) == Some("initialize"))
+                .then(|| format!("it sent back our own initialize request: {shown}"))
+        }
+        _ => Some(format!("it wrote a line that is not JSON-RPC: {shown:?}")),
+    }
+}
+
 /// What every match of every pattern says, in order.
 fn every_match<T>(patterns: &[regex::Regex], text: &str, read: impl Fn(&regex::Captures<'_>) -> T) -> Vec<T> {
     patterns.iter().flat_map(|re| re.captures_iter(text).map(|c| read(&c)).collect::<Vec<_>>()).collect()
@@ -205,6 +260,10 @@ fn protocol(description: &Description, why: String, process: &AgentProcess) -> A
 
 #[async_trait]
 impl AgentUnderTest for McpAgent {
+    fn version(&self) -> Option<String> {
+        Some(self.server.clone()).filter(|s| !s.is_empty())
+    }
+
     fn supports(&self, tool: NeutralTool) -> bool {
         self.description.tool(tool).is_some_and(|m| m.calls().all(|c| self.offered.contains(c)))
     }
@@ -231,5 +290,18 @@ impl AgentUnderTest for McpAgent {
         // Closing the service ends the server's stdin; the process group goes in any case.
         let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
         process.end().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_json_rpc;
+
+    #[test]
+    fn a_banner_or_an_echo_is_not_an_mcp_server() {
+        assert!(not_json_rpc("Usage: agent [options]\n").is_some_and(|w| w.contains("not JSON-RPC")));
+        assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some());
+        assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}").is_none());
+        assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}").is_none());
     }
 }

@@ -10,7 +10,9 @@
 
 pub mod core;
 pub mod description;
+pub mod jsonl;
 pub mod mcp;
+pub mod preflight;
 pub mod process;
 
 use async_trait::async_trait;
@@ -155,13 +157,7 @@ pub async fn start(
         Some(d) => match d.kind {
             Kind::InProcess => Box::new(core::CoreAgent::new(at.port)),
             Kind::Mcp => Box::new(mcp::McpAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
-            Kind::Jsonl => {
-                return Err(AgentError::Description {
-                    agent: d.name.clone(),
-                    path: d.source.clone(),
-                    why: "the jsonl kind is not supported yet".into(),
-                });
-            }
+            Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
         },
     })
 }
@@ -179,6 +175,12 @@ pub trait AgentUnderTest: Send {
 
     /// Ends the agent: its process (and anything it started) is gone when this returns.
     async fn close(self: Box<Self>);
+
+    /// Its name and version as it gives them (an MCP server's in its handshake), for the
+    /// reports.
+    fn version(&self) -> Option<String> {
+        None
+    }
 
     /// The tab it acts on, when it can say (navguard's core can); others' is found from the
     /// page their answers show.

@@ -1,6 +1,7 @@
 //! The run's reports: each scenario's gherkin and steps (collected by a writer teed beside the
 //! terminal's), and from them the HTML report, JUnit XML and Cucumber JSON.
 
+pub mod compare;
 mod cucumber_json;
 mod gate_html;
 mod html;
