@@ -227,6 +227,11 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     let url = world.expand(&url);
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
+    // An agent that could not even go there fails the set-up in its own words, not after the
+    // load's deadline.
+    if let Some(f) = world.conformance.answers.get(&0).and_then(|a| a.failure.as_ref()) {
+        return Err(StepError::Expectation(format!("the agent could not go to {url}: {}", f.message)));
+    }
     // The harness's own check, not the agent's word: the page's load event in the browser.
     // Compared as parsed URLs: the browser reports the URL as it normalised it (a space
     // percent-encoded).

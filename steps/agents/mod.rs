@@ -125,12 +125,12 @@ pub enum AgentError {
         #[source]
         source: std::io::Error,
     },
-    #[error("agent {agent} did not answer the {what} within {} s: is `{command}` {expected}?", .after.as_secs())]
+    #[error("agent {agent} did not answer the {what} within {:.1} s: is `{command}` {expected}?", .after.as_secs_f64())]
     NoHandshake { agent: String, what: &'static str, command: String, expected: &'static str, after: Duration },
     #[error("agent {agent} is not {expected}: {why}{stderr}")]
     Protocol { agent: String, expected: &'static str, why: String, stderr: String },
-    #[error("agent {agent} lacks {missing}, which every scenario here needs: map it in {path}")]
-    MissingTool { agent: String, missing: String, path: String },
+    #[error("agent {agent} lacks {missing}, which every scenario here needs: {what_to_do}")]
+    MissingTool { agent: String, missing: String, what_to_do: String },
     #[error("agent {agent} drives {supported} only, not {browser}: run it with --browser {supported}")]
     Browser { agent: String, browser: String, supported: String },
 }

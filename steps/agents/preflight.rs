@@ -43,10 +43,14 @@ pub async fn check(description: Arc<Description>, chromium: &str) -> Result<Read
     agent.close().await;
     let missing: Vec<&str> = REQUIRED.iter().filter(|t| lacking.contains(t)).map(|t| t.name()).collect();
     if !missing.is_empty() {
+        let what_to_do = match description.kind {
+            Kind::Jsonl => "list it in the `tools` of its answer to the start line".to_owned(),
+            _ => format!("map it to one of the agent's tools in {}", description.source),
+        };
         return Err(AgentError::MissingTool {
             agent: description.name.clone(),
             missing: missing.join(" and "),
-            path: description.source.clone(),
+            what_to_do,
         });
     }
     Ok(Ready { version, lacking })

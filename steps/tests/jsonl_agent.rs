@@ -163,3 +163,34 @@ fn a_jsonl_agent_that_does_not_speak_the_protocol_is_one_line_naming_it_and_exit
         assert!(!all.contains("features: "), "no scenario ran: {all}");
     }
 }
+
+#[test]
+fn a_call_the_agent_never_answers_fails_its_scenario_after_the_call_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    // Answers the start line, then reads every call and answers none.
+    let description = dir.path().join("mute.toml");
+    std::fs::write(
+        &description,
+        "name = \"mute\"\nkind = \"jsonl\"\n[start]\ncommand = \"sh\"\nargs = [\"-c\", \
+         \"read start; echo '{\\\"id\\\":0,\\\"ok\\\":true}'; while read call; do :; done\"]\n",
+    )
+    .unwrap();
+    let reports = dir.path().join("reports");
+    let out = navguard(&[
+        "run",
+        "features/agents/navigation.feature",
+        "--name",
+        "go back",
+        "--agent",
+        description.to_str().unwrap(),
+        "--call-timeout",
+        "2",
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(counts(&stdout), Some((0, 1, 0)), "{all}");
+    assert!(stdout.contains("the agent gave no answer within 2 s"), "{all}");
+    assert_eq!(out.status.code(), Some(1), "{all}");
+}
