@@ -152,6 +152,78 @@ pub struct FeaturesCli {
     pub report_dir: PathBuf,
     #[command(flatten)]
     pub options: RunOptions,
+    #[command(flatten)]
+    pub libtest: LibtestArgs,
+}
+
+/// What `cargo test` and `cargo nextest` pass every test binary. The features binary is one
+/// test, `features`, holding every scenario: a filter narrows the scenarios by name (a
+/// substring, as libtest filters tests), one that matches none runs nothing and passes.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LibtestArgs {
+    /// Only the scenarios whose name contains this text (`cargo test <filter>`); with --exact,
+    /// `features` (the one test `--list` shows) runs them all.
+    #[arg(value_name = "filter")]
+    pub filter: Option<String>,
+    /// The filter is a whole test name.
+    #[arg(long)]
+    pub exact: bool,
+    /// List the one test (`features: test`) and run nothing.
+    #[arg(long)]
+    pub list: bool,
+    /// Only ignored tests: there are none.
+    #[arg(long)]
+    pub ignored: bool,
+    /// Accepted for libtest's sake: scenarios are never ignored.
+    #[arg(long, hide = true)]
+    pub include_ignored: bool,
+    /// Accepted for libtest's sake: the output is never captured.
+    #[arg(long, hide = true)]
+    pub nocapture: bool,
+    #[arg(long, hide = true)]
+    pub show_output: bool,
+    #[arg(long, hide = true, value_name = "fmt")]
+    pub format: Option<String>,
+    #[arg(long, hide = true, value_name = "n")]
+    pub test_threads: Option<usize>,
+    #[arg(long, short = 'q', hide = true)]
+    pub quiet: bool,
+    #[arg(long, hide = true, value_name = "when")]
+    pub color: Option<String>,
+    #[arg(short = 'Z', hide = true, value_name = "flag")]
+    pub unstable: Vec<String>,
+}
+
+/// What the libtest arguments ask of the features binary.
+#[derive(Clone, Debug)]
+pub enum LibtestAsk {
+    /// Print the test list and stop.
+    List { ignored: bool },
+    /// Run nothing and pass (the filter names another test).
+    Nothing,
+    /// Run the scenarios whose name matches (all when `None`).
+    Run(Option<regex::Regex>),
+}
+
+impl LibtestArgs {
+    /// The test the binary lists.
+    pub const TEST: &'static str = "features";
+
+    pub fn ask(&self) -> LibtestAsk {
+        if self.list {
+            return LibtestAsk::List { ignored: self.ignored };
+        }
+        if self.ignored {
+            return LibtestAsk::Nothing;
+        }
+        match (&self.filter, self.exact) {
+            (None, _) => LibtestAsk::Run(None),
+            (Some(f), true) if f == Self::TEST => LibtestAsk::Run(None),
+            (Some(_), true) => LibtestAsk::Nothing,
+            (Some(f), false) if Self::TEST.contains(f.as_str()) => LibtestAsk::Run(None),
+            (Some(f), false) => LibtestAsk::Run(regex::Regex::new(&regex::escape(f)).ok()),
+        }
+    }
 }
 
 /// One run: what it reads, how, and where its reports go.
