@@ -67,19 +67,30 @@ pub struct Dialog {
     pub message: String,
 }
 
-/// In words for a person or a model: `an alert is open: "Saved."`.
-impl fmt::Display for Dialog {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = match self.kind {
+impl Dialog {
+    /// What it is, in words: `an alert`, `a leave-page dialog (beforeunload)`.
+    pub fn what(&self) -> &'static str {
+        match self.kind {
             DialogKind::Alert => "an alert",
             DialogKind::Confirm => "a confirm dialog",
             DialogKind::Prompt => "a prompt",
             DialogKind::BeforeUnload => "a leave-page dialog (beforeunload)",
-        };
-        match self.message.trim() {
-            "" => write!(f, "{what} is open"),
-            message => write!(f, "{what} is open: {message:?}"),
         }
+    }
+
+    /// Its words after a colon, quoted; nothing when it has none.
+    pub fn quoted_message(&self) -> String {
+        match self.message.trim() {
+            "" => String::new(),
+            message => format!(": {message:?}"),
+        }
+    }
+}
+
+/// In words for a person or a model: `an alert is open: "Saved."`.
+impl fmt::Display for Dialog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is open{}", self.what(), self.quoted_message())
     }
 }
 
