@@ -332,6 +332,21 @@ async fn failed_or_titled(world: &mut NavWorld, n: u32, title: String) -> StepRe
     if answer(world, n)?.succeeded() { page_titled(world, n, &title) } else { Ok(()) }
 }
 
+#[then(expr = "call {int} reported a dialog")]
+async fn reported_dialog(world: &mut NavWorld, n: u32) -> StepResult {
+    let a = answer(world, n)?;
+    if a.reported_dialog() {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("call {n} did not report a dialog: {}", said(a))))
+    }
+}
+
+#[then(expr = "call {int} either reported a dialog or answered with the page titled {string}")]
+async fn dialog_or_titled(world: &mut NavWorld, n: u32, title: String) -> StepResult {
+    if answer(world, n)?.reported_dialog() { Ok(()) } else { page_titled(world, n, &title) }
+}
+
 fn lists(a: &Answer, name: &str) -> bool {
     a.elements.iter().flatten().any(|e| e.name == name) || a.tabs.iter().flatten().any(|t| t.title == name)
 }
@@ -362,9 +377,9 @@ async fn answered_within(world: &mut NavWorld, n: u32, ms: u64) -> StepResult {
     }
 }
 
-#[then(regex = r#"^if call (\d+) (succeeded|failed), the fixture site served "([^"]*)" (\d+) times?$"#)]
-async fn served_if(world: &mut NavWorld, n: u32, outcome: String, path: String, times: usize) -> StepResult {
-    if answer(world, n)?.succeeded() != (outcome == "succeeded") {
+#[then(regex = r#"^if call (\d+) reported a dialog, the fixture site served "([^"]*)" (\d+) times?$"#)]
+async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usize) -> StepResult {
+    if !answer(world, n)?.reported_dialog() {
         return Ok(());
     }
     let served = world.site()?.requests().count(&path);
@@ -372,7 +387,7 @@ async fn served_if(world: &mut NavWorld, n: u32, outcome: String, path: String, 
         Ok(())
     } else {
         Err(StepError::Expectation(format!(
-            "call {n} {outcome}, and the fixture site served {path} {served} times, not {times}"
+            "call {n} reported a dialog (the page blocked), yet the fixture site served {path} {served} times, not {times}"
         )))
     }
 }

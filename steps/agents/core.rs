@@ -130,6 +130,7 @@ fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -
     match page {
         Ok(Some(Observation { dialog: Some(dialog), url, .. })) => Answer {
             text: format!("{url}: the page is blocked: {dialog}"),
+            dialog: Some(dialog.to_string()),
             ..Answer::failed(FailureClass::Dialog, format!("{dialog}; answer it with handle_dialog"))
         },
         Ok(Some(seen)) => Answer {

@@ -128,6 +128,9 @@ pub struct AnswerRules {
     pub element: Vec<regex::Regex>,
     /// One match per tab, with the group `title` (and `url`, `current` where it has them).
     pub tab: Vec<regex::Regex>,
+    /// The first that matches says a dialog is open: its words (group `dialog`, else the
+    /// first group, else the whole match).
+    pub dialog: Vec<regex::Regex>,
 }
 
 #[derive(Deserialize)]
@@ -202,7 +205,8 @@ impl Description {
                 "title" => answer.title = compiled,
                 "element" => answer.element = compiled,
                 "tab" => answer.tab = compiled,
-                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab"))),
+                "dialog" => answer.dialog = compiled,
+                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab, dialog"))),
             }
         }
         let mut errors = Vec::new();

@@ -87,6 +87,8 @@ pub struct Answer {
     /// The snapshot's elements, when the answer holds a snapshot.
     pub elements: Option<Vec<ElementSeen>>,
     pub tabs: Option<Vec<TabSeen>>,
+    /// The dialog the answer says the page has open (its words), when it says one is.
+    pub dialog: Option<String>,
     /// The answer as the agent gave it (its text), for the reports.
     pub text: String,
     /// How long the call took, from sending it to its answer.
@@ -106,6 +108,11 @@ impl Answer {
 
     pub fn succeeded(&self) -> bool {
         self.failure.is_none()
+    }
+
+    /// It told of a dialog that blocks the page: it failed as `dialog`, or it shows one open.
+    pub fn reported_dialog(&self) -> bool {
+        self.dialog.is_some() || self.failure.as_ref().is_some_and(|f| f.class == FailureClass::Dialog)
     }
 }
 
