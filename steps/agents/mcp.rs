@@ -140,10 +140,7 @@ impl McpAgent {
             url: group(c, "url"),
             current: c.name("current").is_some(),
         });
-        let dialog = rules.dialog.iter().find_map(|re| re.captures(&text)).and_then(|c| {
-            let words = c.name("dialog").or_else(|| c.get(1)).or_else(|| c.get(0));
-            words.map(|m| m.as_str().trim().to_owned())
-        });
+        let dialog = rules.dialog_in(&text);
         let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
         let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
         Answer {
