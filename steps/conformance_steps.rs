@@ -269,7 +269,7 @@ fn answer(world: &NavWorld, n: u32) -> StepResult<&Answer> {
 fn said(answer: &Answer) -> String {
     match &answer.failure {
         Some(f) => format!("it failed as {}: {}", f.class, f.message),
-        None => format!("it succeeded: {}", answer.text.lines().take(4).collect::<Vec<_>>().join(" / ")),
+        None => format!("it succeeded: {}", answer.text.lines().take(8).collect::<Vec<_>>().join(" / ")),
     }
 }
 
@@ -379,7 +379,8 @@ async fn answered_within(world: &mut NavWorld, n: u32, ms: u64) -> StepResult {
 
 #[then(regex = r#"^if call (\d+) reported a dialog, the fixture site served "([^"]*)" (\d+) times?$"#)]
 async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usize) -> StepResult {
-    if !answer(world, n)?.reported_dialog() {
+    let a = answer(world, n)?;
+    if !a.reported_dialog() {
         return Ok(());
     }
     let served = world.site()?.requests().count(&path);
@@ -387,7 +388,9 @@ async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usi
         Ok(())
     } else {
         Err(StepError::Expectation(format!(
-            "call {n} reported a dialog (the page blocked), yet the fixture site served {path} {served} times, not {times}"
+            "call {n} reported a dialog (the page blocked), yet the fixture site served {path} {served} times, not \
+             {times}; {}",
+            said(a)
         )))
     }
 }
