@@ -23,6 +23,8 @@ enum Before {
     User(UserAction),
     /// The model thinks.
     Pause(Duration),
+    /// The page has opened a dialog (by the browser's event).
+    Dialog,
 }
 
 /// The agent under test in one scenario, and what its calls answered.
@@ -190,6 +192,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         match before {
             // The scenario's own think time between two calls: the pause is what is tested.
             Before::Pause(pause) => tokio::time::sleep(pause).await,
+            Before::Dialog => until_a_dialog_is_open(world).await?,
             Before::User(action) => {
                 let tab = agents_tab(world).await?;
                 let placeholders = world.site()?.placeholders();
@@ -278,6 +281,35 @@ async fn before_call_the_user(world: &mut NavWorld, n: u32, action: UserAction) 
     world.conformance.before.entry(n).or_default().push(Before::User(action));
 }
 
+#[given(expr = "before call {int} the page has opened a dialog")]
+async fn before_call_dialog(world: &mut NavWorld, n: u32) {
+    world.conformance.before.entry(n).or_default().push(Before::Dialog);
+}
+
+/// Waits until a page of the agent's browser (its user context, for the core) has a dialog
+/// open, by the browser's own event, at most [`crate::world::EVENT_DEADLINE`].
+async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
+    let port = world.port()?.clone();
+    // Subscribe before looking: a dialog that opens in between is still seen.
+    let mut events = port.subscribe();
+    if port.tabs().await?.iter().any(|t| t.dialog.is_some()) {
+        return Ok(());
+    }
+    let opened = async {
+        loop {
+            match events.next().await {
+                Ok(event) if event.kind == NavEventKind::DialogOpened => return Ok(()),
+                Ok(_) => {}
+                Err(closed) => return Err(StepError::Setup(closed.to_string())),
+            }
+        }
+    };
+    let deadline = crate::world::EVENT_DEADLINE;
+    tokio::time::timeout(deadline, opened)
+        .await
+        .map_err(|_| StepError::Timeout { what: "a page to open a dialog".into(), after: deadline })?
+}
+
 #[given(expr = "before call {int} {int} ms pass")]
 async fn before_call_pause(world: &mut NavWorld, n: u32, ms: u64) {
     world.conformance.before.entry(n).or_default().push(Before::Pause(Duration::from_millis(ms)));
@@ -290,7 +322,7 @@ fn answer(world: &NavWorld, n: u32) -> StepResult<&Answer> {
 fn said(answer: &Answer) -> String {
     match &answer.failure {
         Some(f) => format!("it failed as {}: {}", f.class, f.message),
-        None => format!("it succeeded: {}", answer.text.lines().take(4).collect::<Vec<_>>().join(" / ")),
+        None => format!("it succeeded: {}", answer.text.lines().take(8).collect::<Vec<_>>().join(" / ")),
     }
 }
 
@@ -353,6 +385,21 @@ async fn failed_or_titled(world: &mut NavWorld, n: u32, title: String) -> StepRe
     if answer(world, n)?.succeeded() { page_titled(world, n, &title) } else { Ok(()) }
 }
 
+#[then(expr = "call {int} reported a dialog")]
+async fn reported_dialog(world: &mut NavWorld, n: u32) -> StepResult {
+    let a = answer(world, n)?;
+    if a.reported_dialog() {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("call {n} did not report a dialog: {}", said(a))))
+    }
+}
+
+#[then(expr = "call {int} either reported a dialog or answered with the page titled {string}")]
+async fn dialog_or_titled(world: &mut NavWorld, n: u32, title: String) -> StepResult {
+    if answer(world, n)?.reported_dialog() { Ok(()) } else { page_titled(world, n, &title) }
+}
+
 fn lists(a: &Answer, name: &str) -> bool {
     a.elements.iter().flatten().any(|e| e.name == name) || a.tabs.iter().flatten().any(|t| t.title == name)
 }
@@ -380,5 +427,37 @@ async fn answered_within(world: &mut NavWorld, n: u32, ms: u64) -> StepResult {
         Ok(())
     } else {
         Err(StepError::Expectation(format!("call {n} took {} ms", a.took.as_millis())))
+    }
+}
+
+#[then(regex = r#"^if call (\d+) reported a dialog, the fixture site served "([^"]*)" (\d+) times?$"#)]
+async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usize) -> StepResult {
+    let a = answer(world, n)?;
+    if !a.reported_dialog() {
+        return Ok(());
+    }
+    let served = world.site()?.requests().count(&path);
+    if served == times {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!(
+            "call {n} reported a dialog (the page blocked), yet the fixture site served {path} {served} times, not \
+             {times}; {}",
+            said(a)
+        )))
+    }
+}
+
+/// The browser's own read of the agent's page, not the agent's word.
+#[then(expr = "the agent's page shows {string}")]
+async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
+    let tab = agents_tab(world).await?;
+    let shown = world.port()?.evaluate(&tab, "document.body ? document.body.innerText : ''").await?;
+    let shown = shown.as_str().unwrap_or_default();
+    if shown.contains(&text) {
+        Ok(())
+    } else {
+        let start: String = shown.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect();
+        Err(StepError::Expectation(format!("the agent's page does not show {text:?}; it shows {start:?}")))
     }
 }

@@ -84,7 +84,8 @@ async function done(p, extra = {}) {
     return { ...(current ? await done(current) : {}), text: 'the tab closed', ...extra };
   }
   const d = dialogs.get(p);
-  return { page: await info(p), ...(d ? { text: `${d.type()} dialog open: ${d.message()}` } : {}), ...extra };
+  const open = d ? `${d.type()} dialog open: ${d.message()}` : null;
+  return { page: await info(p), ...(open ? { text: open, dialog: open } : {}), ...extra };
 }
 
 // Run fn, but stop waiting as soon as it opens a dialog in p (a page that alerts while

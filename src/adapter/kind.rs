@@ -124,19 +124,21 @@ impl BrowserKind {
         }
     }
 
-    /// The session's capabilities: BiDi on, the browser's binary if known, headless unless
-    /// asked otherwise. Chromium gets a fresh profile in `profile` when given (a remote end makes
+    /// The session's capabilities: BiDi on, dialogs left open, the browser's binary if known,
+    /// headless unless asked otherwise. Chromium gets a fresh profile in `profile` when given (a remote end makes
     /// its own, on its machine); geckodriver always makes its own.
     pub fn capabilities(self, binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Capabilities {
         let caps = match self {
             Self::Chromium => json!({
                 "browserName": self.capability_name(),
                 "webSocketUrl": true,
+                "unhandledPromptBehavior": leave_dialogs_open(),
                 "goog:chromeOptions": chromium_options(binary, profile, headless),
             }),
             Self::Firefox => json!({
                 "browserName": self.capability_name(),
                 "webSocketUrl": true,
+                "unhandledPromptBehavior": leave_dialogs_open(),
                 "moz:firefoxOptions": firefox_options(binary, headless),
             }),
         };
@@ -145,6 +147,15 @@ impl BrowserKind {
             _ => unreachable!("a JSON object literal"),
         }
     }
+}
+
+/// `unhandledPromptBehavior`: every dialog is left open (`ignore`) for the agent to see and
+/// answer. Without it both drivers dismiss alerts, confirms and prompts at once ("dismiss and
+/// notify") and accept a page's question whether to leave, so the agent would never know a
+/// page asked anything, and an agent attached to the same browser over CDP would find its
+/// dialogs already gone.
+fn leave_dialogs_open() -> Value {
+    json!({ "default": "ignore" })
 }
 
 fn chromium_options(binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Value {
@@ -183,12 +194,13 @@ mod tests {
     }
 
     #[test]
-    fn both_browsers_ask_for_bidi_and_headless_is_optional() {
+    fn both_browsers_ask_for_bidi_and_open_dialogs_and_headless_is_optional() {
         let profile = Some(Path::new("/tmp/p"));
         for kind in BrowserKind::ALL {
             let caps = Value::Object(kind.capabilities(None, profile, true));
             assert_eq!(caps["webSocketUrl"], json!(true), "{kind}");
             assert_eq!(caps["browserName"], json!(kind.capability_name()), "{kind}");
+            assert_eq!(caps["unhandledPromptBehavior"], json!({"default": "ignore"}), "{kind}");
             let headful = Value::Object(kind.capabilities(None, profile, false)).to_string();
             assert!(!headful.contains("headless"), "{kind}: {headful}");
             // A remote end's machine makes its own profile: no path of this one is sent.

@@ -4,14 +4,15 @@ use super::error::{general, on_tab};
 use super::router::Scope;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
-    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, Info, Navigate, Readiness, Reload, TraverseHistory,
+    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
+    Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, ElementRef, EventStream, Key, NavEvent, NavEventKind, RequestLog, Staleness, TabId,
-    TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, Key, NavEvent, NavEventKind, RequestLog, Staleness,
+    TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -45,9 +46,21 @@ fn ctx(tab: &TabId) -> ContextId {
 
 /// The events that show a navigation command took effect. Not a failure: the one that shows
 /// up may be an older navigation's (Chromium fails the superseded history traversal late); a
-/// command that fails before starting says so in its answer.
+/// command that fails before starting says so in its answer. A dialog counts too: the page
+/// asks whether to leave (`beforeunload`), and the navigation waits for the answer (Firefox
+/// ESR 153 says it started only with no URL, which the port cannot use).
 fn shows_navigation_began(kind: NavEventKind) -> bool {
-    matches!(kind, NavEventKind::Started | NavEventKind::SameDocument)
+    matches!(kind, NavEventKind::Started | NavEventKind::SameDocument | NavEventKind::DialogOpened)
+}
+
+/// How a command to the page ended, when a dialog may open while it is pending.
+enum PageAnswer<T> {
+    /// The page answered.
+    Answered(T),
+    /// The page opened a dialog first. Chromium 156 answers a script, an input or a
+    /// screenshot only once the dialog is answered; the command goes on in the background
+    /// until then (or its deadline).
+    Held(Dialog),
 }
 
 impl BidiPort {
@@ -117,6 +130,44 @@ impl BidiPort {
         }
     }
 
+    /// Sends a command that needs the page itself (a script, an input, a screenshot): not at
+    /// all while the tab has a dialog open, and without waiting behind one that opens
+    /// meanwhile. It runs in the background under the call deadline, so one held behind a
+    /// dialog is still given up in time.
+    async fn send_to_page<C>(&self, tab: &TabId, cmd: C) -> Result<PageAnswer<C::Output>, BrowserError>
+    where
+        C: Command + Send + Sync + 'static,
+        C::Output: Send + 'static,
+    {
+        // Subscribe before looking: a dialog that opens in between is still seen.
+        let mut events = self.scope.log.subscribe();
+        if let Some(dialog) = self.open_dialog(tab) {
+            return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog });
+        }
+        let (client, deadline, on) = (self.client.clone(), self.call_timeout, tab.clone());
+        let (tx, mut reply) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let _ = tx.send(client.send(&cmd, deadline).await.map_err(|e| on_tab(&on, C::METHOD, e)));
+        });
+        let answered = |answer: Result<Result<C::Output, BrowserError>, _>| match answer {
+            Ok(answer) => answer.map(PageAnswer::Answered),
+            Err(_) => Err(BrowserError::Disconnected),
+        };
+        loop {
+            tokio::select! {
+                biased;
+                answer = &mut reply => return answered(answer),
+                event = events.next() => match event {
+                    Ok(NavEvent { kind: NavEventKind::DialogOpened, tab: of, dialog: Some(dialog), .. })
+                        if of == *tab => return Ok(PageAnswer::Held(dialog)),
+                    Ok(_) => {}
+                    // The connection closed: the command's own answer says so.
+                    Err(_) => return answered(reply.await),
+                },
+            }
+        }
+    }
+
     /// The tab's page realm, if it has one yet. Scripts go to the realm, not the context:
     /// Chromium 156 never answers context-targeted `script.evaluate` or `locateNodes` in a
     /// `window.open` popup, while realm-targeted calls work everywhere. Just after a commit
@@ -137,7 +188,17 @@ impl BidiPort {
             Some(realm) => command.in_realm(&realm),
             None => command,
         };
-        self.send(tab, &command).await
+        match self.send_to_page(tab, command).await? {
+            PageAnswer::Answered(result) => Ok(result),
+            PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
+        }
+    }
+
+    /// An input to the page. One held by a dialog that opened meanwhile was taken: the dialog
+    /// is what it set off (a click on a link whose page asks whether to leave), or it is
+    /// delivered once the dialog is answered.
+    async fn input(&self, tab: &TabId, actions: PerformActions) -> Result<(), BrowserError> {
+        self.send_to_page(tab, actions).await.map(|_| ())
     }
 
     /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
@@ -190,6 +251,7 @@ impl BidiPort {
             loading: state.loading,
             opener: state.opener,
             navigation_failed: state.navigation_failed,
+            dialog: state.dialog,
         }
     }
 
@@ -297,7 +359,7 @@ impl BrowserPort for BidiPort {
 
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
         let node = self.shared_id(tab, target).await?;
-        let clicked = self.send(tab, &PerformActions::click(ctx(tab), &node)).await.map(|_| ());
+        let clicked = self.input(tab, PerformActions::click(ctx(tab), &node)).await;
         match (clicked, target) {
             // The document was replaced between the resolve and the click: the node reference
             // died with it. Still a stale ref, and nothing was clicked.
@@ -312,12 +374,11 @@ impl BrowserPort for BidiPort {
         self.click(tab, target).await?;
         let chars: Vec<String> = text.chars().map(String::from).collect();
         let keys = PerformActions::keys(ctx(tab), chars.iter().map(String::as_str));
-        self.send(tab, &keys).await.map(|_| ())
+        self.input(tab, keys).await
     }
 
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError> {
-        let keys = PerformActions::keys(ctx(tab), [key.webdriver_value()]);
-        self.send(tab, &keys).await.map(|_| ())
+        self.input(tab, PerformActions::keys(ctx(tab), [key.webdriver_value()])).await
     }
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
@@ -329,10 +390,46 @@ impl BrowserPort for BidiPort {
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
-        let shot = self.send(tab, &CaptureScreenshot { context: ctx(tab) }).await?;
+        let shot = match self.send_to_page(tab, CaptureScreenshot { context: ctx(tab) }).await? {
+            PageAnswer::Answered(shot) => shot,
+            PageAnswer::Held(dialog) => return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
+        };
         base64::engine::general_purpose::STANDARD
             .decode(shot.data)
             .map_err(|e| BrowserError::Browser { op: CaptureScreenshot::METHOD.into(), source: Box::new(e) })
+    }
+
+    fn open_dialog(&self, tab: &TabId) -> Option<Dialog> {
+        self.scope.tracker().get(tab).and_then(|state| state.dialog.clone())
+    }
+
+    async fn handle_dialog(&self, tab: &TabId, accept: bool, text: Option<&str>) -> Result<(), BrowserError> {
+        let mut events = self.scope.log.subscribe();
+        let answer = HandleUserPrompt { context: ctx(tab), accept, user_text: text.map(str::to_owned) };
+        match self.client.send(&answer, self.call_timeout).await {
+            Ok(_) => {}
+            Err(BidiError::Remote { error: RemoteError { code: ErrorCode::NoSuchAlert, .. }, .. }) => {
+                // The browser knows best: a dialog the events left open (its close never
+                // said) must not block the tab for good.
+                self.scope.tracker().dialog_gone(tab);
+                return Err(BrowserError::NoDialog(tab.clone()));
+            }
+            Err(e) => return Err(on_tab(tab, HandleUserPrompt::METHOD, e)),
+        }
+        // Both browsers say `userPromptClosed` before they answer; should one not, the next
+        // call would still find the tab blocked, so wait for it (within the call deadline).
+        let closed = async {
+            while self.open_dialog(tab).is_some() {
+                if events.next().await.is_err() {
+                    return;
+                }
+            }
+        };
+        if tokio::time::timeout(self.call_timeout, closed).await.is_err() {
+            tracing::debug!(target: "navguard::adapter", %tab, "no userPromptClosed after handleUserPrompt");
+            self.scope.tracker().dialog_gone(tab);
+        }
+        Ok(())
     }
 
     fn subscribe(&self) -> EventStream {

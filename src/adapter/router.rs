@@ -1,12 +1,12 @@
 //! Routes BiDi events to the scope (user context) that owns their tab, as port events.
 
 use crate::bidi::modules::browser::UserContext;
-use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo};
+use crate::bidi::modules::browsing_context::{ContextId, Event, Info, NavigationInfo, PromptOpened};
 use crate::bidi::modules::network;
 use crate::bidi::{EventSink, SocketClosed};
 use crate::browser::{
-    EventLog, NavEvent, NavEventKind, NavigationId, RequestEvent, RequestEventKind, RequestId, RequestLog, TabId,
-    TabTracker,
+    Dialog, DialogKind, EventLog, NavEvent, NavEventKind, NavigationId, RequestEvent, RequestEventKind, RequestId,
+    RequestLog, TabId, TabTracker,
 };
 #[cfg(feature = "test-util")]
 use serde::Serialize;
@@ -168,6 +168,30 @@ impl Router {
     }
 }
 
+impl Router {
+    /// A dialog of a tab, or of a frame in it: the whole tab is blocked until it is answered,
+    /// and it is answered through the tab (`handleUserPrompt` takes a top-level context).
+    fn on_prompt(routes: &Routes, context: &ContextId, event: NavEvent, method: &str, params: &Value) {
+        let tab = routes.frames.get(context).unwrap_or(context);
+        let Some(scope) = routes.tabs.get(tab) else { return };
+        scope.record_raw(method, params);
+        scope.publish(NavEvent { tab: TabId(tab.0.clone()), ..event });
+    }
+}
+
+/// The dialog a `userPromptOpened` announces; `None` for a kind that asks nothing of the agent
+/// (a file picker).
+fn dialog_of(opened: &PromptOpened) -> Option<Dialog> {
+    let kind = match opened.kind.parse::<DialogKind>() {
+        Ok(kind) => kind,
+        Err(e) => {
+            tracing::debug!(target: "navguard::adapter", error = %e, "a user prompt that is no dialog");
+            return None;
+        }
+    };
+    Some(Dialog { kind, message: opened.message.clone() })
+}
+
 fn nav_kind(event: &Event) -> Option<(NavEventKind, &NavigationInfo)> {
     let pair = match event {
         Event::NavigationStarted(n) => (NavEventKind::Started, n),
@@ -178,7 +202,10 @@ fn nav_kind(event: &Event) -> Option<(NavEventKind, &NavigationInfo)> {
         Event::NavigationAborted(n) => (NavEventKind::Aborted, n),
         Event::FragmentNavigated(n) | Event::HistoryUpdated(n) => (NavEventKind::SameDocument, n),
         Event::DownloadWillBegin(n) => (NavEventKind::Aborted, n),
-        Event::ContextCreated(_) | Event::ContextDestroyed(_) => return None,
+        Event::ContextCreated(_)
+        | Event::ContextDestroyed(_)
+        | Event::UserPromptOpened(_)
+        | Event::UserPromptClosed(_) => return None,
     };
     Some(pair)
 }
@@ -239,6 +266,17 @@ impl EventSink for Router {
         match &event {
             Event::ContextCreated(info) => Self::on_context_created(&mut routes, info, method, &params),
             Event::ContextDestroyed(info) => Self::on_context_destroyed(&mut routes, info, method, &params),
+            Event::UserPromptOpened(opened) => {
+                if let Some(dialog) = dialog_of(opened) {
+                    let event = NavEvent::new(TabId(opened.context.0.clone()), NavEventKind::DialogOpened)
+                        .with_dialog(Some(dialog));
+                    Self::on_prompt(&routes, &opened.context, event, method, &params);
+                }
+            }
+            Event::UserPromptClosed(closed) => {
+                let event = NavEvent::new(TabId(closed.context.0.clone()), NavEventKind::DialogClosed);
+                Self::on_prompt(&routes, &closed.context, event, method, &params);
+            }
             other => {
                 if let Some((kind, nav)) = nav_kind(other) {
                     Self::on_navigation(&routes, kind, nav, method, &params);
@@ -257,5 +295,55 @@ impl EventSink for Router {
             s.requests.close(reason.clone());
         });
         routes.closed = Some(reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A router with a tab `T` and a frame `F` in it, in the default user context.
+    fn router_with_a_framed_tab() -> (Router, Arc<Scope>) {
+        let mut router = Router::default();
+        let scope = router.add_scope(None);
+        let created = "browsingContext.contextCreated";
+        router
+            .on_event(created, json!({"context": "T", "url": "about:blank", "parent": null, "userContext": "default"}));
+        router
+            .on_event(created, json!({"context": "F", "url": "about:blank", "parent": "T", "userContext": "default"}));
+        (router, scope)
+    }
+
+    #[test]
+    fn a_dialog_of_a_frame_blocks_its_tab_until_it_is_closed() {
+        let (mut router, scope) = router_with_a_framed_tab();
+        let tab = TabId::from("T");
+        // As Chromium 156 words it, with the session's handler at `ignore`.
+        router.on_event(
+            "browsingContext.userPromptOpened",
+            json!({"context": "F", "handler": "ignore", "message": "Sure?", "type": "confirm", "userContext": "default"}),
+        );
+        let dialog = scope.tracker().get(&tab).and_then(|s| s.dialog.clone());
+        assert_eq!(dialog, Some(Dialog { kind: DialogKind::Confirm, message: "Sure?".into() }));
+        let last = scope.log.snapshot_from(0).pop().unwrap();
+        assert_eq!((last.tab, last.kind), (tab.clone(), NavEventKind::DialogOpened));
+        router.on_event(
+            "browsingContext.userPromptClosed",
+            json!({"context": "F", "accepted": false, "type": "confirm"}),
+        );
+        assert_eq!(scope.tracker().get(&tab).and_then(|s| s.dialog.clone()), None);
+    }
+
+    #[test]
+    fn a_leave_page_question_without_words_is_a_dialog_and_a_file_picker_is_not() {
+        let (mut router, scope) = router_with_a_framed_tab();
+        let opened = "browsingContext.userPromptOpened";
+        router.on_event(opened, json!({"context": "T", "handler": "ignore", "type": "file"}));
+        assert_eq!(scope.tracker().get(&TabId::from("T")).and_then(|s| s.dialog.clone()), None);
+        router.on_event(opened, json!({"context": "T", "handler": "ignore", "message": "", "type": "beforeunload"}));
+        let dialog = scope.tracker().get(&TabId::from("T")).and_then(|s| s.dialog.clone()).unwrap();
+        assert_eq!(dialog.kind, DialogKind::BeforeUnload);
+        assert_eq!(dialog.to_string(), "a leave-page dialog (beforeunload) is open");
     }
 }

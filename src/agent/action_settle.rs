@@ -2,7 +2,7 @@
 //! event for a quiet window, capped. A state machine fed with events and the time, and its
 //! driver.
 
-use crate::browser::{BrowserError, EventStream, TabId};
+use crate::browser::{BrowserError, EventStream, NavEventKind, TabId};
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -16,6 +16,8 @@ pub enum ActionSettleEnd {
     Capped,
     /// The user stopped the task.
     Aborted,
+    /// The page opened a dialog: nothing changes on it until the dialog is answered.
+    Dialog,
 }
 
 /// The quiet-window state machine.
@@ -58,7 +60,8 @@ impl QuietWindow {
     }
 }
 
-/// Waits for the quiet window on `tab`, given a subscription taken before the action.
+/// Waits for the quiet window on `tab`, given a subscription taken before the action; a
+/// dialog the page opens ends it at once.
 pub async fn settle_action(
     mut events: EventStream,
     tab: &TabId,
@@ -76,6 +79,7 @@ pub async fn settle_action(
                 }
             }
             event = events.next() => match event {
+                Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogOpened => return Ok(ActionSettleEnd::Dialog),
                 Ok(e) if e.tab == *tab => window.on_event(Instant::now()),
                 Ok(_) => {}
                 Err(_) => return Err(BrowserError::Disconnected),

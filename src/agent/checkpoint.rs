@@ -131,6 +131,7 @@ mod tests {
             title: title.into(),
             text: String::new(),
             elements,
+            dialog: None,
         }
     }
 

@@ -4,7 +4,7 @@
 use super::settle::SettleKind;
 use super::tools::{ToolName, ToolSet};
 use super::verify::ExpectError;
-use crate::browser::{BrowserError, ElementRef, MalformedRef, TabId};
+use crate::browser::{BrowserError, Dialog, ElementRef, MalformedRef, TabId};
 use std::time::Duration;
 
 /// Why a tool call failed.
@@ -114,6 +114,10 @@ pub enum ToolFailure {
         /// How the settle ended (never `committed`).
         outcome: SettleKind,
     },
+    /// The focused tab's page has a dialog open: it takes nothing until the dialog is
+    /// answered (or a dialog opened while the call waited on the page).
+    #[error("{dialog}; answer it with handle_dialog")]
+    DialogOpen { dialog: Dialog },
     /// The browser failed the call.
     #[error(transparent)]
     Browser(BrowserError),
@@ -166,6 +170,8 @@ crate::closed_set! {
         Refused = "refused",
         /// A navigation failed or did not commit on its origin.
         NavigationFailed = "navigation-failed",
+        /// A dialog blocks the page: the call did nothing to it.
+        Dialog = "dialog",
         /// The browser failed the call otherwise.
         Browser = "browser",
     }
@@ -184,8 +190,10 @@ impl ToolError {
             ToolFailure::FailedVerification { .. } => FailureKind::FailedVerification,
             ToolFailure::DoneRefused { .. } => FailureKind::Refused,
             ToolFailure::NotCommitted { .. } => FailureKind::NavigationFailed,
+            ToolFailure::DialogOpen { .. } => FailureKind::Dialog,
             ToolFailure::Browser(e) => match e {
-                BrowserError::NoSuchElement { .. } => FailureKind::NotFound,
+                BrowserError::DialogOpen { .. } => FailureKind::Dialog,
+                BrowserError::NoSuchElement { .. } | BrowserError::NoDialog(_) => FailureKind::NotFound,
                 BrowserError::StaleRef { .. } => FailureKind::StaleRef,
                 BrowserError::Timeout { .. } => FailureKind::Timeout,
                 BrowserError::NavigationFailed { .. } => FailureKind::NavigationFailed,
@@ -222,7 +230,13 @@ impl ToolError {
 
     /// The model's input was at fault (not the browser).
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, Self::Call { kind: ToolFailure::Browser(_) | ToolFailure::NotCommitted { .. }, .. })
+        !matches!(
+            self,
+            Self::Call {
+                kind: ToolFailure::Browser(_) | ToolFailure::NotCommitted { .. } | ToolFailure::DialogOpen { .. },
+                ..
+            }
+        )
     }
 }
 
@@ -247,5 +261,25 @@ impl std::fmt::Display for Refusal {
             }
             Self::VerificationFailed { misses } => write!(f, "verification failed: {misses}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::DialogKind;
+
+    #[test]
+    fn a_dialog_that_blocks_the_page_is_its_own_kind_of_failure_and_says_what_to_do() {
+        let dialog = Dialog { kind: DialogKind::Confirm, message: "Delete?".into() };
+        let refused = ToolFailure::DialogOpen { dialog: dialog.clone() }.of(ToolName::Click);
+        assert_eq!(refused.kind(), FailureKind::Dialog);
+        assert_eq!(refused.to_string(), "click: a confirm dialog is open: \"Delete?\"; answer it with handle_dialog");
+        assert!(!refused.is_bad_input());
+        let held =
+            ToolFailure::Browser(BrowserError::DialogOpen { tab: TabId::from("t"), dialog }).of(ToolName::WaitFor);
+        assert_eq!(held.kind(), FailureKind::Dialog);
+        let nothing = ToolFailure::Browser(BrowserError::NoDialog(TabId::from("t"))).of(ToolName::HandleDialog);
+        assert_eq!(nothing.kind(), FailureKind::NotFound);
     }
 }

@@ -12,7 +12,7 @@ use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
 use super::verify::{ExpectKey, Expectation, check_now_and_on, verify};
 use super::watchdog::Phase;
-use crate::browser::{BrowserError, BrowserPort, Key, Staleness, TabId, Target};
+use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -56,8 +56,13 @@ impl std::fmt::Debug for ToolContext<'_> {
     }
 }
 
+/// The browser's error as the call's failure; a dialog that blocked the call is the core's
+/// own failure, which tells the model how to go on.
 fn browser(tool: ToolName) -> impl Fn(BrowserError) -> ToolError {
-    move |e| ToolFailure::Browser(e).of(tool)
+    move |e| match e {
+        BrowserError::DialogOpen { dialog, .. } => ToolFailure::DialogOpen { dialog }.of(tool),
+        e => ToolFailure::Browser(e).of(tool),
+    }
 }
 
 fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
@@ -75,6 +80,7 @@ impl ToolContext<'_> {
             Tool::Click { target } => self.act(tabs, Act::Click(&target)).await,
             Tool::Type { target, text, submit } => self.act(tabs, Act::Type(&target, &text, submit)).await,
             Tool::PressKey { key } => self.act(tabs, Act::Key(key)).await,
+            Tool::HandleDialog { accept, text } => self.handle_dialog(tabs, accept, text.as_deref()).await,
             Tool::CloseTabs { tabs: refs } => self.close_tabs(tabs, &refs).await,
             Tool::Wait { duration } => self.wait(duration).await,
             Tool::WaitFor { until, timeout } => self.wait_for(tabs, &until, timeout).await,
@@ -210,8 +216,60 @@ impl ToolContext<'_> {
         self.phase.set("the page to go quiet");
         let end = settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await;
         match end {
-            Ok(end) => ToolRun::ok(format!("{}; the page {}", act.describe(), settle_words(end))),
+            Ok(end) => ToolRun::ok(format!("{}; the page {}", act.describe(), self.settle_words(&tab, end))),
             Err(e) => ToolRun::err(browser(tool)(e)),
+        }
+    }
+
+    /// Answers the focused tab's dialog, then waits as after an input: the page goes on (an
+    /// alert's script resumes, a leave-page question accepted lets its navigation go), and
+    /// the next round's guard settles wherever it went.
+    async fn handle_dialog(&self, tabs: &TaskTabs, accept: bool, text: Option<&str>) -> ToolRun {
+        const TOOL: ToolName = ToolName::HandleDialog;
+        let tab = match focused(tabs, TOOL) {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(e),
+        };
+        let Some(dialog) = self.port.open_dialog(&tab) else {
+            return ToolRun::err(browser(TOOL)(BrowserError::NoDialog(tab)));
+        };
+        self.phase.set(format!("{} to close", dialog.what()));
+        let position = self.port.position();
+        if let Err(e) = self.port.handle_dialog(&tab, accept, text).await {
+            return ToolRun::err(browser(TOOL)(e));
+        }
+        let verb = if accept { "accepted" } else { "dismissed" };
+        let answered = format!("{verb} {}{}", dialog.what(), dialog.quoted_message());
+        if accept && dialog.kind == DialogKind::BeforeUnload {
+            // The page lets its navigation go only now. Wait until the navigation shows, so
+            // that the next look cannot take the page that is going for where it went.
+            self.phase.set("the navigation the page held to go on");
+            let leaving = wait_for_leaving(self.port.subscribe_from(position), &tab, self.config.action_cap);
+            match leaving.await {
+                Ok(true) => {}
+                Ok(false) => return ToolRun::ok(format!("{answered}; the page did not leave")),
+                Err(e) => return ToolRun::err(browser(TOOL)(e)),
+            }
+        }
+        self.phase.set("the page to go quiet");
+        let events = self.port.subscribe_from(position);
+        match settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await {
+            Ok(end) => ToolRun::ok(format!("{answered}; the page {}", self.settle_words(&tab, end))),
+            Err(e) => ToolRun::err(browser(TOOL)(e)),
+        }
+    }
+
+    /// How the page ended an action settle, in words; a dialog is named, with what to do.
+    fn settle_words(&self, tab: &TabId, end: ActionSettleEnd) -> String {
+        let words = match end {
+            ActionSettleEnd::Quiet => "went quiet",
+            ActionSettleEnd::Capped => "was still busy at the settle cap",
+            ActionSettleEnd::Aborted => "was left when the user pressed Stop",
+            ActionSettleEnd::Dialog => "opened a dialog",
+        };
+        match self.port.open_dialog(tab) {
+            Some(dialog) => format!("{words}; {dialog}; answer it with handle_dialog"),
+            None => words.to_owned(),
         }
     }
 
@@ -350,12 +408,23 @@ fn describe_until(until: &Expectation) -> String {
     parts.join(" and ")
 }
 
-fn settle_words(end: ActionSettleEnd) -> &'static str {
-    match end {
-        ActionSettleEnd::Quiet => "went quiet",
-        ActionSettleEnd::Capped => "was still busy at the settle cap",
-        ActionSettleEnd::Aborted => "was left when the user pressed Stop",
-    }
+/// Waits (at most `limit`) until `tab` shows that a navigation went on, failed, or asked again;
+/// whether it did. Chromium 156 starts the navigation a leave-page question held only once it
+/// is accepted; Firefox ESR 153 says it started without its URL (which the port drops) and
+/// shows it only at its commit.
+async fn wait_for_leaving(mut events: EventStream, tab: &TabId, limit: Duration) -> Result<bool, BrowserError> {
+    let showed = async {
+        loop {
+            let event = events.next().await.map_err(|_| BrowserError::Disconnected)?;
+            let went_on = event.kind.proves_commit()
+                || event.kind.ends_without_commit()
+                || matches!(event.kind, NavEventKind::Started | NavEventKind::TabClosed | NavEventKind::DialogOpened);
+            if event.tab == *tab && went_on {
+                return Ok(true);
+            }
+        }
+    };
+    tokio::time::timeout(limit, showed).await.unwrap_or(Ok(false))
 }
 
 /// An input action.

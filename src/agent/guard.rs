@@ -93,7 +93,8 @@ pub async fn loop_top_guard(
     };
     let pinned = tabs.origin_of(&tab).cloned();
     // Subscribe before reading: a commit between the two is still seen.
-    let events = port.subscribe();
+    let from = port.position();
+    let events = port.subscribe_from(from);
     let info = match port.tab(&tab).await {
         Ok(info) => info,
         Err(e) => {
@@ -107,6 +108,13 @@ pub async fn loop_top_guard(
         }
     };
     let read_url = info.url.clone();
+    if config.loop_top_guard
+        && let Some(dialog) = &info.dialog
+    {
+        let decision = GuardDecision::Dialog { kind: dialog.kind };
+        let verdict = check_url(&info.url, pinned.as_ref());
+        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict };
+    }
     if !config.loop_top_guard || !in_flight(&info, config.in_flight_trigger) {
         let decision = if config.loop_top_guard { GuardDecision::NotInFlight } else { GuardDecision::Off };
         let verdict = check_url(&info.url, pinned.as_ref());
@@ -116,7 +124,41 @@ pub async fn loop_top_guard(
         let decision = GuardDecision::FastFail { pending_url: pending };
         return GuardResult { read_url, decision, waited: Duration::ZERO, verdict: Err(StopReason::OriginChanged) };
     }
-    settle_then_check(port, tab, pinned, info, events, config, cancel).await
+    // A dialog that opens meanwhile (Chromium 156 starts a navigation, then its page asks
+    // whether to leave) holds the navigation until it is answered: waiting for its commit
+    // would only run out the settle timeout.
+    let started = tokio::time::Instant::now();
+    let dialog = dialog_opens(port, port.subscribe_from(from), &tab);
+    tokio::select! {
+        result = settle_then_check(port, tab.clone(), pinned.clone(), info, events, config, cancel) => result,
+        kind = dialog => GuardResult {
+            verdict: check_url(&read_url, pinned.as_ref()),
+            read_url,
+            decision: GuardDecision::Dialog { kind },
+            waited: started.elapsed(),
+        },
+    }
+}
+
+/// Resolves once the page of `tab` has a dialog open, with its kind; never otherwise.
+async fn dialog_opens(
+    port: &dyn BrowserPort,
+    mut events: crate::browser::EventStream,
+    tab: &TabId,
+) -> crate::browser::DialogKind {
+    loop {
+        match events.next().await {
+            // Still open: the events from before the tab was read may hold one already answered.
+            Ok(event) if event.tab == *tab && event.kind == crate::browser::NavEventKind::DialogOpened => {
+                if let Some(dialog) = port.open_dialog(tab) {
+                    return dialog.kind;
+                }
+            }
+            Ok(_) => {}
+            // The settle sees the same closed log and ends the guard.
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
 }
 
 /// A pending URL on another origin than the pinned one: the seed's fast-fail.

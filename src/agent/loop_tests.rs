@@ -248,3 +248,38 @@ async fn the_round_limit_stops_the_task() {
     assert_eq!(stop.message(), "Round limit reached, agent stopped");
     assert_eq!(task.trace.rounds(), 3);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_page_a_dialog_blocks_is_observed_as_blocked_and_takes_nothing_but_an_answer() {
+    use crate::browser::{Dialog, DialogKind};
+    let port = SimPort::new();
+    let (mut task, tab) = started_task(&port).await;
+    port.open_dialog_in(&tab, Dialog { kind: DialogKind::Alert, message: "Saved".into() });
+    let mut plan = ScriptedPlanner::new();
+    plan.add(1, "click", json!({ "selector": "#go" }));
+    plan.add(1, "handle_dialog", json!({ "accept": true }));
+    plan.add(1, "handle_dialog", json!({ "accept": true }));
+    plan.add(2, "done", json!({}));
+    let stop = run(&port, &plan, AgentConfig::default(), &mut task).await;
+    assert!(stop.is_success(), "{stop:?}");
+    let seen = plan.observations();
+    let blocked = &seen[&1];
+    assert_eq!((blocked.url.as_str(), blocked.elements.len()), (SITE, 0));
+    assert_eq!(blocked.dialog.as_ref().map(|d| d.kind), Some(DialogKind::Alert));
+    assert_eq!(seen[&2].dialog, None, "answered, the page is read again");
+    assert_eq!(
+        task.trace.guards().next().map(|g| g.1.clone()),
+        Some(GuardDecision::Dialog { kind: DialogKind::Alert })
+    );
+    let results: Vec<String> = task
+        .trace
+        .tool_calls()
+        .map(|(_, call)| match call {
+            TraceEvent::ToolCall { result, .. } => result.text().to_owned(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(results[0], "click: an alert is open: \"Saved\"; answer it with handle_dialog");
+    assert!(results[1].starts_with("accepted an alert: \"Saved\"; the page went quiet"), "{}", results[1]);
+    assert_eq!(results[2], format!("handle_dialog: no dialog is open in tab {tab}"));
+}

@@ -1,7 +1,7 @@
 //! The round's observation: a snapshot of the focused tab: its document's identity, URL, title,
 //! the start of its text, and its interactive elements with refs, roles, names, values and forms.
 
-use crate::browser::{BrowserError, BrowserPort, ElementRef, TabId};
+use crate::browser::{BrowserError, BrowserPort, Dialog, ElementRef, TabId};
 use serde::{Deserialize, Serialize};
 
 /// How many elements a snapshot lists at most.
@@ -55,6 +55,11 @@ pub struct Observation {
     /// The start of the page's visible text, whitespace folded.
     pub text: String,
     pub elements: Vec<Element>,
+    /// The dialog the page has open. Then the page itself could not be read (it runs no
+    /// script until the dialog is answered): no document, title, text or elements, only its
+    /// URL; the model answers the dialog with `handle_dialog`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
 }
 
 impl Observation {
@@ -64,6 +69,7 @@ impl Observation {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         (&self.url, &self.title, &self.text).hash(&mut hasher);
+        self.dialog.as_ref().map(|d| (d.kind, &d.message)).hash(&mut hasher);
         for e in &self.elements {
             (&e.selector, &e.role, &e.name, &e.text, &e.value).hash(&mut hasher);
         }
@@ -167,4 +173,18 @@ pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation,
         .map_err(|e| BrowserError::Script(format!("the snapshot did not have the expected shape: {e}")))?;
     observation.tab = tab.clone();
     Ok(observation)
+}
+
+/// What can be said of a page a dialog blocks: its URL and the dialog.
+pub(super) fn blocked(tab: &TabId, url: String, dialog: Dialog) -> Observation {
+    Observation {
+        snapshot: String::new(),
+        tab: tab.clone(),
+        document: String::new(),
+        url,
+        title: String::new(),
+        text: String::new(),
+        elements: Vec::new(),
+        dialog: Some(dialog),
+    }
 }

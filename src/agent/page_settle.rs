@@ -13,6 +13,8 @@ pub enum PageState {
     Quiet,
     /// A navigation started: the page is leaving; settle it first.
     Leaving,
+    /// The page has a dialog open: it will not change until the dialog is answered.
+    Blocked,
 }
 
 /// Waits until `tab` has loaded and stayed quiet for `quiet` after its load, at most `limit`
@@ -26,6 +28,9 @@ pub async fn wait_for_quiet_page(
 ) -> Result<PageState, BrowserError> {
     let mut events = port.subscribe_from(port.position());
     let info = port.tab(tab).await?;
+    if info.dialog.is_some() {
+        return Ok(PageState::Blocked);
+    }
     if info.pending_url.is_some() {
         return Ok(PageState::Leaving);
     }
@@ -50,6 +55,7 @@ pub async fn wait_for_quiet_page(
             NavEventKind::Started => return Ok(PageState::Leaving),
             NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
             NavEventKind::Load => loaded_at = Some(event.at),
+            NavEventKind::DialogOpened => return Ok(PageState::Blocked),
             _ => {}
         }
     }

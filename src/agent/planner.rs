@@ -248,6 +248,7 @@ mod tests {
             title: String::new(),
             text: String::new(),
             elements: vec![element("#go", 1), element("#q", 2)],
+            dialog: None,
         }
     }
 

@@ -7,7 +7,7 @@ use super::error::Refusal;
 use super::error::{FailureKind, ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
 use super::guard::{GuardResult, loop_top_guard};
-use super::observe::{Observation, observe};
+use super::observe::{Observation, blocked, observe};
 use super::page_settle::{PageState, left_since, wait_for_quiet_page};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
 use super::progress::{Progress, ProgressDetector, Signature};
@@ -289,12 +289,20 @@ impl<'a> Agent<'a> {
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
             guard.verdict?;
             let Some(tab) = task.tabs.focused().cloned() else { return Ok(None) };
+            if let Some(dialog) = self.port.open_dialog(&tab) {
+                return self.blocked(task, round, &tab, dialog).await;
+            }
             if self.config.loop_top_guard {
                 let quiet = wait_for_quiet_page(self.port, &tab, self.config.action_quiet, self.config.settle_timeout);
                 let state = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,
                 };
+                if state == PageState::Blocked
+                    && let Some(dialog) = self.port.open_dialog(&tab)
+                {
+                    return self.blocked(task, round, &tab, dialog).await;
+                }
                 if state == PageState::Leaving {
                     task.trace.record(
                         round,
@@ -308,8 +316,15 @@ impl<'a> Agent<'a> {
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe(self.port, &tab) => observed,
             };
+            // A dialog that opened while the page was read blocks it now, whatever the read
+            // gave: Chromium 156 holds the snapshot's script behind it, Firefox ESR 153 runs it.
+            if let Some(dialog) = self.port.open_dialog(&tab) {
+                return self.blocked(task, round, &tab, dialog).await;
+            }
             let mut observation = match observed {
                 Ok(observation) => observation,
+                // Held by a dialog that is answered already: the page goes on, look again.
+                Err(e) if e.is_dialog_open() => continue,
                 // A snapshot cut off because the page began to leave under it (Chromium holds a
                 // script sent to a navigating tab, then fails it): the page is in flight now,
                 // and the guard settles it. With the guard off, the failure stands (the race).
@@ -346,6 +361,37 @@ impl<'a> Agent<'a> {
             after: self.config.settle_timeout,
         };
         Err(StopReason::ObservationFailed { source: Arc::new(kept_leaving) })
+    }
+
+    /// The observation of a page a dialog blocks: its URL and the dialog, for the model to
+    /// answer (nothing else can be read of it until then).
+    async fn blocked(
+        &self,
+        task: &mut Task,
+        round: u32,
+        tab: &TabId,
+        dialog: crate::browser::Dialog,
+    ) -> Result<Option<Observed>, StopReason> {
+        let position = self.port.position();
+        let url = self.port.tab(tab).await.map_err(observation_stop)?.url;
+        task.snapshots += 1;
+        let mut observation = blocked(tab, url, dialog);
+        observation.snapshot = format!("s{}", task.snapshots);
+        let text = format!(
+            "the page is blocked: {}",
+            observation.dialog.as_ref().map(ToString::to_string).unwrap_or_default()
+        );
+        task.trace.record(round, TraceEvent::Note { text });
+        task.trace.record(
+            round,
+            TraceEvent::Observed {
+                url: observation.url.clone(),
+                title: String::new(),
+                snapshot: observation.snapshot.clone(),
+                document: String::new(),
+            },
+        );
+        Ok(Some(Observed { observation, position }))
     }
 
     async fn run_calls(
@@ -401,6 +447,11 @@ impl<'a> Agent<'a> {
     ) -> (ToolRun, Option<StopReason>) {
         let mut stuck = None;
         let run = match self.check(call) {
+            // A dialog blocks the page: the model must answer it before anything else happens
+            // to the page (Chromium would hold the call behind it until its deadline).
+            Ok(Call { tool, .. }) if let Some(dialog) = self.blocking_dialog(task, tool.name()) => {
+                ToolRun::err(ToolFailure::DialogOpen { dialog }.of(tool.name()))
+            }
             Ok(Call { tool: Tool::Done { summary }, expect }) => {
                 self.done(task, round, observed, summary, expect.as_ref()).await
             }
@@ -599,6 +650,12 @@ impl<'a> Agent<'a> {
 }
 
 impl Agent<'_> {
+    /// The dialog open on the focused tab, if `tool` needs that tab's page.
+    fn blocking_dialog(&self, task: &Task, tool: ToolName) -> Option<crate::browser::Dialog> {
+        let tab = task.tabs.focused().filter(|_| tool.needs_the_page())?;
+        self.port.open_dialog(tab)
+    }
+
     /// The call as a tool this run offers, with checked arguments.
     fn check(&self, call: &ToolCall) -> Result<Call, ToolError> {
         let tool = parse_name(&call.name)?;

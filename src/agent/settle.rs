@@ -242,6 +242,7 @@ mod tests {
             loading: pending.is_some(),
             opener: None,
             navigation_failed: false,
+            dialog: None,
         }
     }
 

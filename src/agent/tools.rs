@@ -20,6 +20,7 @@ crate::closed_set! {
         Click = "click",
         Type = "type",
         PressKey = "press_key",
+        HandleDialog = "handle_dialog",
         CloseTabs = "close_tabs",
         Wait = "wait",
         WaitFor = "wait_for",
@@ -33,6 +34,24 @@ impl ToolName {
     /// The tool creates a tab: a task that has one already is not offered it.
     pub const fn creates_tab(self) -> bool {
         matches!(self, Self::OpenUrl)
+    }
+
+    /// The tool acts on or reads the focused tab's page, so a dialog open there refuses it:
+    /// the page takes no input and runs no script until the dialog is answered, and the model
+    /// must see what the page asked before anything else happens to it. The rest work beside
+    /// a dialog: answering it, the tab pointer, closing tabs, waiting, asking the user.
+    pub const fn needs_the_page(self) -> bool {
+        matches!(
+            self,
+            Self::Navigate
+                | Self::GoBack
+                | Self::Click
+                | Self::Type
+                | Self::PressKey
+                | Self::WaitFor
+                | Self::WaitForNetworkIdle
+                | Self::Done
+        )
     }
 }
 
@@ -110,6 +129,12 @@ pub enum Tool {
     PressKey {
         key: Key,
     },
+    /// Answers the dialog the focused tab's page has open: accept (OK, leave the page) or
+    /// dismiss (Cancel, stay), with `text` as a prompt's answer.
+    HandleDialog {
+        accept: bool,
+        text: Option<String>,
+    },
     CloseTabs {
         tabs: Vec<TabRef>,
     },
@@ -146,6 +171,7 @@ impl Tool {
             Self::Click { .. } => ToolName::Click,
             Self::Type { .. } => ToolName::Type,
             Self::PressKey { .. } => ToolName::PressKey,
+            Self::HandleDialog { .. } => ToolName::HandleDialog,
             Self::CloseTabs { .. } => ToolName::CloseTabs,
             Self::Wait { .. } => ToolName::Wait,
             Self::WaitFor { .. } => ToolName::WaitFor,
@@ -315,6 +341,16 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
             })?;
             Tool::PressKey { key: parsed }
         }
+        ToolName::HandleDialog => Tool::HandleDialog {
+            accept: match map.get("accept") {
+                None | Some(Value::Null) => return Err(a.missing("accept")),
+                Some(_) => a.flag("accept", false)?,
+            },
+            text: match map.get("text") {
+                None | Some(Value::Null) => None,
+                Some(_) => Some(a.text("text")?),
+            },
+        },
         ToolName::CloseTabs => parse_close_tabs(&a)?,
         ToolName::Wait => parse_wait(&a)?,
         ToolName::WaitFor => parse_wait_for(&a)?,
@@ -414,8 +450,8 @@ mod tests {
         assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
         assert_eq!(
             ToolSet::Tab.to_string(),
-            "focus_tab, navigate, go_back, click, type, press_key, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, \
-             done"
+            "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
+             wait_for_network_idle, ask_user, done"
         );
     }
 
@@ -425,7 +461,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, go_back, click, type, press_key, \
-             close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
+             handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
         );
         assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
     }
@@ -452,6 +488,25 @@ mod tests {
             Tool::WaitForNetworkIdle { idle: NETWORK_IDLE, timeout: WAIT_FOR_TIMEOUT }
         );
         assert!(err("wait_for_network_idle", json!({"idle_ms": 0})).contains("from 1 to 10000"));
+    }
+
+    #[test]
+    fn handle_dialog_needs_to_be_told_whether_to_accept() {
+        assert_eq!(
+            parse_tool("handle_dialog", &json!({"accept": false})).unwrap(),
+            Tool::HandleDialog { accept: false, text: None }
+        );
+        assert_eq!(
+            parse_tool("handle_dialog", &json!({"accept": true, "text": "Ada"})).unwrap(),
+            Tool::HandleDialog { accept: true, text: Some("Ada".into()) }
+        );
+        assert_eq!(err("handle_dialog", json!({})), "handle_dialog: missing argument \"accept\"");
+        assert_eq!(
+            err("handle_dialog", json!({"accept": "yes"})),
+            "handle_dialog: argument \"accept\" must be true or false, got \"yes\""
+        );
+        assert!(ToolName::Click.needs_the_page() && ToolName::Done.needs_the_page());
+        assert!(!ToolName::HandleDialog.needs_the_page() && !ToolName::CloseTabs.needs_the_page());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::settle::SettleOutcome;
 use super::stop::StopReason;
 use super::tools::ToolName;
 use super::verify::Verdict;
+use crate::browser::DialogKind;
 use serde::Serialize;
 use serde_json::Value;
 use std::time::{Duration, Instant};
@@ -20,6 +21,7 @@ crate::closed_set! {
         NotInFlight = "not-in-flight",
         FastFail = "fast-fail",
         Settled = "settled",
+        Dialog = "dialog",
     }
 }
 
@@ -36,6 +38,9 @@ pub enum GuardDecision {
     FastFail { pending_url: String },
     /// Waited for the navigation to settle.
     Settled { outcome: SettleOutcome },
+    /// The page has a dialog open (one that opened while the guard waited included): a
+    /// navigation it holds waits for its answer, so the guard does not.
+    Dialog { kind: DialogKind },
 }
 
 impl GuardDecision {
@@ -46,6 +51,7 @@ impl GuardDecision {
             Self::NotInFlight => GuardKind::NotInFlight,
             Self::FastFail { .. } => GuardKind::FastFail,
             Self::Settled { .. } => GuardKind::Settled,
+            Self::Dialog { .. } => GuardKind::Dialog,
         }
     }
 
@@ -68,6 +74,7 @@ impl Serialize for GuardDecision {
         match self {
             Self::FastFail { pending_url } => map.serialize_entry("pending_url", pending_url)?,
             Self::Settled { outcome } => map.serialize_entry("outcome", outcome)?,
+            Self::Dialog { kind } => map.serialize_entry("dialog", kind)?,
             Self::Off | Self::NoTab | Self::NotInFlight => {}
         }
         map.end()

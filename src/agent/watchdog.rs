@@ -164,6 +164,8 @@ fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Optio
         }
         // A second step back would skip a page.
         ToolName::GoBack => Some("another step back would skip a page"),
+        // The first answer may have reached the page (and closed the dialog, or left it).
+        ToolName::HandleDialog => Some("the dialog may already have been answered"),
         // Its tab exists already and stays for the model (seed 000); another try opens another.
         ToolName::OpenUrl => Some("a tab was already opened"),
         // A wait's timeout is its answer.
@@ -243,6 +245,14 @@ mod tests {
             RetryPolicy::OFF.decide(ToolName::Click, &not_found(ToolName::Click), 0, false),
             RetryDecision::Keep { why: None }
         );
+    }
+
+    #[test]
+    fn an_answer_to_a_dialog_is_never_repeated() {
+        let policy = RetryPolicy::default();
+        let e = timed_out(ToolName::HandleDialog);
+        let kept = policy.decide(ToolName::HandleDialog, &e, 0, false);
+        assert_eq!(kept, RetryDecision::Keep { why: Some("the dialog may already have been answered") });
     }
 
     #[tokio::test(start_paused = true)]

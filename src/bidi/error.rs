@@ -18,6 +18,8 @@ pub enum ErrorCode {
     UnknownError,
     UnsupportedOperation,
     MoveTargetOutOfBounds,
+    /// `no such alert`: the context has no dialog to answer.
+    NoSuchAlert,
     /// A code this list does not know, as the remote end spelled it.
     Unknown(String),
 }
@@ -34,6 +36,7 @@ impl ErrorCode {
             "unknown error" => Self::UnknownError,
             "unsupported operation" => Self::UnsupportedOperation,
             "move target out of bounds" => Self::MoveTargetOutOfBounds,
+            "no such alert" => Self::NoSuchAlert,
             other => Self::Unknown(other.to_owned()),
         }
     }

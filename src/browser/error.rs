@@ -1,6 +1,6 @@
 //! The port's error type: one variant per thing a caller must tell apart.
 
-use super::types::{ElementRef, Staleness, TabId};
+use super::types::{Dialog, ElementRef, Staleness, TabId};
 use std::time::Duration;
 
 /// What can go wrong in a call to the browser port.
@@ -32,6 +32,13 @@ pub enum BrowserError {
     /// The page could not use the selector; its exception's text.
     #[error("invalid argument: selector {selector:?}: {reason}")]
     InvalidSelector { selector: String, reason: String },
+    /// The page has a dialog open: it takes no script and no input until the dialog is
+    /// answered, so nothing was sent (or what was sent waits behind the dialog).
+    #[error("tab {tab}: {dialog}")]
+    DialogOpen { tab: TabId, dialog: Dialog },
+    /// There is no dialog to answer in the tab.
+    #[error("no dialog is open in tab {0}")]
+    NoDialog(TabId),
     /// The browser refused a navigation before it started.
     #[error("navigation to {url} failed: {reason}")]
     NavigationFailed { url: String, reason: String },
@@ -59,6 +66,11 @@ impl BrowserError {
 
     pub fn is_tab_gone(&self) -> bool {
         matches!(self, Self::TabGone(_))
+    }
+
+    /// A dialog blocks the page.
+    pub fn is_dialog_open(&self) -> bool {
+        matches!(self, Self::DialogOpen { .. })
     }
 
     /// The browser connection is gone: nothing more can be done with it.

@@ -1,6 +1,6 @@
 //! Navigation events, as the port reports them.
 
-use super::types::{NavigationId, TabId};
+use super::types::{Dialog, NavigationId, TabId};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -24,6 +24,11 @@ crate::closed_set! {
         /// A fragment change or `history.pushState`.
         SameDocument = "same-document",
         TabClosed = "tab-closed",
+        /// The page opened a dialog (`dialog` says which); until it is answered the page runs
+        /// no script, and a navigation it holds (a leave-page question) waits.
+        DialogOpened = "dialog-opened",
+        /// The dialog was answered (by anyone), or went with its document.
+        DialogClosed = "dialog-closed",
     }
 }
 
@@ -57,12 +62,25 @@ pub struct NavEvent {
     pub navigation: Option<NavigationId>,
     /// For [`NavEventKind::TabCreated`]: the tab that opened it.
     pub opener: Option<TabId>,
+    /// For [`NavEventKind::DialogOpened`]: the dialog.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<Dialog>,
 }
 
 impl NavEvent {
     /// A new event for `tab`, stamped now; the log sets `seq` when it is appended.
     pub fn new(tab: TabId, kind: NavEventKind) -> Self {
-        Self { seq: 0, at: Instant::now(), browser_ts: None, tab, kind, url: None, navigation: None, opener: None }
+        Self {
+            seq: 0,
+            at: Instant::now(),
+            browser_ts: None,
+            tab,
+            kind,
+            url: None,
+            navigation: None,
+            opener: None,
+            dialog: None,
+        }
     }
 
     #[must_use]
@@ -80,6 +98,12 @@ impl NavEvent {
     #[must_use]
     pub fn with_browser_ts(mut self, ts: Option<u64>) -> Self {
         self.browser_ts = ts;
+        self
+    }
+
+    #[must_use]
+    pub fn with_dialog(mut self, dialog: Option<Dialog>) -> Self {
+        self.dialog = dialog;
         self
     }
 

@@ -26,4 +26,4 @@ pub use port::{BrowserPort, Key};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub use tab_state::TabTracker;
-pub use types::{ElementRef, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target};
+pub use types::{Dialog, DialogKind, ElementRef, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target};

@@ -4,7 +4,7 @@ use super::error::BrowserError;
 use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
-use super::types::{TabId, TabInfo, Target};
+use super::types::{Dialog, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::sync::Arc;
@@ -93,6 +93,15 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError>;
     /// A PNG screenshot of the tab's viewport.
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError>;
+    /// The dialog the tab's page has open, as its events said (no call to the browser). While
+    /// one is open, the calls that run a script in the page or give it input fail with
+    /// [`BrowserError::DialogOpen`] instead of waiting behind it; navigations are the
+    /// browser's to decide (Chromium 156 and Firefox ESR 153 close an alert and go).
+    fn open_dialog(&self, tab: &TabId) -> Option<Dialog>;
+    /// Answers the tab's dialog: accepts it (OK, leave the page) or dismisses it (Cancel,
+    /// stay), with `text` as a prompt's answer. Returns once the browser says the dialog is
+    /// closed; a tab with none fails with [`BrowserError::NoDialog`].
+    async fn handle_dialog(&self, tab: &TabId, accept: bool, text: Option<&str>) -> Result<(), BrowserError>;
     /// A stream of every navigation event of this port's tabs from now on. Subscribe before
     /// reading a tab, so that an event between the two is never missed.
     fn subscribe(&self) -> EventStream;

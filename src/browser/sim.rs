@@ -7,7 +7,7 @@ use super::event_log::{EventLog, EventStream};
 use super::network::RequestLog;
 use super::port::{BrowserPort, Key};
 use super::tab_state::TabTracker;
-use super::types::{NavigationId, TabId, TabInfo, Target};
+use super::types::{Dialog, NavigationId, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -131,6 +131,25 @@ impl SimPort {
         }
     }
 
+    /// The page of `tab` opens `dialog`.
+    pub fn open_dialog_in(&self, tab: &TabId, dialog: Dialog) {
+        let event = NavEvent::new(tab.clone(), NavEventKind::DialogOpened).with_dialog(Some(dialog));
+        self.tracker().apply(&event);
+        self.log.append(event);
+    }
+
+    fn tracker(&self) -> MutexGuard<'_, TabTracker> {
+        self.tracker.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Fails as the real port does when the page is blocked by a dialog.
+    fn unblocked(&self, tab: &TabId) -> Result<(), BrowserError> {
+        match self.tracker().get(tab).and_then(|s| s.dialog.clone()) {
+            Some(dialog) => Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
+            None => Ok(()),
+        }
+    }
+
     /// Closes a tab as the user would.
     pub fn close_tab(&self, tab: &TabId) {
         let url = {
@@ -171,6 +190,7 @@ impl SimPort {
             loading: derived.loading,
             opener: derived.opener,
             navigation_failed: derived.navigation_failed,
+            dialog: derived.dialog,
         })
     }
 }
@@ -262,6 +282,7 @@ impl BrowserPort for SimPort {
     /// URL is enough for the loop's unit tests), and any other script with a snapshot of the
     /// committed page (title = URL).
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
+        self.unblocked(tab)?;
         let url = self.info(tab)?.url;
         let document = format!("d{}", url.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
         if expression.starts_with("document.__navguard?.id") {
@@ -272,6 +293,21 @@ impl BrowserPort for SimPort {
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
         self.open_tab(tab).map(|()| Vec::new())
+    }
+
+    fn open_dialog(&self, tab: &TabId) -> Option<Dialog> {
+        self.tracker().get(tab).and_then(|s| s.dialog.clone())
+    }
+
+    async fn handle_dialog(&self, tab: &TabId, _accept: bool, _text: Option<&str>) -> Result<(), BrowserError> {
+        self.open_tab(tab)?;
+        if self.open_dialog(tab).is_none() {
+            return Err(BrowserError::NoDialog(tab.clone()));
+        }
+        let event = NavEvent::new(tab.clone(), NavEventKind::DialogClosed);
+        self.tracker().apply(&event);
+        self.log.append(event);
+        Ok(())
     }
 
     fn subscribe(&self) -> EventStream {

@@ -3,7 +3,7 @@
 //! derives them the same way, from the events.
 
 use super::event::{NavEvent, NavEventKind};
-use super::types::{NavigationId, TabId};
+use super::types::{Dialog, NavigationId, TabId};
 use std::collections::HashMap;
 
 /// The derived state of one tab.
@@ -21,6 +21,8 @@ pub struct TabState {
     pub closed: bool,
     /// The latest navigation ended without a commit, and none started since.
     pub navigation_failed: bool,
+    /// The dialog the page has open, if any.
+    pub dialog: Option<Dialog>,
 }
 
 /// Tab states, fed with events in arrival order.
@@ -55,6 +57,14 @@ impl TabTracker {
         self.activation.last()
     }
 
+    /// The browser said the tab has no dialog (it had none to answer, or closed one without
+    /// saying): whatever the events left open is gone.
+    pub fn dialog_gone(&mut self, tab: &TabId) {
+        if let Some(state) = self.tabs.get_mut(tab) {
+            state.dialog = None;
+        }
+    }
+
     pub fn apply(&mut self, event: &NavEvent) {
         match event.kind {
             // A page's popup comes to the front, as browsers show it.
@@ -81,6 +91,9 @@ impl TabTracker {
                 }
                 state.committed_url = event.url.clone();
                 state.navigation_failed = false;
+                // A dialog goes with its document. Firefox ESR 153 says so (`userPromptClosed`)
+                // only after the next document has loaded: till then the tab is not blocked.
+                state.dialog = None;
                 if !same_id {
                     // A page restored from the back/forward cache: no load event will follow.
                     state.loading = false;
@@ -111,7 +124,12 @@ impl TabTracker {
                 }
             }
             NavEventKind::SameDocument => state.committed_url = event.url.clone(),
-            NavEventKind::TabClosed => state.closed = true,
+            NavEventKind::TabClosed => {
+                state.closed = true;
+                state.dialog = None;
+            }
+            NavEventKind::DialogOpened => state.dialog.clone_from(&event.dialog),
+            NavEventKind::DialogClosed => state.dialog = None,
         }
     }
 }
@@ -216,6 +234,32 @@ mod tests {
     fn a_failed_navigation_is_no_longer_pending() {
         let s = tracker(&[ev(NavEventKind::Started, "1", "http://a/x"), ev(NavEventKind::Failed, "1", "http://a/x")]);
         assert_eq!((s.pending_url, s.loading, s.navigation_failed), (None, false, true));
+    }
+
+    fn dialog(kind: NavEventKind) -> NavEvent {
+        let alert = Dialog { kind: crate::browser::DialogKind::Alert, message: "Saved".into() };
+        NavEvent::new(TabId::from("t"), kind).with_dialog(Some(alert).filter(|_| kind == NavEventKind::DialogOpened))
+    }
+
+    #[test]
+    fn a_dialog_is_open_from_its_opening_to_its_answer() {
+        let loaded = [ev(NavEventKind::Committed, "1", "http://a/x"), ev(NavEventKind::Load, "1", "http://a/x")];
+        let opened = [&loaded[..], &[dialog(NavEventKind::DialogOpened)]].concat();
+        assert_eq!(tracker(&opened).dialog.map(|d| d.message), Some("Saved".to_owned()));
+        let answered = [&opened[..], &[dialog(NavEventKind::DialogClosed)]].concat();
+        assert_eq!(tracker(&answered).dialog, None);
+    }
+
+    #[test]
+    fn a_dialog_goes_with_its_document_but_not_with_a_navigation_it_holds() {
+        let held = [
+            ev(NavEventKind::Committed, "1", "http://a/x"),
+            ev(NavEventKind::Started, "2", "http://a/y"),
+            dialog(NavEventKind::DialogOpened),
+        ];
+        assert!(tracker(&held).dialog.is_some(), "a leave-page question holds the navigation");
+        let committed = [&held[..], &[ev(NavEventKind::Committed, "2", "http://a/y")]].concat();
+        assert_eq!(tracker(&committed).dialog, None, "the next document has no dialog");
     }
 
     #[test]

@@ -43,6 +43,55 @@ pub struct TabInfo {
     /// The tab's latest navigation ended without a commit (a 204 answer, a download, a
     /// network error) and nothing has started since: a blank tab stays blank.
     pub navigation_failed: bool,
+    /// The dialog the page has open (an alert, a confirm, a prompt, a leave-page question),
+    /// if any: until it is answered, the page runs no script and takes no input.
+    pub dialog: Option<Dialog>,
+}
+
+crate::closed_set! {
+    /// The kinds of dialog a page can open (BiDi's `browsingContext.UserPromptType`, without
+    /// the file picker, which is no question to answer).
+    pub enum DialogKind("dialog kind") {
+        Alert = "alert",
+        Confirm = "confirm",
+        Prompt = "prompt",
+        BeforeUnload = "beforeunload",
+    }
+}
+
+/// A dialog a page opened and nobody has answered yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dialog {
+    pub kind: DialogKind,
+    /// The page's words (Chromium gives a leave-page question none).
+    pub message: String,
+}
+
+impl Dialog {
+    /// What it is, in words: `an alert`, `a leave-page dialog (beforeunload)`.
+    pub fn what(&self) -> &'static str {
+        match self.kind {
+            DialogKind::Alert => "an alert",
+            DialogKind::Confirm => "a confirm dialog",
+            DialogKind::Prompt => "a prompt",
+            DialogKind::BeforeUnload => "a leave-page dialog (beforeunload)",
+        }
+    }
+
+    /// Its words after a colon, quoted; nothing when it has none.
+    pub fn quoted_message(&self) -> String {
+        match self.message.trim() {
+            "" => String::new(),
+            message => format!(": {message:?}"),
+        }
+    }
+}
+
+/// In words for a person or a model: `an alert is open: "Saved."`.
+impl fmt::Display for Dialog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} is open{}", self.what(), self.quoted_message())
+    }
 }
 
 /// An element of an observed page, as the snapshot named it: the document it was seen in and

@@ -65,8 +65,11 @@ impl CoreAgent {
         };
         let mut out = page_answer(answer.page);
         out.text = format!("{}\n{}", answer.call.result.text(), out.text);
-        if failure.is_some() {
-            out.failure = failure;
+        match (failure, &mut out.failure) {
+            (Some(failure), _) => out.failure = Some(failure),
+            // The call was made, and then the page could not be shown: say both.
+            (None, Some(look)) => look.message = format!("{}; then {}", answer.call.result.text(), look.message),
+            (None, None) => {}
         }
         out
     }
@@ -115,13 +118,21 @@ fn class_of(kind: Option<FailureKind>) -> FailureClass {
         Some(FailureKind::NotFound) => FailureClass::NotFound,
         Some(FailureKind::Timeout) => FailureClass::Timeout,
         Some(FailureKind::NavigationFailed | FailureKind::Restricted) => FailureClass::Navigation,
+        Some(FailureKind::Dialog) => FailureClass::Dialog,
         _ => FailureClass::Other,
     }
 }
 
-/// What the look after a call shows; a stop the loop would make is a navigation failure.
+/// What the look after a call shows; a stop the loop would make is a navigation failure, and
+/// a page a dialog blocks (of which the core can read nothing but its URL) a dialog failure
+/// that names the dialog.
 fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -> Answer {
     match page {
+        Ok(Some(Observation { dialog: Some(dialog), url, .. })) => Answer {
+            text: format!("{url}: the page is blocked: {dialog}"),
+            dialog: Some(dialog.to_string()),
+            ..Answer::failed(FailureClass::Dialog, format!("{dialog}; answer it with handle_dialog"))
+        },
         Ok(Some(seen)) => Answer {
             page: Some(PageSeen { url: seen.url.clone(), title: seen.title.clone() }),
             elements: Some(
@@ -144,8 +155,8 @@ fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -
 
 #[async_trait]
 impl AgentUnderTest for CoreAgent {
-    fn supports(&self, tool: NeutralTool) -> bool {
-        !matches!(tool, NeutralTool::HandleDialog)
+    fn supports(&self, _: NeutralTool) -> bool {
+        true
     }
 
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
@@ -190,9 +201,7 @@ impl AgentUnderTest for CoreAgent {
                 Ok(tab) => self.run("close_tabs", json!({"tabs": [tab.to_string()]})).await,
                 Err(why) => Answer::failed(FailureClass::NotFound, why),
             },
-            NeutralTool::HandleDialog => {
-                Answer::failed(FailureClass::Other, "navguard's core has no handle_dialog tool yet")
-            }
+            NeutralTool::HandleDialog => self.run("handle_dialog", json!({"accept": args.get("accept")})).await,
         };
         answer.took = started.elapsed();
         answer

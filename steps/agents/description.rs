@@ -128,6 +128,18 @@ pub struct AnswerRules {
     pub element: Vec<regex::Regex>,
     /// One match per tab, with the group `title` (and `url`, `current` where it has them).
     pub tab: Vec<regex::Regex>,
+    /// The first that matches says a dialog is open: its words (group `dialog`, else the
+    /// first group, else the whole match).
+    pub dialog: Vec<regex::Regex>,
+}
+
+impl AnswerRules {
+    /// The dialog an answer says is open, in its words, if it says one is.
+    pub fn dialog_in(&self, text: &str) -> Option<String> {
+        let found = self.dialog.iter().find_map(|re| re.captures(text))?;
+        let words = found.name("dialog").or_else(|| found.get(1)).or_else(|| found.get(0))?;
+        Some(words.as_str().trim().to_owned())
+    }
 }
 
 #[derive(Deserialize)]
@@ -202,7 +214,8 @@ impl Description {
                 "title" => answer.title = compiled,
                 "element" => answer.element = compiled,
                 "tab" => answer.tab = compiled,
-                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab"))),
+                "dialog" => answer.dialog = compiled,
+                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab, dialog"))),
             }
         }
         let mut errors = Vec::new();
@@ -411,6 +424,23 @@ stale-ref = ['not found in the current page']
         for (text, named) in cases {
             let e = Description::parse(text, "a.toml", Path::new(".")).unwrap_err().to_string();
             assert!(e.contains(named), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_built_in_mcp_agents_tell_of_an_open_dialog_in_their_own_words() {
+        // As Playwright MCP 0.0.83 and Chrome DevTools MCP 1.11.0 answered with an alert open.
+        let playwright = "### Page\n- Page URL: http://127.0.0.1:1/dialog\n### Modal state\n\
+                          - [\"alert\" dialog with message \"Dialog: alert\"]: can be handled by browser_handle_dialog";
+        let devtools = "The element was clicked and it opened a dialog.\n# Open dialog\nbeforeunload: .\n\
+                        Call handle_dialog to handle it before continuing.";
+        for (agent, text, words) in [
+            ("playwright-mcp", playwright, "\"alert\" dialog with message \"Dialog: alert\""),
+            ("chrome-devtools-mcp", devtools, "beforeunload: ."),
+        ] {
+            let rules = Description::find(agent).unwrap().answer;
+            assert_eq!(rules.dialog_in(text).as_deref(), Some(words), "{agent}");
+            assert_eq!(rules.dialog_in("### Page\n- Page Title: Next"), None, "{agent}");
         }
     }
 

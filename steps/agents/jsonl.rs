@@ -336,6 +336,9 @@ struct Reply {
     snapshot: Option<WireSnapshot>,
     tabs: Option<Vec<WireTab>>,
     text: Option<String>,
+    /// The dialog the page has open, in the agent's words (an answer that tells of one
+    /// instead of failing as `dialog`).
+    dialog: Option<String>,
     error: Option<WireError>,
     /// The start's answer: what the agent is.
     agent: Option<WireAgent>,
@@ -418,6 +421,7 @@ impl Reply {
         let failure = (!self.ok).then(|| failure_of(self.error));
         Answer {
             failure,
+            dialog: self.dialog,
             page: self.page.map(|p| PageSeen { url: p.url.unwrap_or_default(), title: p.title.unwrap_or_default() }),
             elements: self.snapshot.map(|s| {
                 s.elements

@@ -151,6 +151,7 @@ impl McpAgent {
             url: group(c, "url"),
             current: c.name("current").is_some(),
         });
+        let dialog = rules.dialog_in(&text);
         let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
         let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
         Answer {
@@ -158,6 +159,7 @@ impl McpAgent {
             page,
             elements: (!elements.is_empty()).then_some(elements),
             tabs: (!tabs.is_empty()).then_some(tabs),
+            dialog,
             text,
             took: Duration::ZERO,
         }

@@ -89,6 +89,8 @@ pub struct Answer {
     /// The snapshot's elements, when the answer holds a snapshot.
     pub elements: Option<Vec<ElementSeen>>,
     pub tabs: Option<Vec<TabSeen>>,
+    /// The dialog the answer says the page has open (its words), when it says one is.
+    pub dialog: Option<String>,
     /// The answer as the agent gave it (its text), for the reports.
     pub text: String,
     /// How long the call took, from sending it to its answer.
@@ -109,6 +111,11 @@ impl Answer {
     pub fn succeeded(&self) -> bool {
         self.failure.is_none()
     }
+
+    /// It told of a dialog that blocks the page: it failed as `dialog`, or it shows one open.
+    pub fn reported_dialog(&self) -> bool {
+        self.dialog.is_some() || self.failure.as_ref().is_some_and(|f| f.class == FailureClass::Dialog)
+    }
 }
 
 /// Why an agent could not be started or spoken to: one line naming it and what to do.
@@ -125,7 +132,7 @@ pub enum AgentError {
         #[source]
         source: std::io::Error,
     },
-    #[error("agent {agent} did not answer the {what} within {:.1} s: is `{command}` {expected}?", .after.as_secs_f64())]
+    #[error("agent {agent} did not answer the {what} within {} s: is `{command}` {expected}?", seconds(*.after))]
     NoHandshake { agent: String, what: &'static str, command: String, expected: &'static str, after: Duration },
     #[error("agent {agent} is not {expected}: {why}{stderr}")]
     Protocol { agent: String, expected: &'static str, why: String, stderr: String },
@@ -160,6 +167,14 @@ pub async fn start(
             Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
         },
     })
+}
+
+/// A duration in seconds as a person writes it: `30`, `0.5`.
+fn seconds(d: Duration) -> String {
+    match d.subsec_millis() {
+        0 => d.as_secs().to_string(),
+        _ => format!("{:.1}", d.as_secs_f64()),
+    }
 }
 
 /// An agent under test, started for one scenario.

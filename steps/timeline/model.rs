@@ -306,6 +306,7 @@ fn guard_words(read_url: &str, decision: &GuardDecision, waited_ms: u64) -> Stri
         GuardDecision::NotInFlight => format!("guard: {read_url} not navigating"),
         GuardDecision::FastFail { pending_url } => format!("guard: pending {pending_url} on another origin: fast-fail"),
         GuardDecision::Settled { outcome } => format!("guard: {} after {waited_ms} ms", outcome.name()),
+        GuardDecision::Dialog { kind } => format!("guard: {read_url} has {kind} dialog open: no wait"),
     }
 }
 
@@ -328,6 +329,10 @@ fn browser_words(event: &NavEvent) -> String {
     match event.kind {
         NavEventKind::TabCreated => format!("tab {} created", short(&event.tab.0)),
         NavEventKind::TabClosed => format!("tab {} closed", short(&event.tab.0)),
+        NavEventKind::DialogOpened => match &event.dialog {
+            Some(dialog) => format!("{}: {dialog}", short(&event.tab.0)),
+            None => format!("{} dialog-opened", short(&event.tab.0)),
+        },
         kind => format!("{} {}: {url}", short(&event.tab.0), kind.name()),
     }
 }

@@ -20,6 +20,7 @@ fn event(trace: &Trace, at_ms: u64, kind: NavEventKind, url: &str) -> NavEvent {
         url: Some(url.into()),
         navigation: None,
         opener: None,
+        dialog: None,
     }
 }
 

@@ -357,6 +357,8 @@ fn reported_error(result: &CallResult) -> Option<ReportedError> {
         FailureKind::Refused => ObservationCode::DoneRefused,
         FailureKind::BadInput => ObservationCode::BadAction,
         FailureKind::Browser => ObservationCode::BrowserError,
+        // A dialog blocks the page: nothing on it can be acted on until it is answered.
+        FailureKind::Dialog => ObservationCode::TargetNotInteractable,
     };
     Some(ReportedError { code: code.name().into(), message: result.result.text().to_owned() })
 }

@@ -230,7 +230,47 @@ crate::closed_set! {
         /// A navigation became a download: it will never commit (Firefox sends no
         /// `navigationFailed` for it).
         DownloadWillBegin = "browsingContext.downloadWillBegin",
+        /// A page opened a dialog (with the session's `unhandledPromptBehavior` at `ignore`, it
+        /// stays open until `handleUserPrompt` answers it).
+        UserPromptOpened = "browsingContext.userPromptOpened",
+        UserPromptClosed = "browsingContext.userPromptClosed",
     }
+}
+
+/// `browsingContext.handleUserPrompt`: answers the dialog of a tab.
+#[derive(Debug, Serialize)]
+pub struct HandleUserPrompt {
+    pub context: ContextId,
+    pub accept: bool,
+    /// A prompt's answer.
+    #[serde(rename = "userText", skip_serializing_if = "Option::is_none")]
+    pub user_text: Option<String>,
+}
+
+impl Command for HandleUserPrompt {
+    const METHOD: &'static str = "browsingContext.handleUserPrompt";
+    type Output = Empty;
+}
+
+/// The params of `browsingContext.userPromptOpened`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct PromptOpened {
+    pub context: ContextId,
+    /// `alert`, `beforeunload`, `confirm` or `prompt`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub message: String,
+    /// What the session does with it (`ignore`: it waits for an answer).
+    #[serde(default)]
+    pub handler: Option<String>,
+}
+
+/// The params of `browsingContext.userPromptClosed`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct PromptClosed {
+    pub context: ContextId,
+    pub accepted: bool,
 }
 
 /// A `browsingContext` event of [`EventMethod`], with its params.
@@ -248,6 +288,8 @@ pub enum Event {
     /// Its params are only context, url and timestamp.
     HistoryUpdated(NavigationInfo),
     DownloadWillBegin(NavigationInfo),
+    UserPromptOpened(PromptOpened),
+    UserPromptClosed(PromptClosed),
 }
 
 impl Event {
@@ -267,6 +309,8 @@ impl Event {
             EventMethod::FragmentNavigated => Self::FragmentNavigated(de(params)?),
             EventMethod::HistoryUpdated => Self::HistoryUpdated(de(params)?),
             EventMethod::DownloadWillBegin => Self::DownloadWillBegin(de(params)?),
+            EventMethod::UserPromptOpened => Self::UserPromptOpened(de(params)?),
+            EventMethod::UserPromptClosed => Self::UserPromptClosed(de(params)?),
         };
         Ok(Some(event))
     }
