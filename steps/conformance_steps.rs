@@ -230,19 +230,27 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     let url = world.expand(&url);
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
-    // An agent that could not even go there fails the set-up in its own words, not after the
-    // load's deadline.
-    if let Some(f) = world.conformance.answers.get(&0).and_then(|a| a.failure.as_ref()) {
-        return Err(StepError::Expectation(format!("the agent could not go to {url}: {}", f.message)));
-    }
+    let refused = world.conformance.answers.get(&0).and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
     // The harness's own check, not the agent's word: the page's load event in the browser.
     // Compared as parsed URLs: the browser reports the URL as it normalised it (a space
-    // percent-encoded).
+    // percent-encoded). A failed answer is not enough to fail the set-up (the page may have
+    // loaded and then opened a dialog); a page that never loaded is told in the agent's words.
     let wanted = url::Url::parse(&url).ok();
     let loaded = |e: &navguard::browser::NavEvent| {
         e.kind == NavEventKind::Load && e.url.as_deref().and_then(|u| url::Url::parse(u).ok()) == wanted
     };
-    world.wait_for_event(&format!("{url} to load"), loaded).await?;
+    if let Err(e) = world.wait_for_event(&format!("{url} to load"), loaded).await {
+        return Err(match refused {
+            Some(message) => StepError::Expectation(format!("the agent could not go to {url}: {message}")),
+            None => e,
+        });
+    }
+    if world.conformance.unanswered.contains(&0) {
+        return Err(StepError::Expectation(format!(
+            "the set-up's navigate: {}",
+            no_answer(world.conformance.call_timeout)
+        )));
+    }
     world.conformance.answers.remove(&0);
     Ok(())
 }
