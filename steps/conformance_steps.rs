@@ -205,9 +205,9 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     let deadline = world.conformance.call_timeout;
     let agent = agent(world).await?;
     if !agent.supports(tool) {
-        let why = format!("not applicable: {name} has no {tool}");
+        let why = format!("{name} has no {tool}");
         world.conformance.not_applicable = Some(why.clone());
-        return Err(StepError::NotApplicable(why));
+        return Err(StepError::NotApplicable(format!("not applicable: {why}")));
     }
     let answer = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
         Ok(answer) => answer,

@@ -319,7 +319,10 @@ async function start({ chromium: path, cdp_endpoint: endpoint } = {}) {
   current = tabs[0] ?? null;
   if (!current) { current = await context.newPage(); watch(current); }
   log(`${endpoint ? 'attached to' : 'launched'} Chromium ${browser.version()}`);
-  return { agent: { name: 'jsonl-example', version: VERSION }, tools: Object.keys(TOOLS) };
+  // JSONL_EXAMPLE_TOOLS (comma-separated) offers fewer tools: how an agent without one looks.
+  const only = process.env.JSONL_EXAMPLE_TOOLS?.split(',').map((t) => t.trim()).filter(Boolean);
+  const tools = Object.keys(TOOLS).filter((t) => !only || only.includes(t));
+  return { agent: { name: 'jsonl-example', version: VERSION }, tools };
 }
 
 async function handle(line) {

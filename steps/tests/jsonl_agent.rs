@@ -194,3 +194,40 @@ fn a_call_the_agent_never_answers_fails_its_scenario_after_the_call_timeout() {
     assert!(stdout.contains("the agent gave no answer within 2 s"), "{all}");
     assert_eq!(out.status.code(), Some(1), "{all}");
 }
+
+#[test]
+fn a_scenario_calling_a_tool_the_agent_lacks_is_not_applicable_never_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    // The example adapter, offering every tool but handle_dialog.
+    let description = dir.path().join("no-dialogs.toml");
+    let adapter = root().join("agents/jsonl-example/adapter.mjs");
+    std::fs::write(
+        &description,
+        format!(
+            "name = \"no-dialogs\"\nkind = \"jsonl\"\nbrowsers = [\"chromium\"]\n[start]\ncommand = \"node\"\n\
+             args = [\"{}\"]\nenv = {{ JSONL_EXAMPLE_TOOLS = \"navigate,new_tab,snapshot,click,type,press_key,go_back,wait_for,list_tabs,select_tab,close_tab\" }}\n",
+            adapter.display()
+        ),
+    )
+    .unwrap();
+    let reports = dir.path().join("reports");
+    let out = navguard(&[
+        "run",
+        "features/agents/dialogs.feature",
+        "--agent",
+        description.to_str().unwrap(),
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let Some((passed, failed, not_applicable)) = counts(&stdout) else { panic!("no closing line:\n{all}") };
+    assert!(stdout.contains("no-dialogs has no handle_dialog"), "the pre-flight names the missing tool:\n{all}");
+    // Every dialog scenario but one answers the dialog; each of those is not applicable.
+    assert!(not_applicable >= 3, "{all}");
+    assert_eq!(passed + failed + not_applicable, 5, "{all}");
+    assert!(stdout.contains("NOT APPLICABLE features/agents/dialogs.feature:11"), "{all}");
+    let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
+    assert!(junit.contains("<skipped message=\"not applicable: no-dialogs has no handle_dialog\""), "{junit}");
+    assert_eq!(out.status.code(), Some(if failed == 0 { 0 } else { 1 }), "{all}");
+}
