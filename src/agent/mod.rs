@@ -29,6 +29,7 @@ mod settle;
 mod settle_wait;
 mod stop;
 mod tabs;
+mod tool_spec;
 mod tools;
 mod trace;
 mod verify;
@@ -55,6 +56,7 @@ pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
+pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
 pub use tools::{
     Call, MAX_WAIT, NETWORK_IDLE, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name,
     parse_tool,

@@ -1,7 +1,9 @@
 //! The tools the model may call, parsed strictly from (name, JSON args) into typed calls.
 //!
-//! Adding a tool means adding its [`ToolName`] member and its arm in [`parse_args`]; the tool
-//! sets, the messages and the trace take their names from there.
+//! Adding a tool means adding its [`ToolName`] member, its entry in the tool table
+//! ([`ToolName::spec`]: description, argument schema, input, retries, risk) and its arm in
+//! [`parse_args`]; the compiler asks for each. The tool sets, the watchdog, the messages and the
+//! trace take what they know of a tool from there.
 
 use super::error::{ToolError, ToolFailure};
 use super::tabs::TabRef;
@@ -33,25 +35,13 @@ crate::closed_set! {
 impl ToolName {
     /// The tool creates a tab: a task that has one already is not offered it.
     pub const fn creates_tab(self) -> bool {
-        matches!(self, Self::OpenUrl)
+        self.spec().creates_tab
     }
 
-    /// The tool acts on or reads the focused tab's page, so a dialog open there refuses it:
-    /// the page takes no input and runs no script until the dialog is answered, and the model
-    /// must see what the page asked before anything else happens to it. The rest work beside
-    /// a dialog: answering it, the tab pointer, closing tabs, waiting, asking the user.
+    /// The tool acts on or reads the focused tab's page, so a dialog open there refuses it
+    /// ([`ToolSpec::needs_the_page`](super::ToolSpec)).
     pub const fn needs_the_page(self) -> bool {
-        matches!(
-            self,
-            Self::Navigate
-                | Self::GoBack
-                | Self::Click
-                | Self::Type
-                | Self::PressKey
-                | Self::WaitFor
-                | Self::WaitForNetworkIdle
-                | Self::Done
-        )
+        self.spec().needs_the_page
     }
 }
 

@@ -6,6 +6,7 @@
 //! hang. The retry policy is pure ([`RetryPolicy::decide`]), so it unit-tests without a browser.
 
 use super::error::{ToolError, ToolFailure};
+use super::tool_spec::Repeat;
 use super::tools::ToolName;
 use crate::browser::BrowserError;
 use std::future::Future;
@@ -152,28 +153,15 @@ impl RetryPolicy {
 }
 
 /// Why a retryable failure of `tool` must not be repeated blindly, if it must not: the first
-/// attempt may already have had its effect.
+/// attempt may already have had its effect (the tool table says which tools that can be).
 fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Option<&'static str> {
-    match tool {
+    match tool.spec().repeat {
+        Repeat::Freely => None,
+        Repeat::Never(why) => Some(why),
         // A timed-out input may have been delivered: a click that submits, an Enter.
-        ToolName::Click | ToolName::Type | ToolName::PressKey if class == FailureClass::Timeout => {
-            Some("the input may already have taken effect")
-        }
-        ToolName::Click | ToolName::Type | ToolName::PressKey if navigated => {
-            Some("the page began to navigate after the input")
-        }
-        // A second step back would skip a page.
-        ToolName::GoBack => Some("another step back would skip a page"),
-        // The first answer may have reached the page (and closed the dialog, or left it).
-        ToolName::HandleDialog => Some("the dialog may already have been answered"),
-        // Its tab exists already and stays for the model (seed 000); another try opens another.
-        ToolName::OpenUrl => Some("a tab was already opened"),
-        // A wait's timeout is its answer.
-        ToolName::Wait | ToolName::WaitFor | ToolName::WaitForNetworkIdle => {
-            Some("a wait that timed out is its answer")
-        }
-        ToolName::AskUser | ToolName::Done => Some("it is not an action"),
-        _ => None,
+        Repeat::UnlessDelivered if class == FailureClass::Timeout => Some("the input may already have taken effect"),
+        Repeat::UnlessDelivered if navigated => Some("the page began to navigate after the input"),
+        Repeat::UnlessDelivered => None,
     }
 }
 
