@@ -462,7 +462,9 @@ async fn the_settle_outcomes_are(world: &mut NavWorld, outcomes: String) -> Step
 
 #[then("no navigation listener is left registered")]
 async fn no_listener_left(world: &mut NavWorld) -> StepResult {
-    expect_eq("live navigation listeners", 0, world.port()?.listener_count())
+    let port = world.port()?;
+    let live = port.diagnostics().map(navguard::browser::PortDiagnostics::listener_count);
+    expect_eq("live navigation listeners", Some(0), live)
 }
 
 #[then(expr = "the trace of round {int} shows the guard {string}")]

@@ -246,6 +246,8 @@ fn browser_config(options: &BrowserOptions) -> BrowserConfig {
         browser: options.browser,
         webdriver_url: options.webdriver_url.clone(),
         headless: !options.headful,
+        // A failed scenario's artifacts hold the BiDi events behind it (bidi.jsonl).
+        record_wire: true,
         ..BrowserConfig::default()
     }
 }

@@ -38,6 +38,10 @@ pub struct BrowserConfig {
     pub call_timeout: Duration,
     /// The deadline of starting the driver and opening the session.
     pub start_timeout: Duration,
+    /// Keep every BiDi event as it came off the wire, for a failure's artifacts
+    /// ([`PortDiagnostics::wire_record`](crate::browser::PortDiagnostics::wire_record)); off,
+    /// nothing is kept.
+    pub record_wire: bool,
 }
 
 impl BrowserConfig {
@@ -55,6 +59,7 @@ impl Default for BrowserConfig {
             headless: true,
             call_timeout: Self::CALL_TIMEOUT,
             start_timeout: Self::START_TIMEOUT,
+            record_wire: false,
         }
     }
 }
@@ -116,7 +121,7 @@ impl BidiBrowser {
         let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless);
         let (session, endpoints) = open(&url, caps, config.start_timeout).await?;
         let ws_url = endpoints.bidi;
-        let router = Router::default();
+        let router = Router::new(config.record_wire);
         let connected = async {
             let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
             // The network events feed the wait for network idle (its own log, per tab).

@@ -11,8 +11,8 @@ use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, Key, NavEvent, NavEventKind, RequestLog, Staleness,
-    TabId, TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, Key, NavEvent, NavEventKind, PortDiagnostics,
+    RequestLog, Staleness, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -456,12 +456,16 @@ impl BrowserPort for BidiPort {
         Arc::clone(&self.scope.requests)
     }
 
-    #[cfg(any(test, feature = "test-util"))]
+    fn diagnostics(&self) -> Option<&dyn PortDiagnostics> {
+        Some(self)
+    }
+}
+
+impl PortDiagnostics for BidiPort {
     fn listener_count(&self) -> usize {
         self.scope.log.listener_count()
     }
 
-    #[cfg(feature = "test-util")]
     fn wire_record(&self) -> Vec<String> {
         self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
     }

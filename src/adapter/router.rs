@@ -8,14 +8,12 @@ use crate::browser::{
     Dialog, DialogKind, EventLog, NavEvent, NavEventKind, NavigationId, RequestEvent, RequestEventKind, RequestId,
     RequestLog, TabId, TabTracker,
 };
-#[cfg(feature = "test-util")]
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// One BiDi event as it came off the wire, for failure artifacts.
-#[cfg(feature = "test-util")]
 #[derive(Clone, Debug, Serialize)]
 pub(super) struct RawEvent {
     /// Milliseconds since the scope's log began.
@@ -31,8 +29,10 @@ pub(super) struct Scope {
     /// Its tabs' network requests (frames' included), for the wait for network idle.
     pub(super) requests: Arc<RequestLog>,
     tracker: Mutex<TabTracker>,
-    #[cfg(feature = "test-util")]
-    raw: Mutex<Vec<RawEvent>>,
+    /// The wire events, when the browser keeps them ([`BrowserConfig::record_wire`]).
+    ///
+    /// [`BrowserConfig::record_wire`]: super::BrowserConfig::record_wire
+    raw: Option<Mutex<Vec<RawEvent>>>,
     /// Tab creations under way in this scope (see `create.rs`).
     pub(super) creates_in_flight: std::sync::atomic::AtomicUsize,
     /// Navigations already reported ended without a commit: browsers say so in more than one
@@ -50,23 +50,22 @@ impl Scope {
         lock(&self.tracker)
     }
 
-    /// Every BiDi event of its tabs so far.
-    #[cfg(feature = "test-util")]
-    pub(super) fn raw_events(&self) -> Vec<RawEvent> {
-        lock(&self.raw).clone()
+    /// A scope that keeps its wire events when `record_wire`.
+    fn new(record_wire: bool) -> Self {
+        Self { raw: record_wire.then(Mutex::default), ..Self::default() }
     }
 
-    /// Keeps the wire event for the failure artifacts (test-util builds only).
-    // Without test-util nothing is recorded, so `self` goes unused there.
-    #[cfg_attr(not(feature = "test-util"), allow(clippy::unused_self))]
+    /// Every BiDi event of its tabs so far (none when the browser does not keep them).
+    pub(super) fn raw_events(&self) -> Vec<RawEvent> {
+        self.raw.as_ref().map(|raw| lock(raw).clone()).unwrap_or_default()
+    }
+
+    /// Keeps the wire event for the failure artifacts, when the browser keeps them.
     fn record_raw(&self, method: &str, params: &Value) {
-        #[cfg(feature = "test-util")]
-        {
+        if let Some(raw) = &self.raw {
             let t_ms = self.log.origin().elapsed().as_secs_f64() * 1000.0;
-            lock(&self.raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
+            lock(raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
         }
-        #[cfg(not(feature = "test-util"))]
-        let _ = (method, params);
     }
 
     fn publish(&self, event: NavEvent) {
@@ -96,14 +95,22 @@ struct Routes {
 #[derive(Clone, Default)]
 pub(super) struct Router {
     routes: Arc<Mutex<Routes>>,
+    /// Its scopes keep their wire events.
+    record_wire: bool,
 }
 
 impl Router {
+    /// A router whose scopes keep their wire events when `record_wire`.
+    pub(super) fn new(record_wire: bool) -> Self {
+        let routes = Routes { default_scope: Arc::new(Scope::new(record_wire)), ..Routes::default() };
+        Self { routes: Arc::new(Mutex::new(routes)), record_wire }
+    }
+
     /// Registers a scope for a user context (`None`: the default one).
     pub(super) fn add_scope(&self, user_context: Option<&UserContext>) -> Arc<Scope> {
         let mut routes = lock(&self.routes);
         let Some(uc) = user_context else { return Arc::clone(&routes.default_scope) };
-        let scope = Arc::new(Scope::default());
+        let scope = Arc::new(Scope::new(self.record_wire));
         if let Some(reason) = &routes.closed {
             scope.log.close(reason.clone());
             scope.requests.close(reason.clone());

@@ -41,7 +41,7 @@ async fn open_url_on_a_slow_site_succeeds_with_both_guards() {
     assert!(matches!(call, TraceEvent::ToolCall { guard: Some((SettleOutcome::Committed { .. }, _)), .. }), "{call:?}");
     let round2: Vec<_> = task.trace.guards().filter(|(r, ..)| *r == 2).collect();
     assert_eq!(round2[0].1, &GuardDecision::NotInFlight);
-    assert_eq!(port.listener_count(), 0);
+    assert_eq!(crate::browser::PortDiagnostics::listener_count(&port), 0);
 }
 
 #[tokio::test(start_paused = true)]
@@ -130,7 +130,7 @@ async fn stop_during_a_settle_aborts_and_leaves_no_listener() {
     let stop = Agent::new(&port, &plan, AgentConfig::default()).run(&mut task, &cancel).await;
     assert_eq!(stop.message(), "Task stopped by the user");
     assert_eq!(task.trace.guards().next().unwrap().1.outcome_name(), Some("aborted"));
-    assert_eq!(port.listener_count(), 0);
+    assert_eq!(crate::browser::PortDiagnostics::listener_count(&port), 0);
 }
 
 #[tokio::test(start_paused = true)]
@@ -160,7 +160,7 @@ async fn a_commit_between_subscribe_and_read_is_not_lost() {
             .unwrap();
     assert_eq!(report.outcome, SettleOutcome::Committed { url: SITE.into() });
     assert_eq!(report.waited, Duration::ZERO);
-    assert_eq!(port.listener_count(), 0);
+    assert_eq!(crate::browser::PortDiagnostics::listener_count(&port), 0);
 }
 
 #[tokio::test(start_paused = true)]
@@ -181,7 +181,7 @@ async fn two_tabs_settling_at_once_do_not_see_each_others_events() {
     let (ra, rb, ()) = tokio::join!(wait_a, wait_b, commits);
     assert_eq!(ra.unwrap().waited, Duration::from_millis(200));
     assert_eq!(rb.unwrap().waited, Duration::from_millis(100));
-    assert_eq!(port.listener_count(), 0);
+    assert_eq!(crate::browser::PortDiagnostics::listener_count(&port), 0);
 }
 
 #[tokio::test(start_paused = true)]

@@ -22,7 +22,7 @@ pub use error::BrowserError;
 pub use event::{NavEvent, NavEventKind};
 pub use event_log::{EventLog, EventStream, LogClosed, Sequenced};
 pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, RequestStream};
-pub use port::{BrowserPort, Key};
+pub use port::{BrowserPort, Key, PortDiagnostics};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub use tab_state::TabTracker;

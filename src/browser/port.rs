@@ -121,12 +121,18 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     fn events_origin(&self) -> Instant;
     /// The log of its tabs' network requests (a log of its own, lossless like the events').
     fn request_log(&self) -> Arc<RequestLog>;
+    /// What the port can tell of itself beyond the browser's state, if it can.
+    fn diagnostics(&self) -> Option<&dyn PortDiagnostics> {
+        None
+    }
+}
+
+/// What a port can tell of itself, for a harness's checks and a failure's artifacts.
+pub trait PortDiagnostics {
     /// How many subscriptions are alive (a waiter must leave none behind).
-    #[cfg(any(test, feature = "test-util"))]
     fn listener_count(&self) -> usize;
-    /// The protocol messages behind the events, one JSON text each, for a failed test's
-    /// artifacts. A port without a wire protocol has none.
-    #[cfg(feature = "test-util")]
+    /// The protocol messages behind the events, one JSON text each. A port without a wire
+    /// protocol, or that does not keep it, has none.
     fn wire_record(&self) -> Vec<String> {
         Vec::new()
     }

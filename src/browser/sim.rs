@@ -334,6 +334,12 @@ impl BrowserPort for SimPort {
         Arc::clone(&self.requests)
     }
 
+    fn diagnostics(&self) -> Option<&dyn super::PortDiagnostics> {
+        Some(self)
+    }
+}
+
+impl super::PortDiagnostics for SimPort {
     fn listener_count(&self) -> usize {
         self.log.listener_count()
     }
