@@ -7,7 +7,8 @@
 //! - [`browser`]: the browser port (a trait) and its event log;
 //! - [`bidi`]: a WebDriver BiDi client (typed commands, replies by id, deadlines);
 //! - [`adapter`]: the real port, over BiDi, with the WebDriver session opened by fantoccini;
-//! - [`names`]: closed sets of names (`closed_set!`), one table each.
+//! - [`names`]: closed sets of names (`closed_set!`), one table each;
+//! - [`prelude`]: what an embedder needs, in one `use`.
 //!
 //! The conformance harness that proves it on real browsers is the `navguard-harness` crate
 //! (`steps/`).
@@ -18,4 +19,5 @@ pub mod bidi;
 pub mod browser;
 pub mod conversation;
 pub mod names;
+pub mod prelude;
 pub mod store;
