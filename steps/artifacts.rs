@@ -49,7 +49,10 @@ pub async fn write(
     let timed =
         events.iter().map(|e| TimedEvent { t_ms: e.at.duration_since(origin).as_secs_f64() * 1000.0, event: e });
     write_jsonl(&dir.join("events.jsonl"), timed)?;
-    write_lines(&dir.join("bidi.jsonl"), env.port.diagnostics().map(|d| d.wire_record()).unwrap_or_default())?;
+    write_lines(
+        &dir.join("bidi.jsonl"),
+        env.port.diagnostics().map(navguard::browser::PortDiagnostics::wire_record).unwrap_or_default(),
+    )?;
     write_jsonl(&dir.join("requests.jsonl"), env.site.requests().all())?;
     if let Some(tab) = tab {
         let shot = tokio::time::timeout(SCREENSHOT_DEADLINE, env.port.screenshot(&tab)).await;

@@ -258,14 +258,14 @@ async fn turn_observed(world: &mut NavWorld, n: usize, title: String) -> StepRes
 
 #[then(expr = "the trace says {string}")]
 async fn the_trace_says(world: &mut NavWorld, text: String) -> StepResult {
-    let notes: Vec<&str> = world
+    let notes: Vec<String> = world
         .agent
         .task
         .trace
         .entries
         .iter()
         .filter_map(|e| match &e.event {
-            TraceEvent::Note { text } => Some(text.as_str()),
+            TraceEvent::Note { note } => Some(note.to_string()),
             _ => None,
         })
         .collect();

@@ -10,6 +10,7 @@ use super::settle::SettleOutcome;
 use super::settle_wait::{SettleReport, UrlSettle};
 use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
+use super::trace::Note;
 use super::verify::{ExpectKey, Expectation, check_now_and_on, verify};
 use super::watchdog::Phase;
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
@@ -26,7 +27,7 @@ pub struct ToolRun {
     /// `done`'s summary: the task succeeded.
     pub done: Option<String>,
     /// Things worth a trace note (a focus fallback, …).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// `ask_user`'s question: the task pauses until the user resumes it.
     pub ask: Option<String>,
 }
@@ -131,7 +132,7 @@ impl ToolContext<'_> {
     fn pin_new_tab(tabs: &mut TaskTabs, tab: TabId, origin: url::Origin, run: &mut ToolRun) {
         if tabs.primary().is_none() {
             tabs.adopt_primary(tab, origin);
-            run.notes.push("the first tab of the task: primary and focused".into());
+            run.notes.push(Note::FirstTab);
         } else {
             tabs.pin(tab, origin);
         }
@@ -292,7 +293,7 @@ impl ToolContext<'_> {
         for tab in &targets {
             match self.port.close(tab).await {
                 Ok(()) => {}
-                Err(e) if e.is_tab_gone() => run.notes.push(format!("tab {tab} was already gone")),
+                Err(e) if e.is_tab_gone() => run.notes.push(Note::TabAlreadyGone { tab: tab.clone() }),
                 Err(e) => return ToolRun::err(browser(ToolName::CloseTabs)(e)),
             }
             Self::forget_closed(tabs, tab, &mut run);
@@ -308,7 +309,7 @@ impl ToolContext<'_> {
         tabs.forget(tab);
         if let (true, Some(primary)) = (was_focused, tabs.primary().cloned()) {
             tabs.focus(primary.clone());
-            run.notes.push(format!("focus fell back to the primary tab {primary}"));
+            run.notes.push(Note::FocusFellBack { primary: primary.clone() });
         }
     }
 

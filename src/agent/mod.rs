@@ -61,7 +61,7 @@ pub use tools::{
     Call, MAX_WAIT, NETWORK_IDLE, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name,
     parse_tool,
 };
-pub use trace::{GuardDecision, GuardKind, RepairReason, Trace, TraceEntry, TraceEvent};
+pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};
 pub use watchdog::{FailureClass, PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
 

@@ -15,7 +15,7 @@ use super::segment::summarise;
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::tools::{Call, Tool, ToolName, ToolSet, parse_call, parse_name};
-use super::trace::{RepairReason, Trace, TraceEvent};
+use super::trace::{Note, RepairReason, Trace, TraceEvent};
 use super::verify::{Expectation, verify};
 use super::watchdog::{Phase, RetryDecision, watch};
 use crate::browser::{BrowserError, BrowserPort, EventStream, NavEventKind, TabId};
@@ -206,7 +206,7 @@ impl<'a> Agent<'a> {
         if let Some(store) = self.checkpoints
             && let Err(e) = store.save(&task.checkpoint(reason.clone()))
         {
-            task.trace.record(task.round, TraceEvent::Note { text: format!("the checkpoint was not saved: {e}") });
+            task.trace.record(task.round, TraceEvent::Note { note: Note::CheckpointNotSaved { error: e.to_string() } });
         }
         task.trace.record(task.round, TraceEvent::Paused { reason: reason.clone() });
         control.enter_pause(task.round, reason);
@@ -304,10 +304,7 @@ impl<'a> Agent<'a> {
                     return self.blocked(task, round, &tab, dialog).await;
                 }
                 if state == PageState::Leaving {
-                    task.trace.record(
-                        round,
-                        TraceEvent::Note { text: "the page began to leave before it was observed".into() },
-                    );
+                    task.trace.record(round, TraceEvent::Note { note: Note::LeftBeforeObserved });
                     continue;
                 }
             }
@@ -329,8 +326,8 @@ impl<'a> Agent<'a> {
                 // script sent to a navigating tab, then fails it): the page is in flight now,
                 // and the guard settles it. With the guard off, the failure stands (the race).
                 Err(e) if self.config.loop_top_guard && left_since(self.port, &tab, position).is_some() => {
-                    let text = format!("the page began to leave while it was observed ({e}): observed again");
-                    task.trace.record(round, TraceEvent::Note { text });
+                    let note = Note::LeftWhileObserved { to: None, error: Some(e.to_string()) };
+                    task.trace.record(round, TraceEvent::Note { note });
                     continue;
                 }
                 Err(e) => return Err(observation_stop(e)),
@@ -338,8 +335,8 @@ impl<'a> Agent<'a> {
             if self.config.loop_top_guard
                 && let Some(url) = left_since(self.port, &tab, position)
             {
-                let text = format!("the page began to leave for {url} while it was observed: observed again");
-                task.trace.record(round, TraceEvent::Note { text });
+                let note = Note::LeftWhileObserved { to: Some(url.to_string()), error: None };
+                task.trace.record(round, TraceEvent::Note { note });
                 continue;
             }
             task.snapshots += 1;
@@ -377,11 +374,8 @@ impl<'a> Agent<'a> {
         task.snapshots += 1;
         let mut observation = blocked(tab, url, dialog);
         observation.snapshot = format!("s{}", task.snapshots);
-        let text = format!(
-            "the page is blocked: {}",
-            observation.dialog.as_ref().map(ToString::to_string).unwrap_or_default()
-        );
-        task.trace.record(round, TraceEvent::Note { text });
+        let dialog = observation.dialog.as_ref().map(ToString::to_string).unwrap_or_default();
+        task.trace.record(round, TraceEvent::Note { note: Note::PageBlocked { dialog } });
         task.trace.record(
             round,
             TraceEvent::Observed {
@@ -502,7 +496,7 @@ impl<'a> Agent<'a> {
             let navigated = task.tabs.focused().is_some_and(|tab| left_since(self.port, tab, position).is_some());
             match self.config.retry.decide(name, error, retries, navigated) {
                 RetryDecision::Keep { why: Some(why) } => {
-                    task.trace.record(round, TraceEvent::Note { text: format!("{name} not retried: {why}") });
+                    task.trace.record(round, TraceEvent::Note { note: Note::NotRetried { tool: name, why } });
                     return run;
                 }
                 RetryDecision::Keep { why: None } => return run,
@@ -693,8 +687,8 @@ pub(super) fn record_call(
     run: ToolRun,
     results: &mut Vec<CallResult>,
 ) -> Option<StopReason> {
-    for text in run.notes {
-        task.trace.record(round, TraceEvent::Note { text });
+    for note in run.notes {
+        task.trace.record(round, TraceEvent::Note { note });
     }
     let (result, failure) = match run.result {
         Ok(text) => (ToolReply::Ok(text), None),

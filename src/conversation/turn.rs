@@ -4,7 +4,7 @@
 use super::clients::Clients;
 use super::error::TurnError;
 use crate::agent::{
-    Agent, AgentConfig, Planner, RoundHook, SettleOutcome, StopReason, Task, ToolSet, TraceEvent, UrlSettle,
+    Agent, AgentConfig, Note, Planner, RoundHook, SettleOutcome, StopReason, Task, ToolSet, TraceEvent, UrlSettle,
     is_restricted_url, safe_parse_origin,
 };
 use crate::browser::{BrowserPort, TabId};
@@ -97,7 +97,10 @@ impl Conversation<'_> {
         let gone = used.filter(|u| *u != client);
         if let Some(gone) = gone {
             task.tabs.clear();
-            task.trace.record(0, TraceEvent::Note { text: format!("browser client {gone} is gone; using {client}") });
+            task.trace.record(
+                0,
+                TraceEvent::Note { note: Note::ClientGone { gone: gone.to_owned(), using: client.to_string() } },
+            );
             self.store.update(
                 task_id,
                 &TaskUpdate { tab_id: Field::Clear, client_id: Field::Set(client.clone()), ..TaskUpdate::default() },
@@ -121,10 +124,7 @@ impl Conversation<'_> {
             Ok(_) => Ok(Some(tab)),
             Err(e) if e.is_tab_gone() => {
                 task.tabs.forget(&tab);
-                task.trace.record(
-                    0,
-                    TraceEvent::Note { text: format!("the task's tab {tab} was closed; opening a new tab") },
-                );
+                task.trace.record(0, TraceEvent::Note { note: Note::TabClosed { tab: tab.clone() } });
                 self.store.update(task_id, &TaskUpdate { tab_id: Field::Clear, ..TaskUpdate::default() })?;
                 Ok(None)
             }

@@ -270,7 +270,7 @@ fn trace_words(event: &TraceEvent) -> (Lane, Mark, String) {
             return (Lane::Agent, Mark::Ok, format!("done: {}", reason.message()));
         }
         TraceEvent::Stopped { reason } => return (Lane::Agent, Mark::Stop, reason.message()),
-        TraceEvent::Note { text } => (Lane::Agent, format!("note: {text}")),
+        TraceEvent::Note { note } => (Lane::Agent, format!("note: {note}")),
         TraceEvent::PagePrepared { url, reused, .. } => {
             (Lane::Agent, format!("page ready at {url} (tab reused: {reused})"))
         }
