@@ -111,7 +111,7 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
         client: client::Client::new(&server, secret),
         journal,
         secrets,
-        risk: RiskPolicy::default(),
+        risk: config.risk.clone(),
     });
     let cancel = CancellationToken::new();
     let outcome = tokio::select! {
