@@ -1,9 +1,11 @@
 //! `navguard replay <audit.jsonl> -o page.html`: one self-contained page of a task's audit:
 //! each step with its action, risk, confirmation and observation, and its screenshots inline.
+//! Each line is read as the orchestrator's own [`AuditLine`], the type its audit writes: a line
+//! that is not one is named by its number.
 
 use base64::Engine;
 use maud::{DOCTYPE, Markup, html};
-use serde_json::Value;
+use navguard_orchestrator::audit::AuditLine;
 use std::path::{Path, PathBuf};
 
 /// Why a replay could not be written.
@@ -34,7 +36,7 @@ pub fn replay(audit: &Path, out: &Path) -> Result<usize, ReplayError> {
     let text = std::fs::read_to_string(audit).map_err(io(audit))?;
     let mut events = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let event: Value = serde_json::from_str(line).map_err(|source| ReplayError::BadLine {
+        let event: AuditLine = serde_json::from_str(line).map_err(|source| ReplayError::BadLine {
             path: audit.to_owned(),
             line: n + 1,
             source,
@@ -47,8 +49,8 @@ pub fn replay(audit: &Path, out: &Path) -> Result<usize, ReplayError> {
     Ok(events.len())
 }
 
-fn page(audit: &Path, events: &[Value], folder: &Path) -> Markup {
-    let task = events.first().and_then(|e| e["taskId"].as_str()).unwrap_or("?");
+fn page(audit: &Path, events: &[AuditLine], folder: &Path) -> Markup {
+    let task = events.first().map_or("?", |e| e.task_id.as_str());
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -66,25 +68,29 @@ fn page(audit: &Path, events: &[Value], folder: &Path) -> Markup {
     }
 }
 
-fn step(n: usize, event: &Value, folder: &Path) -> Markup {
-    let risk = event["risk"].as_str().unwrap_or("");
-    let action = &event["action"];
+/// JSON of a part of the line, as it is shown (compact).
+fn json(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+fn step(n: usize, event: &AuditLine, folder: &Path) -> Markup {
+    let risk = event.risk.map_or("", |r| r.name());
     html! {
         section.step.(risk) id=(format!("event-{n}")) {
-            h2 { (n + 1) ". " (event["event"].as_str().unwrap_or("?")) @if let Some(id) = event["actionId"].as_str() { " · " code { (id) } } }
-            @if action.is_object() {
-                p { "Action " code { (action["type"].as_str().unwrap_or("?")) } " " code { (action["target"].to_string()) } " " code { (action["params"].to_string()) } }
+            h2 { (n + 1) ". " (event.event.name()) @if let Some(id) = &event.action_id { " · " code { (id) } } }
+            @if let Some(action) = &event.action {
+                p { "Action " code { (action.kind.name()) } " " code { (json(&action.target)) } " " code { (json(&action.params)) } }
             }
             @if !risk.is_empty() { p { "Risk: " strong { (risk) } } }
-            @if let Some(confirmation) = event.get("confirmation") {
-                p { "Confirmation: " (if confirmation["approved"] == true { "approved" } else { "denied" })
-                    @if let Some(reason) = confirmation["reason"].as_str() { " (" (reason) ")" } }
+            @if let Some(confirmation) = &event.confirmation {
+                p { "Confirmation: " (if confirmation.approved { "approved" } else { "denied" })
+                    @if let Some(reason) = &confirmation.reason { " (" (reason) ")" } }
             }
-            @if let Some(observation) = event.get("observation") {
-                p { "Observed " code { (observation["title"].as_str().unwrap_or("")) } " at " code { (observation["url"].as_str().unwrap_or("")) } }
-                @if let Some(errors) = observation["errors"].as_array().filter(|e| !e.is_empty()) { p { "Errors: " code { (Value::Array(errors.clone()).to_string()) } } }
+            @if let Some(observation) = &event.observation {
+                p { "Observed " code { (observation.title) } " at " code { (observation.url) } }
+                @if !observation.errors.is_empty() { p { "Errors: " code { (json(&observation.errors)) } } }
             }
-            @for name in event["screenshots"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+            @for name in event.screenshots.iter().flatten() {
                 @if let Some(uri) = inline(folder, name) { img src=(uri) alt=(name); }
             }
         }

@@ -33,31 +33,37 @@ impl AppState {
         Self { service, secret, planner, planning: Mutex::default() }
     }
 
+    /// The tasks being planned. A panic while the set was held cannot leave it half-changed (an
+    /// insert or a remove is whole), so a poisoned lock is taken as it is.
+    fn planning(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Asks the model, in the background, for the next step of each of its tasks that has none:
     /// `next` never waits for a model; the executor's next poll finds the step.
-    fn plan_ahead(self: &Arc<Self>, task_id: Option<&str>, except: &[String]) -> Result<(), ServiceError> {
+    async fn plan_ahead(self: &Arc<Self>, task_id: Option<String>, except: Vec<String>) -> Result<(), ServiceError> {
         let Some(planner) = &self.planner else { return Ok(()) };
-        for task in self.service.needing_a_step(task_id, except)? {
-            if !self.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(task.clone()) {
+        for task in self.service.needing_a_step(task_id, except).await? {
+            if !self.planning().insert(task.clone()) {
                 continue;
             }
             let (state, planner) = (Arc::clone(self), Arc::clone(planner));
             tokio::spawn(async move {
-                let planned = match state.service.planning_request(&task) {
+                let planned = match state.service.planning_request(task.clone()).await {
                     Ok(request) => planner.next_step(&request).await.map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 };
                 let recorded = match planned {
-                    Ok(step) => state.service.add_step(&task, &step),
+                    Ok(step) => state.service.add_step(task.clone(), step).await,
                     Err(why) => {
                         tracing::warn!(target: "navguard::serve", "task {task}: {why}");
-                        state.service.fail(&task, &why)
+                        state.service.fail(task.clone(), why).await
                     }
                 };
                 if let Err(e) = recorded {
                     tracing::error!(target: "navguard::serve", "task {task}: {e}");
                 }
-                state.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&task);
+                state.planning().remove(&task);
             });
         }
         Ok(())
@@ -78,7 +84,7 @@ impl ApiError {
     }
 
     fn bad(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+        Self::new(status_of(ErrorCode::BadRequest), ErrorCode::BadRequest, message)
     }
 }
 
@@ -88,21 +94,27 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// The HTTP status the contract gives each error code.
+fn status_of(code: ErrorCode) -> StatusCode {
+    match code {
+        ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+        ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
+        ErrorCode::NoSuchTask => StatusCode::NOT_FOUND,
+        ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
-        match e {
-            ServiceError::NoSuchTask(_) => Self::new(StatusCode::NOT_FOUND, ErrorCode::NoSuchTask, e.to_string()),
-            ServiceError::Conflict(_) => Self::new(StatusCode::CONFLICT, ErrorCode::Conflict, e.to_string()),
-            ServiceError::BadRequest(_) => Self::bad(e.to_string()),
-            other => {
-                tracing::error!(target: "navguard::serve", "{other}");
-                Self::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    ErrorCode::Conflict,
-                    "internal error: see the server's log",
-                )
-            }
+        let code = e.code();
+        if code == ErrorCode::Internal {
+            // The details (paths, SQL) are the operator's, in the log; the caller learns only
+            // that it was not its mistake.
+            tracing::error!(target: "navguard::serve", "{e}");
+            return Self::new(status_of(code), code, "internal error: see the server's log");
         }
+        Self::new(status_of(code), code, e.to_string())
     }
 }
 
@@ -137,7 +149,7 @@ async fn authorize(State(state): State<Arc<AppState>>, headers: HeaderMap, reque
     match given {
         Some(given) if same_secret(given.as_bytes(), state.secret.as_bytes()) => next.run(request).await,
         _ => ApiError::new(
-            StatusCode::UNAUTHORIZED,
+            status_of(ErrorCode::Unauthorized),
             ErrorCode::Unauthorized,
             "a valid Authorization: Bearer <secret> is needed",
         )
@@ -173,7 +185,7 @@ async fn start(State(state): State<Arc<AppState>>, Body(body): Body<StartBody>) 
     if body.goal.trim().is_empty() {
         return Err(ApiError::bad("goal: must not be empty"));
     }
-    let (task_id, status) = state.service.start(&body.goal, body.url.as_deref(), &body.plan)?;
+    let (task_id, status) = state.service.start(body.goal, body.url, body.plan).await?;
     Ok((StatusCode::CREATED, Json(json!({ "taskId": task_id, "status": status.name() }))).into_response())
 }
 
@@ -188,9 +200,9 @@ struct NextBody {
 }
 
 async fn next(State(state): State<Arc<AppState>>, Body(body): Body<NextBody>) -> Result<Json<Value>, ApiError> {
-    let (action, status) = state.service.next_except(body.task_id.as_deref(), &body.except_tasks)?;
+    let (action, status) = state.service.next_except(body.task_id.clone(), body.except_tasks.clone()).await?;
     if action.is_none() {
-        state.plan_ahead(body.task_id.as_deref(), &body.except_tasks)?;
+        state.plan_ahead(body.task_id, body.except_tasks).await?;
     }
     Ok(Json(json!({ "action": action, "status": status.map(TaskStatus::name) })))
 }
@@ -204,7 +216,7 @@ struct ReportBody {
 }
 
 async fn report(State(state): State<Arc<AppState>>, Body(body): Body<ReportBody>) -> Result<Json<Value>, ApiError> {
-    let (status, duplicate) = state.service.report(&body.task_id, &body.action_id, &body.observation)?;
+    let (status, duplicate) = state.service.report(body.task_id, body.action_id, body.observation).await?;
     Ok(Json(json!({ "status": status.name(), "duplicate": duplicate })))
 }
 
@@ -219,7 +231,7 @@ struct ConfirmBody {
 }
 
 async fn confirm(State(state): State<Arc<AppState>>, Body(body): Body<ConfirmBody>) -> Result<Json<Value>, ApiError> {
-    let status = state.service.confirm(&body.task_id, &body.action_id, body.approved, body.reason.as_deref())?;
+    let status = state.service.confirm(body.task_id, body.action_id, body.approved, body.reason).await?;
     Ok(Json(json!({ "status": status.name() })))
 }
 
@@ -230,7 +242,7 @@ struct TaskBody {
 }
 
 async fn cancel(State(state): State<Arc<AppState>>, Body(body): Body<TaskBody>) -> Result<Json<Value>, ApiError> {
-    let status = state.service.cancel(&body.task_id)?;
+    let status = state.service.cancel(body.task_id).await?;
     Ok(Json(json!({ "status": status.name() })))
 }
 
@@ -242,7 +254,7 @@ async fn status(
     State(state): State<Arc<AppState>>,
     query: Result<Query<TaskBody>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let view = state.service.status(&task_query(query)?)?;
+    let view = state.service.status(task_query(query)?).await?;
     let pending: Option<Action> = view.pending;
     Ok(Json(json!({
         "taskId": view.task_id, "status": view.status.name(), "pendingAction": pending,
@@ -254,13 +266,109 @@ async fn audit(
     State(state): State<Arc<AppState>>,
     query: Result<Query<TaskBody>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let log = state.service.audit_log(&task_query(query)?)?;
+    let log = state.service.audit_log(task_query(query)?).await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], log).into_response())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::risk::RiskPolicy;
+    use std::path::Path;
+    use std::time::Duration;
+
+    const SECRET: &str = "a-secret-of-32-characters-length";
+
+    /// The service on loopback, in this process; its base URL.
+    async fn serve(dir: &Path) -> String {
+        let service = Service::open(dir, RiskPolicy::default(), false).unwrap();
+        let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        base
+    }
+
+    /// A POST's status and the error code and message of its answer, if it is an error.
+    async fn call(base: &str, path: &str, body: Value) -> (u16, Value) {
+        let client = crate::post::client(Duration::from_secs(10));
+        let url = format!("{base}{path}");
+        let (status, text) = crate::post::post_json(&client, url, Some(SECRET), body.to_string()).await.unwrap();
+        (status, serde_json::from_str(&text).unwrap())
+    }
+
+    fn error(answer: &(u16, Value)) -> (u16, &str, &str) {
+        let error = &answer.1["error"];
+        (answer.0, error["code"].as_str().unwrap_or_default(), error["message"].as_str().unwrap_or_default())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_unknown_tool_or_target_by_or_a_screenshot_not_in_base64_is_a_bad_request_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = serve(dir.path()).await;
+        let start = |plan: Value| json!({"goal": "g", "plan": plan});
+        let answer = call(&base, "/api/agent/start", start(json!([{"round": 1, "tool": "fly"}]))).await;
+        let (status, code, message) = error(&answer);
+        assert_eq!((status, code), (400, "BAD_REQUEST"), "{message}");
+        assert!(message.contains("plan[0].tool") && message.contains("unknown tool \"fly\""), "{message}");
+        let xpath = json!([{"round": 1, "tool": "click", "args": {"target": {"by": "xpath", "value": "//a"}}}]);
+        let answer = call(&base, "/api/agent/start", start(xpath)).await;
+        assert_eq!(
+            error(&answer),
+            (
+                400,
+                "BAD_REQUEST",
+                "plan[0].args.target: unknown target.by \"xpath\": expected one of selector, text, role, ref"
+            )
+        );
+
+        let (_, started) = call(&base, "/api/agent/start", start(json!([{"round": 1, "tool": "wait"}]))).await;
+        let task = started["taskId"].as_str().unwrap().to_owned();
+        let (_, next) = call(&base, "/api/agent/next", json!({"taskId": task})).await;
+        let action = next["action"]["actionId"].clone();
+        let shots = json!({"artifacts": {"screenshots": ["not base64!"]}});
+        let report = json!({"taskId": task, "actionId": action, "observation": shots});
+        let answer = call(&base, "/api/agent/report", report.clone()).await;
+        let (status, code, message) = error(&answer);
+        assert_eq!((status, code), (400, "BAD_REQUEST"), "{message}");
+        assert!(message.starts_with("observation.artifacts.screenshots[0]: not base64"), "{message}");
+        let fine = json!({"taskId": task, "actionId": action, "observation": {}});
+        assert_eq!(
+            call(&base, "/api/agent/report", fine).await,
+            (200, json!({"status": "RUNNING", "duplicate": false}))
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_store_or_disk_failure_is_internal_500_never_conflict_and_nothing_of_the_call_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = serve(dir.path()).await;
+        // The audit folder turns into a file: no audit line can be written, so no call that
+        // writes one can be answered as done.
+        std::fs::remove_dir_all(dir.path().join("audit")).unwrap();
+        std::fs::write(dir.path().join("audit"), "").unwrap();
+        let start = json!({"goal": "g", "plan": [{"round": 1, "tool": "wait"}]});
+        let answer = call(&base, "/api/agent/start", start).await;
+        assert_eq!(error(&answer), (500, "INTERNAL", "internal error: see the server's log"));
+        let (status, next) = call(&base, "/api/agent/next", json!({})).await;
+        assert_eq!((status, next), (200, json!({"action": null, "status": null})), "the task was rolled back");
+    }
+
+    #[test]
+    fn every_error_code_has_its_status_and_an_internal_error_shows_no_details() {
+        let codes: Vec<(u16, &str)> = ErrorCode::ALL.iter().map(|c| (status_of(*c).as_u16(), c.name())).collect();
+        assert_eq!(
+            codes,
+            [(401, "UNAUTHORIZED"), (400, "BAD_REQUEST"), (404, "NO_SUCH_TASK"), (409, "CONFLICT"), (500, "INTERNAL")]
+        );
+        let failed = crate::service::StoreError::Io {
+            path: "/data/orchestrator.db".into(),
+            source: std::io::Error::other("disk"),
+        };
+        let answer = ApiError::from(ServiceError::from(failed));
+        assert_eq!((answer.status, answer.code), (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal));
+        assert!(!answer.message.contains("/data"), "{}", answer.message);
+    }
 
     #[test]
     fn the_secret_comparison_needs_every_byte_and_the_length() {

@@ -72,10 +72,8 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     if !config.addr.ip().is_loopback() {
         return Err(ServeError::NotLoopback(config.addr));
     }
-    let mut service = service::Service::open(&config.data_dir, config.risk)?;
-    if config.model.is_some() {
-        service.plan_with_model();
-    }
+    // Opening blocks (it repairs the audit folder), but before anything is served: it holds up no call.
+    let service = service::Service::open(&config.data_dir, config.risk, config.model.is_some())?;
     let planner = config.model.map(|m| Arc::new(m) as Arc<dyn planner::TaskPlanner>);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await

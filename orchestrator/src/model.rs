@@ -1,9 +1,13 @@
 //! The wire contract's names (`shared/design/orchestrator-api.md`): statuses, risks, error
 //! codes, actions and observations. Every name here is the contract's; clients other than ours
-//! speak it.
+//! speak it. Each set of names is one table (`closed_set!`): its enum parses, prints and
+//! (de)serializes from there, so an unknown name is refused where it comes in, with the names it
+//! could have been.
 
-use serde::{Deserialize, Serialize};
+pub use navguard::agent::ToolName;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::fmt;
 
 navguard::closed_set! {
     /// Where a task stands.
@@ -40,6 +44,8 @@ navguard::closed_set! {
         BadRequest = "BAD_REQUEST",
         NoSuchTask = "NO_SUCH_TASK",
         Conflict = "CONFLICT",
+        /// The service failed (its store, a lock, a worker), not the call: answered 500.
+        Internal = "INTERNAL",
     }
 }
 
@@ -72,11 +78,84 @@ navguard::closed_set! {
     }
 }
 
+/// An error code an executor reports: one of [`ObservationCode`], or a code of another
+/// executor's own, kept as it was given (the contract lets an executor add codes, so a report
+/// with one is not refused).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ReportedCode {
+    Known(ObservationCode),
+    /// Never one of [`ObservationCode`]'s names: [`ReportedCode::from`] parses those.
+    Other(String),
+}
+
+impl ReportedCode {
+    /// The code as it goes on the wire.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Known(code) => code.name(),
+            Self::Other(code) => code,
+        }
+    }
+}
+
+impl From<ObservationCode> for ReportedCode {
+    fn from(code: ObservationCode) -> Self {
+        Self::Known(code)
+    }
+}
+
+impl From<&str> for ReportedCode {
+    fn from(name: &str) -> Self {
+        name.parse().map_or_else(|_| Self::Other(name.to_owned()), Self::Known)
+    }
+}
+
+impl From<String> for ReportedCode {
+    fn from(name: String) -> Self {
+        match name.parse() {
+            Ok(code) => Self::Known(code),
+            Err(_) => Self::Other(name),
+        }
+    }
+}
+
+impl fmt::Display for ReportedCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for ReportedCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for ReportedCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::from)
+    }
+}
+
+navguard::closed_set! {
+    /// How an action names its target. The set's name is the field's, so that a refusal names
+    /// the field: `unknown target.by "xpath": expected one of selector, text, role, ref`.
+    pub enum TargetBy("target.by") {
+        /// A CSS selector.
+        Selector = "selector",
+        /// The element's accessible name or text.
+        Text = "text",
+        /// The element's role (`button`), or role and name (`button Delete account`).
+        Role = "role",
+        /// A ref from the last observation.
+        Ref = "ref",
+    }
+}
+
 /// How an action names its target.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Target {
-    /// `selector`, `text`, `role` or `ref`.
-    pub by: String,
+    pub by: TargetBy,
     pub value: String,
 }
 
@@ -86,9 +165,9 @@ pub struct Target {
 pub struct Action {
     pub task_id: String,
     pub action_id: String,
-    /// The tool's name.
+    /// The tool: an action's type is the agent core's tool name, which the executor runs.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ToolName,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<Target>,
     pub params: Map<String, Value>,
@@ -104,8 +183,7 @@ pub struct Action {
 /// One error an executor reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReportedError {
-    /// One of [`ObservationCode`]'s names, or another the executor knows.
-    pub code: String,
+    pub code: ReportedCode,
     #[serde(default)]
     pub message: String,
 }
@@ -140,15 +218,86 @@ pub struct Observation {
 impl Observation {
     /// The observation reports this code.
     pub fn has(&self, code: ObservationCode) -> bool {
-        self.errors.iter().any(|e| e.code == code.name())
+        self.errors.iter().any(|e| e.code == ReportedCode::Known(code))
     }
 }
 
-/// One row of a scripted plan (the harness's `the model plans:` table).
+/// One row of a scripted plan (the harness's `the model plans:` table), or a model's step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
     pub round: u32,
-    pub tool: String,
+    pub tool: ToolName,
     #[serde(default)]
     pub args: Map<String, Value>,
+}
+
+impl PlanStep {
+    /// The step as an action's parts: its target taken out of its args, and the rest (its
+    /// params). The target is the contract's own form `"target": {"by", "value"}`, else a
+    /// `ref` or `selector` string. A `target` that is not the contract's form is refused
+    /// (naming what is wrong), never passed on for the executor to trip over.
+    pub fn target_and_params(&self) -> Result<(Option<Target>, Map<String, Value>), serde_json::Error> {
+        let mut params = self.args.clone();
+        if let Some(target) = params.get("target").filter(|t| !t.is_null()) {
+            let target = Target::deserialize(target)?;
+            params.remove("target");
+            return Ok((Some(target), params));
+        }
+        for by in [TargetBy::Ref, TargetBy::Selector] {
+            if let Some(Value::String(value)) = params.get(by.name()) {
+                let target = Target { by, value: value.clone() };
+                params.remove(by.name());
+                return Ok((Some(target), params));
+            }
+        }
+        Ok((None, params))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn step(args: Value) -> PlanStep {
+        PlanStep { round: 1, tool: ToolName::Click, args: args.as_object().cloned().unwrap() }
+    }
+
+    #[test]
+    fn a_step_s_target_is_the_contract_s_form_or_a_ref_or_selector_and_an_unknown_by_is_refused_by_name() {
+        let (target, params) =
+            step(json!({"target": {"by": "text", "value": "Buy"}, "x": 1})).target_and_params().unwrap();
+        assert_eq!(target, Some(Target { by: TargetBy::Text, value: "Buy".into() }));
+        assert_eq!(Value::Object(params), json!({"x": 1}));
+        let (target, params) = step(json!({"selector": "#buy"})).target_and_params().unwrap();
+        assert_eq!((target.map(|t| t.by), params.is_empty()), (Some(TargetBy::Selector), true));
+        let (target, params) = step(json!({"ref": 3})).target_and_params().unwrap();
+        assert_eq!((target, params.len()), (None, 1), "a ref that is no string is left to the executor");
+        let err = step(json!({"target": {"by": "xpath", "value": "//a"}})).target_and_params().unwrap_err();
+        assert_eq!(err.to_string(), "unknown target.by \"xpath\": expected one of selector, text, role, ref");
+    }
+
+    #[test]
+    fn reported_codes_are_typed_when_known_and_kept_as_given_when_not() {
+        let errors: Vec<ReportedError> =
+            serde_json::from_value(json!([{"code": "TIMEOUT"}, {"code": "SOMETHING_ELSE", "message": "m"}])).unwrap();
+        assert_eq!(errors[0].code, ReportedCode::Known(ObservationCode::Timeout));
+        assert_eq!(errors[1].code, ReportedCode::Other("SOMETHING_ELSE".into()));
+        assert_eq!(
+            serde_json::to_value(&errors).unwrap(),
+            json!([{"code": "TIMEOUT", "message": ""}, {"code": "SOMETHING_ELSE", "message": "m"}])
+        );
+        assert_eq!(ReportedCode::from("DONE_REFUSED"), ObservationCode::DoneRefused.into());
+    }
+
+    #[test]
+    fn an_action_s_type_is_a_tool_name_and_an_unknown_one_is_refused_by_name() {
+        let action = json!({"taskId": "t", "actionId": "t-a0", "type": "click", "params": {}, "risk": "low",
+            "requiresConfirmation": false, "confirmed": false, "target": {"by": "ref", "value": "d1.2"}});
+        let parsed: Action = serde_json::from_value(action.clone()).unwrap();
+        assert_eq!((parsed.kind, parsed.target.as_ref().map(|t| t.by)), (ToolName::Click, Some(TargetBy::Ref)));
+        assert_eq!(serde_json::to_value(&parsed).unwrap(), action);
+        let err = serde_json::from_value::<PlanStep>(json!({"round": 1, "tool": "fly"})).unwrap_err();
+        assert!(err.to_string().starts_with("unknown tool \"fly\": expected one of open_url"), "{err}");
+    }
 }

@@ -3,7 +3,7 @@
 //! model is given is what the audit keeps: observations as reported (already redacted), the
 //! actions with what was typed into password fields redacted, and every denial in words.
 
-use crate::model::{Observation, PlanStep};
+use crate::model::{Observation, PlanStep, ToolName};
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -12,7 +12,7 @@ use std::time::Duration;
 /// One earlier step, as the model is told of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PastStep {
-    pub tool: String,
+    pub tool: ToolName,
     pub args: Value,
     /// What came of it: "reported", "denied by the user: …", "awaiting confirmation".
     pub outcome: String,
@@ -113,13 +113,13 @@ fn step_of(reply: &Value) -> Result<PlanStep, PlanError> {
     let text = content.trim().trim_start_matches("```json").trim_start_matches("```").trim_end_matches("```").trim();
     let call: Value = serde_json::from_str(text).map_err(|_| not("not JSON"))?;
     let tool = call.get("tool").and_then(Value::as_str).ok_or_else(|| not("no \"tool\""))?;
-    navguard::agent::parse_name(tool).map_err(|_| not("an unknown tool"))?;
+    let tool = navguard::agent::parse_name(tool).map_err(|_| not("an unknown tool"))?;
     let args = match call.get("args") {
         None | Some(Value::Null) => serde_json::Map::new(),
         Some(Value::Object(args)) => args.clone(),
         Some(_) => return Err(not("\"args\" is not an object")),
     };
-    Ok(PlanStep { round: 0, tool: tool.to_owned(), args })
+    Ok(PlanStep { round: 0, tool, args })
 }
 
 #[async_trait]
@@ -150,7 +150,7 @@ mod tests {
     #[test]
     fn a_reply_s_tool_call_is_read_and_anything_else_is_refused_by_name() {
         let step = step_of(&reply("```json\n{\"tool\": \"click\", \"args\": {\"ref\": \"d1.2\"}}\n```")).unwrap();
-        assert_eq!((step.tool.as_str(), step.args.get("ref")), ("click", Some(&json!("d1.2"))));
+        assert_eq!((step.tool, step.args.get("ref")), (ToolName::Click, Some(&json!("d1.2"))));
         let done = step_of(&reply(r#"{"tool": "done"}"#)).unwrap();
         assert!(done.args.is_empty());
         for (content, why) in [

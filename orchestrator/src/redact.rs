@@ -3,6 +3,8 @@
 //! executor, which substitutes them at the last moment.
 
 use regex::Regex;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::sync::LazyLock;
 
@@ -44,6 +46,13 @@ pub fn redact_value(value: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// `value` with every string in it redacted (identifiers aside), as its own type again.
+pub fn redacted<T: Serialize + DeserializeOwned>(value: &T) -> Result<T, serde_json::Error> {
+    let mut json = serde_json::to_value(value)?;
+    redact_value(&mut json);
+    serde_json::from_value(json)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Risk classification (seed 002): from the action and its target as last observed (the
 //! control's role and accessible name, the form it belongs to and that form's method).
 
-use crate::model::{Observation, Risk, Target};
+use crate::model::{Observation, Risk, Target, TargetBy, ToolName};
 use serde_json::{Map, Value};
 
 /// The words that make a click high-risk when a control's accessible name says them.
@@ -34,11 +34,10 @@ pub fn element<'a>(target: Option<&Target>, observed: Option<&'a Observation>) -
     let target = target?;
     let elements = observed?.extracted.get("elements")?.as_array()?;
     elements.iter().filter_map(Value::as_object).find(|e| {
-        let field = match target.by.as_str() {
-            "selector" => "selector",
-            "ref" => "ref",
-            "text" | "role" => "name",
-            _ => return false,
+        let field = match target.by {
+            TargetBy::Selector => "selector",
+            TargetBy::Ref => "ref",
+            TargetBy::Text | TargetBy::Role => "name",
         };
         e.get(field).and_then(Value::as_str) == Some(target.value.as_str())
     })
@@ -68,7 +67,7 @@ impl RiskPolicy {
     /// The risk of an action of `kind` on `target` with `params`, given what was last observed.
     pub fn classify(
         &self,
-        kind: &str,
+        kind: ToolName,
         target: Option<&Target>,
         params: &Map<String, Value>,
         observed: Option<&Observation>,
@@ -77,18 +76,18 @@ impl RiskPolicy {
         let submits = params.get("submit").and_then(Value::as_bool) == Some(true);
         let enter = params.get("key").and_then(Value::as_str).is_some_and(|k| k.eq_ignore_ascii_case("enter"));
         match kind {
-            "click" => {
+            ToolName::Click => {
                 let posts = element.is_some_and(in_post_form) && element.is_some_and(is_submit_control);
                 let named = element
                     .and_then(|e| e.get("name"))
                     .and_then(Value::as_str)
                     .is_some_and(|n| self.names_a_risky_word(n))
-                    || target.is_some_and(|t| t.by == "text" && self.names_a_risky_word(&t.value));
+                    || target.is_some_and(|t| t.by == TargetBy::Text && self.names_a_risky_word(&t.value));
                 if posts || named { Risk::High } else { Risk::Low }
             }
-            "type" if submits && element.is_some_and(in_post_form) => Risk::High,
-            "press_key" if enter && element.is_some_and(in_post_form) => Risk::High,
-            "type" | "press_key" => Risk::Medium,
+            ToolName::Type if submits && element.is_some_and(in_post_form) => Risk::High,
+            ToolName::PressKey if enter && element.is_some_and(in_post_form) => Risk::High,
+            ToolName::Type | ToolName::PressKey => Risk::Medium,
             _ => Risk::Low,
         }
     }
@@ -114,7 +113,7 @@ mod tests {
     }
 
     fn by_selector(s: &str) -> Option<Target> {
-        Some(Target { by: "selector".into(), value: s.into() })
+        Some(Target { by: TargetBy::Selector, value: s.into() })
     }
 
     #[test]
@@ -126,7 +125,7 @@ mod tests {
             {"selector": "#del", "role": "link", "tag": "a", "name": "Delete account"},
         ]));
         let policy = RiskPolicy::default();
-        let risk = |s: &str| policy.classify("click", by_selector(s).as_ref(), &Map::new(), Some(&page));
+        let risk = |s: &str| policy.classify(ToolName::Click, by_selector(s).as_ref(), &Map::new(), Some(&page));
         assert_eq!(risk("#buy"), Risk::High);
         assert_eq!(risk("#search"), Risk::Low);
         assert_eq!(risk("#go"), Risk::Low);
@@ -137,7 +136,7 @@ mod tests {
     fn the_words_are_configurable() {
         let page = observed(json!([{"selector": "#x", "role": "button", "tag": "button", "name": "Archive chat"}]));
         let target = by_selector("#x");
-        let click = |policy: &RiskPolicy| policy.classify("click", target.as_ref(), &Map::new(), Some(&page));
+        let click = |policy: &RiskPolicy| policy.classify(ToolName::Click, target.as_ref(), &Map::new(), Some(&page));
         assert_eq!(click(&RiskPolicy::default()), Risk::Low);
         assert_eq!(click(&RiskPolicy::with_words([" ARCHIVE ", ""])), Risk::High);
     }
@@ -150,8 +149,8 @@ mod tests {
         let policy = RiskPolicy::default();
         let target = by_selector("#user");
         let submit = json!({"text": "ada", "submit": true}).as_object().cloned().unwrap();
-        assert_eq!(policy.classify("type", target.as_ref(), &Map::new(), Some(&page)), Risk::Medium);
-        assert_eq!(policy.classify("type", target.as_ref(), &submit, Some(&page)), Risk::High);
-        assert_eq!(policy.classify("navigate", None, &Map::new(), None), Risk::Low);
+        assert_eq!(policy.classify(ToolName::Type, target.as_ref(), &Map::new(), Some(&page)), Risk::Medium);
+        assert_eq!(policy.classify(ToolName::Type, target.as_ref(), &submit, Some(&page)), Risk::High);
+        assert_eq!(policy.classify(ToolName::Navigate, None, &Map::new(), None), Risk::Low);
     }
 }

@@ -8,7 +8,7 @@
 use super::client::{Client, Refused};
 use super::journal::{Entry, Journal, JournalError};
 use super::secrets::Secrets;
-use crate::model::{Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TaskStatus};
+use crate::model::{Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TargetBy, TaskStatus};
 use crate::risk::RiskPolicy;
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -189,7 +189,7 @@ impl<'a> RemotePlanner<'a> {
             return None;
         }
         let observed = self.observation(seen, Vec::new(), [None, None]);
-        let risk = self.shared.risk.classify(&action.kind, action.target.as_ref(), &action.params, Some(&observed));
+        let risk = self.shared.risk.classify(action.kind, action.target.as_ref(), &action.params, Some(&observed));
         (action.requires_confirmation || risk == Risk::High).then(|| {
             let why = format!(
                 "{} is a {} action and was not confirmed: it did not run; it waits for the user's confirmation",
@@ -204,19 +204,15 @@ impl<'a> RemotePlanner<'a> {
     fn tool_call(&self, action: &Action, seen: Option<&Seen>) -> Result<ToolCall, (ObservationCode, String)> {
         let mut args = action.params.clone();
         if let Some(target) = &action.target {
-            let (key, value) = match target.by.as_str() {
-                "selector" | "ref" => (target.by.clone(), Value::String(target.value.clone())),
-                "text" | "role" => {
-                    let element = seen.and_then(|s| s.elements.iter().find(|e| names(e, &target.by, &target.value)));
+            let (key, value) = match target.by {
+                TargetBy::Selector | TargetBy::Ref => (target.by.to_string(), Value::String(target.value.clone())),
+                TargetBy::Text | TargetBy::Role => {
+                    let element = seen.and_then(|s| s.elements.iter().find(|e| names(e, target.by, &target.value)));
                     let Some(element) = element else {
                         let why = format!("no element with {} {:?} on the page", target.by, target.value);
                         return Err((ObservationCode::TargetNotFound, why));
                     };
                     ("ref".to_owned(), serde_json::to_value(&element.reference).unwrap_or(Value::Null))
-                }
-                other => {
-                    let why = format!("target.by: {other:?} is none of selector, text, role, ref");
-                    return Err((ObservationCode::BadAction, why));
                 }
             };
             args.insert(key, value);
@@ -230,7 +226,7 @@ impl<'a> RemotePlanner<'a> {
                     .map_err(|e| (ObservationCode::UnknownSecret, e.to_string()))?;
             }
         }
-        Ok(ToolCall { name: action.kind.clone(), args: Value::Object(args) })
+        Ok(ToolCall { name: action.kind.name().to_owned(), args: Value::Object(args) })
     }
 
     /// Journals the action's result, then reports it.
@@ -329,9 +325,9 @@ const INTERRUPTED: &str = "the executor stopped while this action ran (it was re
 
 /// The element a `text` or `role` target names: by its accessible name or text; a role as
 /// `button` or `button Delete account`.
-fn names(element: &navguard::agent::Element, by: &str, value: &str) -> bool {
+fn names(element: &navguard::agent::Element, by: TargetBy, value: &str) -> bool {
     match by {
-        "text" => element.name == value || element.text == value,
+        TargetBy::Text => element.name == value || element.text == value,
         _ => element.role == value || format!("{} {}", element.role, element.name) == value,
     }
 }
