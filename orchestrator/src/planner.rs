@@ -49,16 +49,29 @@ pub trait TaskPlanner: Send + Sync + std::fmt::Debug {
     async fn next_step(&self, request: &PlanningRequest) -> Result<PlanStep, PlanError>;
 }
 
-/// What the model is told it is and how to answer.
+/// What the model is told it is and how to answer. The tools, each with its description and
+/// the JSON Schema of its arguments, go in the request's `tools` (from the core's tool table).
 const SYSTEM: &str = "You operate a web browser for a user, one action at a time, through an executor. \
 You are given the user's goal, the steps so far with their outcomes, and the page as it is now \
 (its url, title, visible text, and its elements: each with a ref, role, name, value and form). \
-Answer with one JSON object and nothing else: {\"tool\": <name>, \"args\": {...}}. Tools: \
-open_url {url}, navigate {url}, click {ref | selector}, type {ref | selector, text, submit?}, \
-press_key {key}, wait_for {selector | text | url, timeout_ms?}, wait_for_network_idle {}, \
-done {summary} once the goal is reached. Use refs from the current page only. Write {secret:NAME} \
-where a password or other secret the user keeps goes; never ask for its value. A denied action \
-must not be tried again.";
+Call exactly one of the tools you are given (or, if you cannot call tools, answer with one JSON \
+object and nothing else: {\"tool\": <name>, \"args\": {...}}); call done once the goal is \
+reached. Use refs from the current page only. Write {secret:NAME} where a password or other \
+secret the user keeps goes; never ask for its value. A denied action must not be tried again.";
+
+/// The tools a model plans with: what the executor runs for a task.
+const PLANNED: &[ToolName] = &[
+    ToolName::OpenUrl,
+    ToolName::Navigate,
+    ToolName::GoBack,
+    ToolName::Click,
+    ToolName::Type,
+    ToolName::PressKey,
+    ToolName::HandleDialog,
+    ToolName::WaitFor,
+    ToolName::WaitForNetworkIdle,
+    ToolName::Done,
+];
 
 /// A model behind an OpenAI-compatible `chat/completions` endpoint over plain http (a local model
 /// server: llama.cpp, Ollama, vLLM). TLS is not built in.
@@ -100,6 +113,7 @@ impl HttpModel {
             "model": self.model,
             "temperature": 0,
             "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
+            "tools": navguard::agent::model_tools(PLANNED.iter().copied()),
         })
     }
 }
@@ -108,16 +122,34 @@ impl HttpModel {
 /// `tool` and `args` (a fenced code block around it is tolerated).
 fn step_of(reply: &Value) -> Result<PlanStep, PlanError> {
     let not = |why: &str| PlanError::NotAToolCall { why: why.to_owned(), reply: reply.to_string() };
-    let content =
-        reply.pointer("/choices/0/message/content").and_then(Value::as_str).ok_or_else(|| not("no content"))?;
-    let text = content.trim().trim_start_matches("```json").trim_start_matches("```").trim_end_matches("```").trim();
-    let call: Value = serde_json::from_str(text).map_err(|_| not("not JSON"))?;
-    let tool = call.get("tool").and_then(Value::as_str).ok_or_else(|| not("no \"tool\""))?;
-    let tool = navguard::agent::parse_name(tool).map_err(|_| not("an unknown tool"))?;
-    let args = match call.get("args") {
-        None | Some(Value::Null) => serde_json::Map::new(),
-        Some(Value::Object(args)) => args.clone(),
-        Some(_) => return Err(not("\"args\" is not an object")),
+    let (tool, args) = match reply.pointer("/choices/0/message/tool_calls/0/function") {
+        // The API's own tool call: its arguments are JSON text.
+        Some(function) => {
+            let name = function.get("name").and_then(Value::as_str).ok_or_else(|| not("a tool call without a name"))?;
+            let args = match function.get("arguments") {
+                None | Some(Value::Null) => Value::Null,
+                Some(Value::String(text)) if text.trim().is_empty() => Value::Null,
+                Some(Value::String(text)) => serde_json::from_str(text).map_err(|_| not("arguments are not JSON"))?,
+                Some(other) => other.clone(),
+            };
+            (name.to_owned(), args)
+        }
+        // A model without tool calling answers with the JSON object in its text.
+        None => {
+            let content =
+                reply.pointer("/choices/0/message/content").and_then(Value::as_str).ok_or_else(|| not("no content"))?;
+            let text =
+                content.trim().trim_start_matches("```json").trim_start_matches("```").trim_end_matches("```").trim();
+            let call: Value = serde_json::from_str(text).map_err(|_| not("not JSON"))?;
+            let name = call.get("tool").and_then(Value::as_str).ok_or_else(|| not("no \"tool\""))?.to_owned();
+            (name, call.get("args").cloned().unwrap_or(Value::Null))
+        }
+    };
+    let tool = navguard::agent::parse_name(&tool).map_err(|_| not("an unknown tool"))?;
+    let args = match args {
+        Value::Null => serde_json::Map::new(),
+        Value::Object(args) => args,
+        _ => return Err(not("\"args\" is not an object")),
     };
     Ok(PlanStep { round: 0, tool, args })
 }
@@ -165,6 +197,23 @@ mod tests {
             }
         }
         assert!(matches!(step_of(&json!({})), Err(PlanError::NotAToolCall { .. })));
+    }
+
+    #[test]
+    fn an_api_tool_call_is_read_and_the_request_offers_each_planned_tool_with_its_schema() {
+        let reply = json!({"choices": [{"message": {"tool_calls": [{"type": "function",
+            "function": {"name": "type", "arguments": "{\"ref\": \"d1.2\", \"text\": \"hi\"}"}}]}}]});
+        let step = step_of(&reply).unwrap();
+        assert_eq!((step.tool, step.args.get("text")), (ToolName::Type, Some(&json!("hi"))));
+        let model = HttpModel::new("http://127.0.0.1:1/v1".into(), "m".into(), None, HttpModel::DEADLINE);
+        let request = PlanningRequest { goal: "g".into(), url: None, steps: vec![], observation: None };
+        let tools = model.body(&request)["tools"].as_array().cloned().unwrap_or_default();
+        let names: Vec<&str> =
+            tools.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect();
+        assert_eq!(names.len(), PLANNED.len());
+        assert!(names.contains(&"click") && names.contains(&"done"));
+        let click = tools.iter().find(|t| t.pointer("/function/name") == Some(&json!("click"))).unwrap();
+        assert!(click.pointer("/function/parameters/properties/ref").is_some(), "{click}");
     }
 
     #[test]
