@@ -2,6 +2,7 @@
 //! control's role and accessible name, the form it belongs to and that form's method).
 
 use crate::model::{Observation, Risk, Target, TargetBy, ToolName};
+use navguard::agent::RiskHint;
 use serde_json::{Map, Value};
 
 /// The words that make a click high-risk when a control's accessible name says them.
@@ -72,7 +73,24 @@ impl RiskPolicy {
         params: &Map<String, Value>,
         observed: Option<&Observation>,
     ) -> Risk {
-        let element = element(target, observed);
+        match kind.spec().risk {
+            // What the tool acts on decides: the control, its words, its form.
+            RiskHint::Control => self.control_risk(kind, element(target, observed), target, params),
+            RiskHint::None | RiskHint::Navigation | RiskHint::Dialog | RiskHint::Done => Risk::Low,
+        }
+    }
+
+    /// The risk of an input on a control: a click on a control whose name says a risky word or
+    /// that submits a POST form is high; typing with Enter into, or pressing Enter in, a POST
+    /// form is high; other typing and keys are medium, and so is any input tool added later
+    /// until it is rated here.
+    fn control_risk(
+        &self,
+        kind: ToolName,
+        element: Option<&Map<String, Value>>,
+        target: Option<&Target>,
+        params: &Map<String, Value>,
+    ) -> Risk {
         let submits = params.get("submit").and_then(Value::as_bool) == Some(true);
         let enter = params.get("key").and_then(Value::as_str).is_some_and(|k| k.eq_ignore_ascii_case("enter"));
         match kind {
@@ -87,8 +105,7 @@ impl RiskPolicy {
             }
             ToolName::Type if submits && element.is_some_and(in_post_form) => Risk::High,
             ToolName::PressKey if enter && element.is_some_and(in_post_form) => Risk::High,
-            ToolName::Type | ToolName::PressKey => Risk::Medium,
-            _ => Risk::Low,
+            _ => Risk::Medium,
         }
     }
 }
