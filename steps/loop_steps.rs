@@ -1,4 +1,4 @@
-//! The closed loop's steps (seed 003): verification, refused `done`, no_progress. The language
+//! The closed loop's steps (docs/design/closed-loop.md): verification, refused `done`, no_progress. The language
 //! is in docs/gherkin-language.md ("The snapshot, refs and verification").
 
 use crate::error::{StepError, StepResult};

@@ -105,7 +105,7 @@ enum Command {
         #[arg(short = 'o', long = "output", value_name = "file", default_value = "replay.html")]
         output: PathBuf,
     },
-    /// The orchestrator (seed 002): tasks, actions and confirmations over HTTP on loopback,
+    /// The orchestrator (docs/design/orchestrator.md): tasks, actions and confirmations over HTTP on loopback,
     /// kept in SQLite under --data-dir; the bearer secret comes from NAVGUARD_SECRET (at least
     /// 16 characters). Its first line: `navguard serve: listening on http://127.0.0.1:<port>`.
     Serve {
@@ -130,7 +130,7 @@ enum Command {
         #[arg(long, value_name = "words", value_delimiter = ',')]
         risk_words: Option<Vec<String>>,
     },
-    /// The executor (seed 002), beside its browser: launches the browser, asks the orchestrator
+    /// The executor (docs/design/orchestrator.md), beside its browser: launches the browser, asks the orchestrator
     /// at --server for actions, runs each task on its own tabs through the agent core's tools
     /// and guards, and reports what it saw with before/after screenshots. A journal under
     /// --data-dir keeps it from running an action twice across restarts; `{secret:NAME}` in an

@@ -1,4 +1,4 @@
-//! The reliability layer's steps (seed 001): the watchdog, retries, a task run in the
+//! The reliability layer's steps (docs/design/reliability-layer.md): the watchdog, retries, a task run in the
 //! background that pauses, resumes and restarts from its checkpoint, and segments. The language
 //! is in docs/gherkin-language.md ("Waits, the watchdog, intervention and segments").
 

@@ -1,4 +1,4 @@
-//! Risk classification (seed 002): from the action and its target as last observed (the
+//! Risk classification (docs/design/orchestrator.md): from the action and its target as last observed (the
 //! control's role and accessible name, the form it belongs to and that form's method).
 
 use crate::model::{Observation, Risk, Target, TargetBy, ToolName};

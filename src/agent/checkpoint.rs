@@ -1,4 +1,4 @@
-//! Checkpoints (seed 001): what a paused task keeps so that it resumes where it stood, in this
+//! Checkpoints (docs/design/reliability-layer.md): what a paused task keeps so that it resumes where it stood, in this
 //! agent or in a new one after a restart, and the difference between the page at the pause and
 //! the page at the resume, told to the model.
 

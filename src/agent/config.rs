@@ -67,11 +67,11 @@ impl AgentConfig {
     pub const ROUND_LIMIT: u32 = 40;
     /// Default verification deadline (the contract's 3 s).
     pub const VERIFY_TIMEOUT: Duration = Duration::from_millis(3000);
-    /// Default tool deadline (seed 001).
+    /// Default tool deadline (docs/design/reliability-layer.md).
     pub const TOOL_TIMEOUT: Duration = Duration::from_millis(15_000);
     /// Default wait for a click's or a typing's target (Playwright's actionability wait).
     pub const TARGET_WAIT: Duration = Duration::from_millis(5000);
-    /// Default rounds per segment (seed 001's `SEGMENT_SIZE`).
+    /// Default rounds per segment (the reliability layer's `SEGMENT_SIZE`).
     pub const SEGMENT_ROUNDS: u32 = 5;
     /// What a call that waits by design (`wait`, `wait_for`) gets beyond its own length.
     pub const WAIT_GRACE: Duration = Duration::from_millis(2000);

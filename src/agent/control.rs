@@ -1,4 +1,4 @@
-//! Pause and resume (seed 001): the user may pause a task, the model may ask the user
+//! Pause and resume (docs/design/reliability-layer.md): the user may pause a task, the model may ask the user
 //! (`ask_user`), and a long task pauses after its allowed segments to ask whether to go on. A
 //! task stops only at a safe point, between tool calls, never halfway through one.
 

@@ -1,4 +1,4 @@
-//! The wait for network idle (seed 001's `waitForNetworkIdle`): a tab is idle once it has had no
+//! The wait for network idle (the reliability layer's `waitForNetworkIdle`): a tab is idle once it has had no
 //! request in flight for the idle window. Long-lived streams (event streams, WebSockets) never
 //! count, and neither does a request in flight for longer than [`REQUEST_CAP`] (a long poll, or a
 //! stream we could not recognise), so a page with an endless stream still goes idle.

@@ -1,4 +1,4 @@
-//! Observe only a settled page (seed 003): after a commit the round waits until the page has
+//! Observe only a settled page (docs/design/closed-loop.md): after a commit the round waits until the page has
 //! loaded and stayed quiet — no navigation started — for the quiet window. Pages that redirect
 //! themselves right after their load (a script on load, a meta refresh of 0, a sign-in bounce)
 //! show their navigation within that window, and are then handled as in flight.

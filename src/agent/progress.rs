@@ -1,4 +1,4 @@
-//! no_progress (seed 003): the same action on an unchanged page, or a page that swings between
+//! no_progress (docs/design/closed-loop.md): the same action on an unchanged page, or a page that swings between
 //! two states, is an agent going nowhere. A pure detector over the actions' signatures, so it
 //! is tested without a browser.
 

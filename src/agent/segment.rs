@@ -1,4 +1,4 @@
-//! Segments (seed 001): a long task is cut into segments of a few rounds; at the start of each
+//! Segments (docs/design/reliability-layer.md): a long task is cut into segments of a few rounds; at the start of each
 //! new segment the model is given a summary of the last one (its calls, their outcomes, the
 //! pages it saw), so a task of many steps keeps its thread without the whole history.
 

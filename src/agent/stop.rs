@@ -59,7 +59,7 @@ pub enum StopReason {
     PlannerFailed {
         source: Arc<PlannerError>,
     },
-    /// The agent kept repeating itself after it was warned (seed 003's no_progress).
+    /// The agent kept repeating itself after it was warned (the closed loop's no_progress).
     NoProgress {
         pattern: Pattern,
     },

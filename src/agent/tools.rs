@@ -45,7 +45,7 @@ impl ToolName {
     }
 }
 
-/// The tool sets of seed 004, derived from [`ToolName`].
+/// The tool sets of the tab reuse design (docs/design/tab-reuse.md), derived from [`ToolName`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolSet {
     /// While a task has no tab yet: every tool.

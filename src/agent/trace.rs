@@ -82,7 +82,7 @@ impl Serialize for GuardDecision {
 }
 
 crate::closed_set! {
-    /// Why a round counts as a repair (seed 003: repairs follow only these).
+    /// Why a round counts as a repair (docs/design/closed-loop.md: repairs follow only these).
     pub enum RepairReason("repair reason") {
         ExecuteError = "execute-error",
         FailedVerification = "failed-verification",
@@ -334,8 +334,8 @@ impl Trace {
         self.entries.iter().filter(|e| matches!(e.event, TraceEvent::Repair { .. })).count()
     }
 
-    /// The task ended with a `done` whose expectation was checked and held (seed 003's
-    /// "done && verified").
+    /// The task ended with a `done` whose expectation was checked and held (the closed loop's
+    /// "done && verified", docs/design/closed-loop.md#done-only-when-verified).
     pub fn ended_verified(&self) -> bool {
         let Some(last) = self.entries.iter().rev().find(|e| matches!(e.event, TraceEvent::Stopped { .. })) else {
             return false;

@@ -1,4 +1,4 @@
-//! Verification (seed 003): what the model expects of the page after an action or at `done`,
+//! Verification (docs/design/closed-loop.md): what the model expects of the page after an action or at `done`,
 //! checked on the settled page and re-checked, event-driven, until it holds or its deadline
 //! passes — as web-first assertions do.
 

@@ -1,4 +1,4 @@
-//! The watchdog around every tool call (seed 001): a deadline per call, progress at least once
+//! The watchdog around every tool call (docs/design/reliability-layer.md): a deadline per call, progress at least once
 //! a second while a call waits, and retries of what may safely be tried again.
 //!
 //! A call that waits tells its [`Phase`] what it waits for; [`watch`] reads it on each tick and
@@ -68,7 +68,7 @@ pub async fn watch<F: Future>(
 }
 
 crate::closed_set! {
-    /// How a failed call is classified for retries (seed 001): the first three are worth
+    /// How a failed call is classified for retries (docs/design/reliability-layer.md): the first three are worth
     /// another try, the rest are not.
     pub enum FailureClass("failure class") {
         Timeout = "timeout",
@@ -112,7 +112,7 @@ pub enum RetryDecision {
     Keep { why: Option<&'static str> },
 }
 
-/// Retries with exponential backoff (seed 001): at most `max_retries` more attempts.
+/// Retries with exponential backoff (docs/design/reliability-layer.md): at most `max_retries` more attempts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
     pub max_retries: u32,

@@ -20,7 +20,7 @@ const MIGRATE_V1_TO_V2: &str = "ALTER TABLE tasks ADD COLUMN client_id TEXT;
     ALTER TABLE tasks ADD COLUMN group_id TEXT;
     ALTER TABLE tasks ADD COLUMN window_id TEXT;";
 
-/// A paused task's checkpoint (seed 001): the latest one per task, as JSON.
+/// A paused task's checkpoint (docs/design/reliability-layer.md): the latest one per task, as JSON.
 const CREATE_CHECKPOINTS: &str = "CREATE TABLE checkpoints (
     task_id TEXT PRIMARY KEY, round INTEGER NOT NULL, saved_at INTEGER NOT NULL, body TEXT NOT NULL)";
 

@@ -1,5 +1,5 @@
 //! `cargo bench --bench network_idle`: how late the wait for network idle resolves after the
-//! page's last response completed, beyond the idle window itself (seed 001 §5.3), on real
+//! page's last response completed, beyond the idle window itself (docs/design/reliability-layer.md), on real
 //! Chromium (or `NAVGUARD_BROWSER=firefox`). Each sample opens `/fetches` (3 parallel fetches of
 //! 300 to 500 ms, started on load), waits for the load, then for network idle; the latency is
 //! the wait's end, minus the port's receipt of the last `responseCompleted`, minus the window.

@@ -1,5 +1,5 @@
 //! `cargo bench --bench snapshot`: on real Chromium (or `NAVGUARD_BROWSER=firefox`), in one run,
-//! 1. the snapshot before seed 003 (URL, title, selectors and texts) against the closed loop's
+//! 1. the snapshot before the closed loop (docs/design/closed-loop.md) (URL, title, selectors and texts) against the closed loop's
 //!    (document identity, refs, roles, names, values, forms, text), interleaved on the same
 //!    fixture pages: p50 / p95 time and size in bytes;
 //! 2. what observing only a quiet page costs: a round that follows a navigation waits the quiet

@@ -1,5 +1,5 @@
 //! `cargo bench --bench watchdog`: what the watchdog (a deadline per call, progress every
-//! 500 ms, the retry decision) adds to a round on a settled page (seed 001 §5.3: under 5%), on
+//! 500 ms, the retry decision) adds to a round on a settled page (docs/design/reliability-layer.md: under 5%), on
 //! real Chromium (or `NAVGUARD_BROWSER=firefox`), in one run: the same tasks with the watchdog
 //! on and off, interleaved, on the same tab. Each task is 10 rounds of one call on `/counter`
 //! (a click on `#noop` with a 20 ms quiet window, or a zero wait), so the round's own work
