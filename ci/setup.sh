@@ -8,6 +8,8 @@
 #   agents    the agents under test of the conformance profile: the npm packages pinned in
 #             agents/package.json (Playwright MCP, Chrome DevTools MCP), into agents/node_modules,
 #             and the example JSON-lines adapter's (agents/jsonl-example/package.json)
+#   reports   the report test's outside judges: Debian's libxml2-utils (xmllint) and the
+#             Cucumber JSON converter pinned in ci/report-check/package.json
 # and always pkill (procps, used by a test).
 set -euo pipefail
 
@@ -33,8 +35,13 @@ for browser in "${browsers[@]}"; do
     agents)
       command -v npm >/dev/null 2>&1 || missing+=(npm)
       ;;
+    reports)
+      command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
+      command -v npm >/dev/null 2>&1 || missing+=(npm)
+      command -v python3 >/dev/null 2>&1 || missing+=(python3)
+      ;;
     *)
-      echo "ci/setup.sh: unknown browser $browser (use chromium, firefox, grid or agents)" >&2
+      echo "ci/setup.sh: unknown browser $browser (use chromium, firefox, grid, agents or reports)" >&2
       exit 2
       ;;
   esac
@@ -96,6 +103,14 @@ for browser in "${browsers[@]}"; do
         (cd "$example_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
       fi
       node --version
+      ;;
+    reports)
+      check_dir="$(dirname "$0")/report-check"
+      if [ ! -f "$check_dir/node_modules/.package-lock.json" ] || [ "$check_dir/package-lock.json" -nt "$check_dir/node_modules/.package-lock.json" ]; then
+        echo "ci/setup.sh: installing the report check (npm ci in ci/report-check)"
+        (cd "$check_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+      fi
+      xmllint --version 2>&1 | head -n 1 || true
       ;;
   esac
 done

@@ -4,7 +4,7 @@
 # a real Selenium Grid (hub and two nodes on loopback) on both browsers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/setup.sh chromium firefox grid agents
+bash ci/setup.sh chromium firefox grid agents reports
 # geckodriver is installed by cargo.
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 cargo test --locked "$@"

@@ -1,6 +1,7 @@
 //! The reports of a real run, checked by tools nobody on this project wrote: xmllint against
 //! the Jenkins JUnit schema, the official Cucumber JSON converter, an HTML parse for duplicate
-//! ids (`check-reports`, beside the workspace in `../shared/tools/`), on texts that hold `]]>`,
+//! ids (`ci/report-check/check-reports`, its judges installed by `ci/setup.sh reports`), on
+//! texts that hold `]]>`,
 //! `<script>`, `&` and quotes, with a failing scenario, a data table, and a rule with a
 //! background.
 
@@ -49,11 +50,11 @@ Feature: Reports ]]> <script>alert("f")</script> & 'quotes'
 const FAILING: &str = "fails ]]&gt; &amp; &lt;i&gt;";
 const FAILING_KEY: &str = "nasty.feature: fails ]]> & <i>";
 
-/// Runs `check-reports` (beside the workspace, as in CI's checkout) on `dir`: its verdict and
+/// Runs `ci/report-check/check-reports` on `dir`: its verdict and
 /// what it said. Without the tool the outside check cannot run, and that fails the test: a
 /// report check that passes without checking would be a test that cannot fail.
 fn checked(dir: &Path) -> (bool, String) {
-    let tool = root().join("../shared/tools/check-reports");
+    let tool = root().join("ci/report-check/check-reports");
     assert!(tool.is_file(), "{} is missing: the outside tools cannot check {}", tool.display(), dir.display());
     let out = Command::new(tool).arg(dir).output().expect("check-reports runs");
     (out.status.success(), text(&out))
