@@ -1,4 +1,4 @@
-//! The wire contract's names (`shared/design/orchestrator-api.md`): statuses, risks, error
+//! The wire contract's names (`docs/orchestrator-api.md`): statuses, risks, error
 //! codes, actions and observations. Every name here is the contract's; clients other than ours
 //! speak it. Each set of names is one table (`closed_set!`): its enum parses, prints and
 //! (de)serializes from there, so an unknown name is refused where it comes in, with the names it
