@@ -298,8 +298,18 @@ impl BrowserPort for BidiPort {
         }
         let events = self.scope.log.subscribe();
         let navigate = Navigate { context: ctx(&tab), url: url.to_owned(), wait: Readiness::None };
-        self.start_navigation(&tab, navigate, events).await?;
-        Ok(tab)
+        match self.start_navigation(&tab, navigate, events).await {
+            // The tab exists, and its navigation ended before the command was answered (a 204:
+            // Chromium now and then fails the command itself with net::ERR_ABORTED, as well as
+            // sending navigationFailed). That is the tab's state, as when the failure comes
+            // after the answer: the caller's settle wait reads it and reports it did not commit.
+            Err(BrowserError::NavigationFailed { reason, .. }) => {
+                tracing::info!(target: "navguard::adapter", "tab {tab}: its navigation to {url} failed at once: {reason}");
+                Ok(tab)
+            }
+            Err(e) => Err(e),
+            Ok(()) => Ok(tab),
+        }
     }
 
     async fn tab(&self, tab: &TabId) -> Result<TabInfo, BrowserError> {
