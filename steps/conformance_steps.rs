@@ -32,25 +32,30 @@ pub struct Conformance {
     /// The run's agent (navguard's core when `None`).
     pub agent_description: Option<Arc<Description>>,
     agent: Option<Box<dyn AgentUnderTest>>,
-    answers: BTreeMap<u32, Answer>,
-    tools: BTreeMap<u32, NeutralTool>,
-    args: BTreeMap<u32, Value>,
-    /// The latest call whose answer held a snapshot.
-    latest_snapshot: Option<u32>,
+    /// The calls made, by number.
+    calls: BTreeMap<u32, Made>,
     before: BTreeMap<u32, Vec<Before>>,
     /// Why the scenario does not apply to this agent, once a step found out.
     pub not_applicable: Option<String>,
     /// How long one call may take (`--call-timeout`).
     pub call_timeout: Duration,
-    /// The calls that gave no answer in time: each fails the scenario once its table is sent.
-    unanswered: Vec<u32>,
+}
+
+/// One call made, and what it answered.
+#[derive(Debug)]
+struct Made {
+    tool: NeutralTool,
+    args: Value,
+    answer: Answer,
+    /// It gave no answer in time: that fails the scenario once its table is sent.
+    unanswered: bool,
 }
 
 impl std::fmt::Debug for Conformance {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Conformance")
             .field("agent", &self.agent_description.as_ref().map(|d| &d.name))
-            .field("calls", &self.answers.len())
+            .field("calls", &self.calls.len())
             .finish_non_exhaustive()
     }
 }
@@ -60,14 +65,10 @@ impl Default for Conformance {
         Self {
             agent_description: None,
             agent: None,
-            answers: BTreeMap::new(),
-            tools: BTreeMap::new(),
-            args: BTreeMap::new(),
-            latest_snapshot: None,
+            calls: BTreeMap::new(),
             before: BTreeMap::new(),
             not_applicable: None,
             call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
-            unanswered: Vec::new(),
         }
     }
 }
@@ -82,35 +83,43 @@ impl Conformance {
 
     /// Each call's tool, args and whole answer, as JSON; `None` when no call was made.
     pub fn transcript(&self) -> Option<String> {
-        if self.answers.is_empty() {
+        if self.calls.is_empty() {
             return None;
         }
         let calls: Vec<Value> = self
-            .answers
+            .calls
             .iter()
-            .map(|(n, a)| {
-                serde_json::json!({
-                    "call": n,
-                    "tool": self.tools.get(n).map(|t| t.name()),
-                    "args": self.args.get(n),
-                    "answer": a,
-                })
-            })
+            .map(|(n, c)| serde_json::json!({ "call": n, "tool": c.tool.name(), "args": c.args, "answer": c.answer }))
             .collect();
         serde_json::to_string_pretty(&calls).ok()
     }
 
     /// Its calls as the reports show them (the set-up navigate, call 0, is not one).
     pub fn records(&self) -> Vec<crate::summary::CallRecord> {
-        self.answers
+        self.calls
             .iter()
-            .map(|(n, a)| crate::summary::CallRecord {
+            .map(|(n, c)| crate::summary::CallRecord {
                 call: *n,
-                tool: self.tools.get(n).map(|t| t.name().to_owned()).unwrap_or_default(),
-                took_ms: a.took.as_millis() as u64,
-                failed_as: a.failure.as_ref().map(|f| f.class.name().to_owned()),
+                tool: c.tool.name().to_owned(),
+                took_ms: c.answer.took.as_millis() as u64,
+                failed_as: c.answer.failure.as_ref().map(|f| f.class.name().to_owned()),
             })
             .collect()
+    }
+
+    /// Call `n`'s answer.
+    fn answer(&self, n: u32) -> Option<&Answer> {
+        self.calls.get(&n).map(|c| &c.answer)
+    }
+
+    /// The latest call whose answer held a snapshot.
+    fn latest_snapshot(&self) -> Option<u32> {
+        self.calls.iter().rev().find(|(_, c)| c.answer.elements.is_some()).map(|(n, _)| *n)
+    }
+
+    /// The first call that gave no answer in time.
+    fn first_unanswered(&self) -> Option<u32> {
+        self.calls.iter().find(|(_, c)| c.unanswered).map(|(n, _)| *n)
     }
 
     fn name(&self) -> String {
@@ -148,14 +157,13 @@ fn resolve_refs(conformance: &Conformance, args: &str) -> StepResult<String> {
         let name = &captures[1];
         let call = match captures.get(2) {
             Some(n) => n.as_str().parse::<u32>().ok(),
-            None => conformance.latest_snapshot,
+            None => conformance.latest_snapshot(),
         };
         let Some(call) = call else {
             return Err(StepError::Setup(format!("{{ref:{name}}}: no answer so far held a snapshot")));
         };
         let found = conformance
-            .answers
-            .get(&call)
+            .answer(call)
             .and_then(|a| a.elements.as_ref())
             .and_then(|elements| elements.iter().find(|e| e.name == name));
         let Some(element) = found else {
@@ -177,7 +185,7 @@ async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
     if let Some(tab) = world.conformance.agent.as_ref().and_then(|a| a.focused_tab()) {
         return Ok(tab);
     }
-    let shown = world.conformance.answers.values().rev().find_map(|a| a.page.as_ref()).map(|p| p.url.clone());
+    let shown = world.conformance.calls.values().rev().find_map(|c| c.answer.page.as_ref()).map(|p| p.url.clone());
     let tabs = world.port()?.tabs().await?;
     let matching = tabs.iter().rev().find(|t| shown.as_ref().is_some_and(|u| *u == t.url));
     matching.or(tabs.last()).map(|t| t.id.clone()).ok_or_else(|| StepError::Setup("the agent has no tab".into()))
@@ -209,19 +217,11 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         world.conformance.not_applicable = Some(why.clone());
         return Err(StepError::NotApplicable(format!("not applicable: {why}")));
     }
-    let answer = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
-        Ok(answer) => answer,
-        Err(_) => {
-            world.conformance.unanswered.push(n);
-            Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }
-        }
+    let (answer, unanswered) = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
+        Ok(answer) => (answer, false),
+        Err(_) => (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }, true),
     };
-    if answer.elements.is_some() {
-        world.conformance.latest_snapshot = Some(n);
-    }
-    world.conformance.answers.insert(n, answer);
-    world.conformance.tools.insert(n, tool);
-    world.conformance.args.insert(n, args);
+    world.conformance.calls.insert(n, Made { tool, args, answer, unanswered });
     Ok(())
 }
 
@@ -230,7 +230,7 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     let url = world.expand(&url);
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
-    let refused = world.conformance.answers.get(&0).and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
+    let refused = world.conformance.answer(0).and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
     // The harness's own check, not the agent's word: the page's load event in the browser.
     // Compared as parsed URLs: the browser reports the URL as it normalised it (a space
     // percent-encoded). A failed answer is not enough to fail the set-up (the page may have
@@ -245,13 +245,13 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
             None => e,
         });
     }
-    if world.conformance.unanswered.contains(&0) {
+    if world.conformance.calls.get(&0).is_some_and(|c| c.unanswered) {
         return Err(StepError::Expectation(format!(
             "the set-up's navigate: {}",
             no_answer(world.conformance.call_timeout)
         )));
     }
-    world.conformance.answers.remove(&0);
+    world.conformance.calls.remove(&0);
     Ok(())
 }
 
@@ -278,7 +278,7 @@ async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
     }
     // A call that never answered fails the scenario, whatever its Then steps would accept:
     // the rest of the table was still sent, as a model would go on.
-    match world.conformance.unanswered.first() {
+    match world.conformance.first_unanswered() {
         Some(n) => Err(StepError::Expectation(format!("call {n}: {}", no_answer(world.conformance.call_timeout)))),
         None => Ok(()),
     }
@@ -324,7 +324,7 @@ async fn before_call_pause(world: &mut NavWorld, n: u32, ms: u64) {
 }
 
 fn answer(world: &NavWorld, n: u32) -> StepResult<&Answer> {
-    world.conformance.answers.get(&n).ok_or_else(|| StepError::Setup(format!("there was no call {n}")))
+    world.conformance.answer(n).ok_or_else(|| StepError::Setup(format!("there was no call {n}")))
 }
 
 fn said(answer: &Answer) -> String {

@@ -49,8 +49,6 @@ pub struct JsonlAgent {
     pub server: String,
     /// Whether its start answer said what it is (`agent`).
     introduced: bool,
-    /// The folder of its own files (`{scratch}`), removed with it.
-    _scratch: tempfile::TempDir,
 }
 
 impl std::fmt::Debug for JsonlAgent {
@@ -68,14 +66,8 @@ impl JsonlAgent {
         chromium: &str,
         cdp_endpoint: Option<&str>,
     ) -> Result<Self, AgentError> {
-        let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
-            agent: description.name.clone(),
-            command: "a scratch folder".into(),
-            hint: "check that the temporary folder is writable".into(),
-            source,
-        })?;
-        let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
-        let mut process = AgentProcess::spawn(&description.name, &command, &args, &description.start.env)?;
+        let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
+        let command = process.command.clone();
         let (Some(stdout), Some(mut stdin)) = (process.stdout.take(), process.stdin.take()) else {
             let e = protocol(&description, "its stdio could not be taken".into(), &process);
             process.end().await;
@@ -154,7 +146,6 @@ impl JsonlAgent {
             offered: started.tools,
             server,
             introduced,
-            _scratch: scratch,
         })
     }
 

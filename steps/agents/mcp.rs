@@ -28,8 +28,6 @@ pub struct McpAgent {
     offered: BTreeSet<String>,
     /// The server's name and version, as it gave them in the handshake.
     pub server: String,
-    /// The folder of its own files (`{scratch}`), removed with it.
-    _scratch: tempfile::TempDir,
 }
 
 impl std::fmt::Debug for McpAgent {
@@ -47,14 +45,8 @@ impl McpAgent {
         chromium: &str,
         cdp_endpoint: Option<&str>,
     ) -> Result<Self, AgentError> {
-        let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
-            agent: description.name.clone(),
-            command: "a scratch folder".into(),
-            hint: "check that the temporary folder is writable".into(),
-            source,
-        })?;
-        let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
-        let mut process = AgentProcess::spawn(&description.name, &command, &args, &description.start.env)?;
+        let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
+        let command = process.command.clone();
         let deadline = Duration::from_millis(description.start.timeout_ms);
         let (Some(stdout), Some(stdin)) = (process.stdout.take(), process.stdin.take()) else {
             return Err(protocol(&description, "its stdio could not be taken".into(), &process));
@@ -114,7 +106,7 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        Ok(Self { description, client, process, offered, server, _scratch: scratch })
+        Ok(Self { description, client, process, offered, server })
     }
 
     /// The neutral tools whose mapping names a tool this server does not offer.

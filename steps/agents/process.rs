@@ -4,6 +4,7 @@
 //! navguard's guardian, when navguard itself dies (SIGKILL included).
 
 use super::AgentError;
+use super::description::Description;
 use navguard::adapter::GroupGuard;
 use std::collections::BTreeMap;
 use std::process::Stdio;
@@ -22,9 +23,27 @@ pub struct AgentProcess {
     pub stdout: Option<ChildStdout>,
     stderr: Arc<Mutex<Vec<String>>>,
     group: Option<GroupGuard>,
+    /// The command it was started with, for error messages.
+    pub command: String,
+    /// The folder of its own files (`{scratch}`), removed with it.
+    _scratch: Option<tempfile::TempDir>,
 }
 
 impl AgentProcess {
+    /// Starts the agent `description` describes, with a scratch folder of its own and its
+    /// command line filled in (`{chromium}`, `{cdp_endpoint}`, `{scratch}`, `{here}`).
+    pub fn start(description: &Description, chromium: &str, cdp_endpoint: Option<&str>) -> Result<Self, AgentError> {
+        let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
+            agent: description.name.clone(),
+            command: "a scratch folder".into(),
+            hint: "check that the temporary folder is writable".into(),
+            source,
+        })?;
+        let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
+        let process = Self::spawn(&description.name, &command, &args, &description.start.env)?;
+        Ok(Self { _scratch: Some(scratch), ..process })
+    }
+
     /// Starts `command args` with `env` added, for agent `agent`.
     pub fn spawn(
         agent: &str,
@@ -52,7 +71,15 @@ impl AgentProcess {
         if let Some(pipe) = child.stderr.take() {
             tokio::spawn(keep_tail(pipe, Arc::clone(&stderr)));
         }
-        Ok(Self { stdin: child.stdin.take(), stdout: child.stdout.take(), child, stderr, group })
+        Ok(Self {
+            stdin: child.stdin.take(),
+            stdout: child.stdout.take(),
+            child,
+            stderr,
+            group,
+            command: command.to_owned(),
+            _scratch: None,
+        })
     }
 
     /// The agent's last stderr lines, as `: <lines>` for an error message (empty if none).
