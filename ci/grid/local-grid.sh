@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A Selenium Grid on loopback, for trying navguard against a Grid and for the README's figures:
+# A Selenium Grid on loopback, for trying navguard against a Grid and for the figures in docs/benchmarks.md:
 # one hub and two nodes, each offering Chromium and Firefox ESR, SESSIONS sessions per node
 # (default 2). Every part listens on 127.0.0.1 and each node is told the hub's loopback URL
 # (`grid-url`), so nothing advertises the machine's network address. Prints the hub's URL once

@@ -1,8 +1,8 @@
-//! Seed 002's orchestrator: `navguard serve`. It plans a task (a scripted plan, or a model
-//! through the core's `Planner`), hands its actions one at a time to an executor beside the
-//! browser (the same action, same id, until it is reported; a second report changes nothing),
-//! holds high-risk actions for a human's confirmation, and audits every step to disk before it
-//! answers. The wire contract is `docs/orchestrator-api.md`; every name in it is kept.
+//! The orchestrator (docs/design/orchestrator.md): `navguard serve`. It plans a task (a scripted
+//! plan, or a model through the core's `Planner`), hands its actions one at a time to an executor
+//! beside the browser (the same action, same id, until it is reported; a second report changes
+//! nothing), holds high-risk actions for a human's confirmation, and audits every step to disk
+//! before it answers. The wire contract is `docs/orchestrator-api.md`; every name in it is kept.
 
 pub mod audit;
 pub mod executor;

@@ -94,7 +94,7 @@ impl RemoteProblem {
             Self::BadUrl(why) => format!("--webdriver-url {url} is not usable ({why}): give http://<host>:<port>"),
             Self::Connect(e) => format!(
                 "cannot reach the WebDriver remote end at {url} ({}): start the Selenium Grid (or driver) there, \
-                 or correct --webdriver-url (README: Running on a Selenium Grid)",
+                 or correct --webdriver-url (docs/grid.md)",
                 root_cause(e.as_ref())
             ),
             Self::NoAnswer(after) => format!(
@@ -114,7 +114,7 @@ impl RemoteProblem {
                 let offered = if offers.is_empty() { "no browser at all".to_owned() } else { offers.join(", ") };
                 format!(
                     "the Selenium Grid at {url} has no node offering {browser} (it offers {offered}): start a node \
-                     with a {browser} driver configuration (README: Running on a Selenium Grid), or run with \
+                     with a {browser} driver configuration (docs/grid.md), or run with \
                      --browser set to one it offers"
                 )
             }

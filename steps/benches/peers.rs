@@ -20,7 +20,7 @@
 //! 3. Suite floor. The deliberate waits written into features/ (slow pages, redirects after N,
 //!    held "within N ms" windows, the model's `wait` tool, the user's "after N ms"), summed over
 //!    the suite's runs and divided by the runner's default concurrency: the wall time a gate
-//!    repeat could not go under. The gate's own wall time is measured separately (README).
+//!    repeat could not go under. The gate's own wall time is measured separately (docs/benchmarks.md).
 //!
 //! Clocks: Rust's `Instant` on Linux is `CLOCK_MONOTONIC`, and so is Node's
 //! `process.hrtime.bigint()`. The benchmark reads `clock_gettime(CLOCK_MONOTONIC)` once, next

@@ -1,6 +1,6 @@
 //! A scenario's timeline: what the model, the agent and the browser did, on one clock, with each
-//! wait as a span: the seed's sequence diagrams (WAIT, the event that ended it, the round going
-//! on). The terminal and the HTML report both draw from it.
+//! wait as a span: the sequence diagrams of docs/design/navigation-transients.md (WAIT, the event
+//! that ended it, the round going on). The terminal and the HTML report both draw from it.
 
 use navguard::agent::{GuardDecision, SettleOutcome, ToolReply, Trace, TraceEvent};
 use navguard::browser::{NavEvent, NavEventKind};
@@ -31,7 +31,7 @@ impl Lane {
     }
 }
 
-/// The seed's legend: WAIT (should wait), STOP (task ended), OK (settled and going on).
+/// The design's legend (docs/design/navigation-transients.md): WAIT (should wait), STOP (task ended), OK (settled and going on).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mark {
     /// Nothing to flag.

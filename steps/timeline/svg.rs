@@ -1,6 +1,7 @@
-//! The timeline as a picture for the HTML report, drawn like the seed's sequence diagrams: time
-//! runs down (T0, T0+5ms, …), one lifeline per lane, the seed's WAIT / STOP / OK tags, each
-//! wait a band on the agent's lifeline with an arrow from the browser event that ended it.
+//! The timeline as a picture for the HTML report, drawn like the sequence diagrams of
+//! docs/design/navigation-transients.md: time runs down (T0, T0+5ms, …), one lifeline per lane, the
+//! design's WAIT / STOP / OK tags, each wait a band on the agent's lifeline with an arrow from the
+//! browser event that ended it.
 
 use super::model::{Lane, Mark, Timeline};
 use maud::{Markup, html};

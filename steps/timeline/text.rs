@@ -1,4 +1,4 @@
-//! The timeline in the terminal: one line per item, relative times, the lane and the seed's
+//! The timeline in the terminal: one line per item, relative times, the lane and the design's
 //! legend tag, and for each wait the event that ended it.
 
 use super::model::Timeline;

@@ -1,10 +1,10 @@
-//! Seed 002's executor: `navguard executor`, beside the browser. It launches its browser (the
-//! core's adapter), asks the orchestrator for actions, and runs each task on its own user context
-//! (its own tabs) through the agent core's loop, tools and guards ([`runner`]). It journals what it
-//! runs, so that restarted it never runs an action twice; it types `{secret:NAME}` values only at
-//! the last moment and reports nothing that holds one; it retries while the orchestrator
-//! restarts; and its browser never outlives it (the adapter's guardian kills the driver's process
-//! group when this process dies, SIGKILL included).
+//! The executor (docs/design/orchestrator.md): `navguard executor`, beside the browser. It launches
+//! its browser (the core's adapter), asks the orchestrator for actions, and runs each task on its
+//! own user context (its own tabs) through the agent core's loop, tools and guards ([`runner`]). It
+//! journals what it runs, so that restarted it never runs an action twice; it types `{secret:NAME}`
+//! values only at the last moment and reports nothing that holds one; it retries while the
+//! orchestrator restarts; and its browser never outlives it (the adapter's guardian kills the
+//! driver's process group when this process dies, SIGKILL included).
 
 mod client;
 mod journal;
