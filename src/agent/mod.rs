@@ -63,7 +63,7 @@ pub use tools::{
 };
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};
-pub use watchdog::{FailureClass, PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
+pub use watchdog::{PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
 
 #[cfg(test)]
 mod loop_tests;
