@@ -10,47 +10,29 @@ use url::Origin;
 
 crate::closed_set! {
     /// The kinds of [`SettleOutcome`], by their names in the step language.
-    pub enum SettleKind("settle outcome") {
-        Committed = "committed",
+    pub enum SettleKind("settle outcome");
+
+    /// How a settle wait ended. Serialised as `{"outcome": <kind>, …its URL}`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum SettleOutcome by kind {
+        /// The navigation committed on the expected origin.
+        Committed { url: String } = "committed",
+        /// Nothing committed in time.
         Timeout = "timeout",
-        OriginMismatch = "origin-mismatch",
+        /// It committed on another origin.
+        OriginMismatch { observed_url: String } = "origin-mismatch",
+        /// The tab was closed.
         TabGone = "tab-gone",
+        /// The user stopped the task.
         Aborted = "aborted",
+        /// The navigation ended without a commit (a 204 or 205 answer, a download, a network
+        /// error, a navigation the page cancelled) and left the tab blank, with nothing else on
+        /// its way: nothing will commit, so nobody waits.
         Failed = "failed",
     }
 }
 
-/// How a settle wait ended. Serialised as `{"outcome": <kind>, …its URL}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SettleOutcome {
-    /// The navigation committed on the expected origin.
-    Committed { url: String },
-    /// Nothing committed in time.
-    Timeout,
-    /// It committed on another origin.
-    OriginMismatch { observed_url: String },
-    /// The tab was closed.
-    TabGone,
-    /// The user stopped the task.
-    Aborted,
-    /// The navigation ended without a commit (a 204 or 205 answer, a download, a network
-    /// error, a navigation the page cancelled) and left the tab blank, with nothing else on
-    /// its way: nothing will commit, so nobody waits.
-    Failed,
-}
-
 impl SettleOutcome {
-    pub fn kind(&self) -> SettleKind {
-        match self {
-            Self::Committed { .. } => SettleKind::Committed,
-            Self::Timeout => SettleKind::Timeout,
-            Self::OriginMismatch { .. } => SettleKind::OriginMismatch,
-            Self::TabGone => SettleKind::TabGone,
-            Self::Aborted => SettleKind::Aborted,
-            Self::Failed => SettleKind::Failed,
-        }
-    }
-
     /// The kind's name in the step language.
     pub fn name(&self) -> &'static str {
         self.kind().name()
