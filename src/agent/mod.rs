@@ -9,6 +9,7 @@
 //! - restricted URLs ([`is_restricted_url`]), origins, the action settle, the tools.
 
 mod action_settle;
+mod args;
 mod checkpoint;
 mod config;
 mod control;
@@ -56,11 +57,8 @@ pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, TabRef, TaskTabs};
-pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
-pub use tools::{
-    Call, MAX_WAIT, NETWORK_IDLE, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name,
-    parse_tool,
-};
+pub use tool_spec::{MAX_WAIT, NETWORK_IDLE, Repeat, RiskHint, ToolSpec, WAIT_FOR_TIMEOUT, model_tools};
+pub use tools::{Call, Tool, ToolName, ToolSet, parse_args, parse_call, parse_name, parse_tool};
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};
 pub use watchdog::{PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
