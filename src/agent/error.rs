@@ -10,7 +10,7 @@ use std::time::Duration;
 /// Why a tool call failed.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum ToolError {
+pub(crate) enum ToolError {
     /// The model named a tool that does not exist.
     UnknownTool { name: String },
     /// A call of a known tool failed.
@@ -20,7 +20,7 @@ pub enum ToolError {
 /// How a call of a known tool failed; [`ToolError::Call`] names the tool.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ToolFailure {
+pub(crate) enum ToolFailure {
     /// The tool exists but is not offered in this turn (a task with a tab is not offered
     /// open_url).
     #[error("not offered in this turn; the tools offered are {offered}")]
@@ -125,7 +125,7 @@ pub enum ToolFailure {
 
 impl ToolFailure {
     /// This failure, as a call of `tool`.
-    pub fn of(self, tool: ToolName) -> ToolError {
+    pub(crate) fn of(self, tool: ToolName) -> ToolError {
         ToolError::Call { tool, kind: self }
     }
 }
@@ -223,7 +223,7 @@ impl FailureKind {
 
 impl ToolFailure {
     /// Its kind.
-    pub const fn kind(&self) -> FailureKind {
+    pub(crate) const fn kind(&self) -> FailureKind {
         match self {
             Self::NotOffered { .. }
             | Self::ArgsNotObject { .. }
@@ -254,44 +254,18 @@ impl ToolFailure {
 
 impl ToolError {
     /// What kind of failure this is: the one classification of a tool failure.
-    pub const fn kind(&self) -> FailureKind {
+    pub(crate) const fn kind(&self) -> FailureKind {
         match self {
             Self::UnknownTool { .. } => FailureKind::BadInput,
             Self::Call { kind, .. } => kind.kind(),
         }
-    }
-
-    /// The tool the call named, if it exists.
-    pub fn tool(&self) -> Option<ToolName> {
-        match self {
-            Self::Call { tool, .. } => Some(*tool),
-            Self::UnknownTool { .. } => None,
-        }
-    }
-
-    /// The browser's error, if the browser failed the call.
-    pub fn browser_error(&self) -> Option<&BrowserError> {
-        match self {
-            Self::Call { kind: ToolFailure::Browser(e), .. } => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The browser connection is gone: the task cannot go on.
-    pub fn is_disconnected(&self) -> bool {
-        self.browser_error().is_some_and(BrowserError::is_disconnected)
-    }
-
-    /// The model's input was at fault (not the browser, not the page, not a deadline).
-    pub fn is_bad_input(&self) -> bool {
-        self.kind() == FailureKind::BadInput
     }
 }
 
 /// Why `done` was refused (the contract's words are in each message).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// `done needs a verification` is on and `done` came without `expect`.
     NoVerification,
     /// The page is no longer the document the model observed, or has begun to leave.
@@ -323,7 +297,6 @@ mod tests {
         let refused = ToolFailure::DialogOpen { dialog: dialog.clone() }.of(ToolName::Click);
         assert_eq!(refused.kind(), FailureKind::Dialog);
         assert_eq!(refused.to_string(), "click: a confirm dialog is open: \"Delete?\"; answer it with handle_dialog");
-        assert!(!refused.is_bad_input());
         let held =
             ToolFailure::Browser(BrowserError::DialogOpen { tab: TabId::from("t"), dialog }).of(ToolName::WaitFor);
         assert_eq!(held.kind(), FailureKind::Dialog);
@@ -332,25 +305,29 @@ mod tests {
     }
 
     #[test]
-    fn a_call_cut_off_at_its_deadline_is_a_timeout_not_bad_input_and_a_wait_that_expired_is_its_answer() {
+    fn a_call_cut_off_at_its_deadline_is_a_timeout_and_a_wait_that_expired_is_its_answer() {
         let cut_off = ToolFailure::TimedOut { after: Duration::from_secs(15) }.of(ToolName::Navigate);
         assert_eq!(cut_off.kind(), FailureKind::Timeout);
-        assert!(!cut_off.is_bad_input() && cut_off.kind().may_pass());
+        assert!(cut_off.kind().may_pass());
         let expired =
             ToolFailure::WaitTimedOut { after: Duration::from_secs(1), misses: "#x".into() }.of(ToolName::WaitFor);
         assert_eq!(expired.kind(), FailureKind::WaitExpired);
-        assert!(!expired.is_bad_input() && !expired.kind().may_pass());
+        assert!(!expired.kind().may_pass());
     }
 
     #[test]
     fn only_what_the_model_gave_is_bad_input() {
-        let unknown = ToolError::UnknownTool { name: "fly".into() };
-        assert!(unknown.is_bad_input());
-        assert!(ToolFailure::MissingArg { arg: "url" }.of(ToolName::Navigate).is_bad_input());
         let selector = BrowserError::InvalidSelector { selector: "##".into(), reason: "syntax".into() };
-        assert!(ToolFailure::Browser(selector).of(ToolName::Click).is_bad_input());
         let missing = ToolFailure::TargetNotFound { selector: "#x".into(), waited: Duration::from_secs(5) };
-        assert!(!missing.of(ToolName::Click).is_bad_input());
-        assert!(!ToolFailure::Browser(BrowserError::Disconnected).of(ToolName::Click).is_bad_input());
+        let kinds = [
+            ToolError::UnknownTool { name: "fly".into() },
+            ToolFailure::MissingArg { arg: "url" }.of(ToolName::Navigate),
+            ToolFailure::Browser(selector).of(ToolName::Click),
+            missing.of(ToolName::Click),
+            ToolFailure::Browser(BrowserError::Disconnected).of(ToolName::Click),
+        ]
+        .map(|e| e.kind());
+        use FailureKind::{BadInput, Browser, NotFound};
+        assert_eq!(kinds, [BadInput, BadInput, BadInput, NotFound, Browser]);
     }
 }

@@ -16,11 +16,11 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 /// The longest `wait` (or `wait_for` timeout) the model may ask for.
-pub const MAX_WAIT: Duration = Duration::from_secs(60);
+pub(super) const MAX_WAIT: Duration = Duration::from_secs(60);
 /// `wait_for`'s (and `wait_for_network_idle`'s) timeout when the model gives none.
-pub const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
 /// `wait_for_network_idle`'s idle window when the model gives none (Playwright's too).
-pub const NETWORK_IDLE: Duration = Duration::from_millis(500);
+pub(super) const NETWORK_IDLE: Duration = Duration::from_millis(500);
 /// The longest idle window the model may ask for.
 const MAX_IDLE: Duration = Duration::from_secs(10);
 
@@ -452,7 +452,7 @@ mod tests {
             // argument the schema says is required, and names it.
             let baseline =
                 if schema["properties"].get("selector").is_some() { json!({"selector": "#x"}) } else { json!({}) };
-            match (required.first(), crate::agent::parse_args(*tool, &baseline)) {
+            match (required.first(), crate::agent::tools::parse_args(*tool, &baseline)) {
                 (Some(arg), Err(e)) => assert!(e.to_string().contains(arg), "{tool}: {e}"),
                 (Some(arg), Ok(_)) => panic!("{tool} parsed without {arg}"),
                 (None, Ok(parsed)) => assert_eq!(parsed.name(), *tool, "each entry's parser makes its own tool"),

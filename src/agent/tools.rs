@@ -20,7 +20,7 @@ crate::closed_set! {
 
     /// A tool call with checked arguments.
     #[derive(Clone, Debug, PartialEq)]
-    pub enum Tool by name {
+    pub(crate) enum Tool by name {
         /// Opens a URL in a new tab and pins it.
         OpenUrl {
             url: String,
@@ -107,7 +107,7 @@ impl std::fmt::Display for ToolSet {
 impl Tool {
     /// How long the call itself may rightly wait, if the model said (a wait's length, a
     /// `wait_for` timeout): the watchdog gives it that much and a grace.
-    pub fn own_wait(&self) -> Option<Duration> {
+    pub(crate) fn own_wait(&self) -> Option<Duration> {
         match self {
             Self::Wait { duration } => Some(*duration),
             Self::WaitFor { timeout, .. } | Self::WaitForNetworkIdle { timeout, .. } => Some(*timeout),
@@ -116,26 +116,21 @@ impl Tool {
     }
 }
 
-/// Parses a call. A missing `args` counts as `{}`.
-pub fn parse_tool(name: &str, args: &Value) -> Result<Tool, ToolError> {
-    parse_args(parse_name(name)?, args)
-}
-
 /// The tool a call names; an unknown name is [`ToolError::UnknownTool`].
-pub fn parse_name(name: &str) -> Result<ToolName, ToolError> {
+pub(super) fn parse_name(name: &str) -> Result<ToolName, ToolError> {
     name.parse().map_err(|_| ToolError::UnknownTool { name: name.to_owned() })
 }
 
 /// A checked call: the tool, and what the model expects of the page after it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Call {
+pub(super) struct Call {
     pub tool: Tool,
     pub expect: Option<Expectation>,
 }
 
 /// Checks the arguments of a call of `tool`, `expect` included. A missing `args` counts as
 /// `{}`.
-pub fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
+pub(super) fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
     let expect = match args.get("expect") {
         None | Some(Value::Null) => None,
         Some(value) => Some(Expectation::parse(value).map_err(|source| ToolFailure::BadExpect { source }.of(tool))?),
@@ -145,7 +140,7 @@ pub fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
 
 /// Checks the arguments of a call of `tool` (`expect` aside: see [`parse_call`]) with the
 /// tool's parser in the tool table. A missing `args` counts as `{}`.
-pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
+pub(super) fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
     let empty = Map::new();
     let map = match args {
         Value::Object(map) => map,
@@ -158,9 +153,15 @@ pub fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{ExpectKey, NETWORK_IDLE, WAIT_FOR_TIMEOUT};
+    use crate::agent::tool_spec::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
+    use crate::agent::verify::ExpectKey;
     use crate::browser::ElementRef;
     use serde_json::json;
+
+    /// Parses a call by the tool's name, as the loop does. A missing `args` counts as `{}`.
+    fn parse_tool(name: &str, args: &Value) -> Result<Tool, ToolError> {
+        parse_args(parse_name(name)?, args)
+    }
 
     fn err(name: &str, args: Value) -> String {
         parse_tool(name, &args).unwrap_err().to_string()
@@ -206,7 +207,7 @@ mod tests {
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, go_back, click, type, press_key, \
              handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
         );
-        assert!(err.is_bad_input() && err.tool() == Some(ToolName::OpenUrl));
+        assert_eq!(err.kind(), crate::agent::FailureKind::BadInput);
     }
 
     #[test]
@@ -284,7 +285,7 @@ mod tests {
     #[test]
     fn every_tool_takes_an_expectation_and_names_what_is_wrong_with_one() {
         let call = parse_call(ToolName::Done, &json!({"summary": "ok", "expect": {"title": "Done"}})).unwrap();
-        assert_eq!(call.expect.unwrap().0, vec![(crate::agent::ExpectKey::Title, "Done".into())]);
+        assert_eq!(call.expect.unwrap().0, vec![(ExpectKey::Title, "Done".into())]);
         let bad = |args: Value| parse_call(ToolName::Click, &args).unwrap_err().to_string();
         assert!(
             bad(json!({"selector": "#a", "expect": {"colour": "red"}}))

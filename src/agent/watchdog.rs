@@ -15,16 +15,16 @@ use tokio::time::Instant;
 
 /// How often a waiting call reports progress: a quarter of the second the contract allows, so a
 /// tick delayed by a loaded machine still keeps the promise.
-pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// What a call is waiting for right now, as progress reports say it. Shared between the call
 /// (which sets it) and the watchdog (which reads it).
 #[derive(Clone, Debug, Default)]
-pub struct Phase(Arc<Mutex<Option<String>>>);
+pub(super) struct Phase(Arc<Mutex<Option<String>>>);
 
 impl Phase {
     /// The call now waits for `what` ("the navigation to commit").
-    pub fn set(&self, what: impl Into<String>) {
+    pub(super) fn set(&self, what: impl Into<String>) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(what.into());
     }
 
@@ -34,14 +34,14 @@ impl Phase {
 }
 
 /// The words of a progress report.
-pub fn progress_text(what: &str, waited: Duration) -> String {
+pub(super) fn progress_text(what: &str, waited: Duration) -> String {
     format!("waiting for {what} ({:.1} s)", waited.as_secs_f64())
 }
 
 /// Runs `call` until it ends or `deadline` passes (then `None`: the call is dropped, which
 /// cancels whatever it waited for). Every [`PROGRESS_EVERY`] while it runs, `report` gets the
 /// progress words of its current [`Phase`] (or `fallback`, if the call set none).
-pub async fn watch<F: Future>(
+pub(super) async fn watch<F: Future>(
     call: F,
     deadline: Duration,
     phase: &Phase,
@@ -68,7 +68,7 @@ pub async fn watch<F: Future>(
 
 /// What to do after a failed attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Try again after this pause.
     Retry { after: Duration },
     /// Keep the failure; `why` is for the trace when a retryable failure was kept.
@@ -100,7 +100,7 @@ impl RetryPolicy {
 
     /// Whether the call of `tool` that failed with `error`, after `retries` retries already,
     /// is tried again. `navigated` says a navigation of the tab began during the attempt.
-    pub fn decide(self, tool: ToolName, error: &ToolError, retries: u32, navigated: bool) -> RetryDecision {
+    pub(crate) fn decide(self, tool: ToolName, error: &ToolError, retries: u32, navigated: bool) -> RetryDecision {
         let kind = error.kind();
         if !kind.may_pass() {
             return RetryDecision::Keep { why: None };
@@ -131,7 +131,7 @@ fn not_repeatable(tool: ToolName, kind: FailureKind, navigated: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::ToolFailure;
+    use crate::agent::error::ToolFailure;
     use crate::browser::{BrowserError, TabId};
 
     fn browser(e: BrowserError, tool: ToolName) -> ToolError {
