@@ -13,6 +13,10 @@
 //! The conformance harness that proves it on real browsers is the `navguard-harness` crate
 //! (`steps/`).
 
+// Every type in a public signature can be named by its user: one reachable only through a
+// field or a return type, and never exported, is a warning.
+#![warn(unnameable_types)]
+
 pub mod adapter;
 pub mod agent;
 pub mod bidi;

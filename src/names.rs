@@ -32,8 +32,63 @@ impl UnknownName {
 ///     pub enum Kind("navigation event kind") { Started = "started", Load = "load" }
 /// }
 /// ```
+///
+/// A set can also be the kinds of an enum whose members carry data: both are declared at once,
+/// the data enum's members with their fields and wire names, and the set of their kinds is
+/// derived from it with a method that gives a value's kind (so the two cannot drift apart):
+///
+/// ```ignore
+/// closed_set! {
+///     /// The kinds of [`Stop`], by their names in the trace.
+///     pub enum StopKind("stop reason");
+///     /// How a task ended.
+///     #[derive(Clone, Debug)]
+///     pub enum Stop by kind {
+///         Done { summary: String } = "done",
+///         User = "user",
+///     }
+/// }
+/// ```
 #[macro_export]
 macro_rules! closed_set {
+    (
+        $(#[$kind_meta:meta])*
+        $kind_vis:vis enum $kind:ident($set:literal);
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident by $method:ident {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident $({ $($field:tt)* })? $(( $($member:tt)* ))? = $wire:literal
+            ),+ $(,)?
+        }
+    ) => {
+        $crate::closed_set! {
+            $(#[$kind_meta])*
+            $kind_vis enum $kind($set) {
+                $(
+                    #[doc = concat!("[`", stringify!($name), "::", stringify!($variant), "`]")]
+                    $variant = $wire
+                ),+
+            }
+        }
+
+        $(#[$meta])*
+        $vis enum $name {
+            $(
+                $(#[$vmeta])*
+                $variant $({ $($field)* })? $(( $($member)* ))?
+            ),+
+        }
+
+        impl $name {
+            #[doc = concat!("Its kind: the member of [`", stringify!($kind), "`] of the same name.")]
+            $vis const fn $method(&self) -> $kind {
+                match self {
+                    $(Self::$variant { .. } => $kind::$variant),+
+                }
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         $vis:vis enum $name:ident($set:literal) {
@@ -97,6 +152,30 @@ mod tests {
     closed_set! {
         /// A set for the tests.
         enum Colour("colour") { Red = "red", DarkBlue = "dark-blue" }
+    }
+
+    closed_set! {
+        /// The kinds of [`Paint`].
+        enum PaintKind("paint");
+        /// A set whose members carry data.
+        #[derive(Debug)]
+        enum Paint by kind {
+            /// A plain one.
+            Plain = "plain",
+            Mixed { parts: Vec<Colour> } = "mixed",
+            Named(String) = "named",
+        }
+    }
+
+    #[test]
+    fn the_kinds_of_a_set_with_data_are_derived_from_it() {
+        let paints = [Paint::Plain, Paint::Mixed { parts: vec![Colour::Red] }, Paint::Named("ochre".into())];
+        let kinds: Vec<PaintKind> = paints.iter().map(Paint::kind).collect();
+        assert_eq!(kinds, PaintKind::ALL);
+        assert!(matches!(&paints[1], Paint::Mixed { parts } if parts == &[Colour::Red]));
+        assert!(matches!(&paints[2], Paint::Named(name) if name == "ochre"));
+        assert_eq!(PaintKind::Mixed.name(), "mixed");
+        assert_eq!("named".parse::<PaintKind>().unwrap(), PaintKind::Named);
     }
 
     #[test]

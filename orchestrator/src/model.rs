@@ -4,6 +4,7 @@
 //! (de)serializes from there, so an unknown name is refused where it comes in, with the names it
 //! could have been.
 
+use navguard::agent::FailureKind;
 pub use navguard::agent::ToolName;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -75,6 +76,25 @@ navguard::closed_set! {
         /// went away).
         PageNotObserved = "PAGE_NOT_OBSERVED",
         BrowserError = "BROWSER_ERROR",
+    }
+}
+
+impl ObservationCode {
+    /// The code of a call the core failed: its one classification of the failure, named in
+    /// the contract's words (a new kind of failure is a compile error here until it has a code).
+    pub const fn of_failure(kind: FailureKind) -> Self {
+        match kind {
+            FailureKind::NotFound | FailureKind::NoDialog | FailureKind::StaleRef => Self::TargetNotFound,
+            FailureKind::Timeout | FailureKind::WaitExpired => Self::Timeout,
+            FailureKind::Restricted => Self::PermissionDenied,
+            FailureKind::FailedVerification => Self::VerificationFailed,
+            FailureKind::NavigationFailed | FailureKind::NotCommitted => Self::NavigationFailed,
+            FailureKind::Refused => Self::DoneRefused,
+            FailureKind::BadInput => Self::BadAction,
+            FailureKind::Browser => Self::BrowserError,
+            // A dialog blocks the page: nothing on it can be acted on until it is answered.
+            FailureKind::Dialog => Self::TargetNotInteractable,
+        }
     }
 }
 
@@ -288,6 +308,17 @@ mod tests {
             json!([{"code": "TIMEOUT", "message": ""}, {"code": "SOMETHING_ELSE", "message": "m"}])
         );
         assert_eq!(ReportedCode::from("DONE_REFUSED"), ObservationCode::DoneRefused.into());
+    }
+
+    #[test]
+    fn a_failure_is_reported_in_the_contract_s_code_of_its_kind() {
+        let code = |kind: FailureKind| ObservationCode::of_failure(kind).name();
+        assert_eq!(code(FailureKind::NotFound), "TARGET_NOT_FOUND");
+        assert_eq!(code(FailureKind::NoDialog), "TARGET_NOT_FOUND");
+        assert_eq!(code(FailureKind::WaitExpired), "TIMEOUT");
+        assert_eq!(code(FailureKind::NotCommitted), "NAVIGATION_FAILED");
+        assert_eq!(code(FailureKind::Dialog), "TARGET_NOT_INTERACTABLE");
+        assert_eq!(code(FailureKind::BadInput), "BAD_ACTION");
     }
 
     #[test]

@@ -145,7 +145,7 @@ fn step_of(reply: &Value) -> Result<PlanStep, PlanError> {
             (name, call.get("args").cloned().unwrap_or(Value::Null))
         }
     };
-    let tool = navguard::agent::parse_name(&tool).map_err(|_| not("an unknown tool"))?;
+    let tool: ToolName = tool.parse().map_err(|_| not("an unknown tool"))?;
     let args = match args {
         Value::Null => serde_json::Map::new(),
         Value::Object(args) => args,

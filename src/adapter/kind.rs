@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
-pub const CHROMIUM_ARGS: [&str; 10] = [
+pub(super) const CHROMIUM_ARGS: [&str; 10] = [
     "--headless=new",
     "--no-sandbox",
     "--disable-gpu",
@@ -109,7 +109,7 @@ impl BrowserKind {
     /// The driver's arguments beyond `--port`. geckodriver gives every Firefox it starts the
     /// same BiDi port (9222) unless told otherwise, so two runs at once would collide; port 0
     /// lets the system choose.
-    pub fn driver_args(self) -> &'static [&'static str] {
+    pub(crate) fn driver_args(self) -> &'static [&'static str] {
         match self {
             Self::Chromium => &[],
             Self::Firefox => &["--websocket-port=0"],
@@ -117,7 +117,7 @@ impl BrowserKind {
     }
 
     /// What the driver prints once it listens.
-    pub fn ready_line(self) -> &'static str {
+    pub(crate) fn ready_line(self) -> &'static str {
         match self {
             Self::Chromium => "started successfully",
             Self::Firefox => "Listening on",
@@ -127,7 +127,7 @@ impl BrowserKind {
     /// The session's capabilities: BiDi on, dialogs left open, the browser's binary if known,
     /// headless unless asked otherwise. Chromium gets a fresh profile in `profile` when given (a remote end makes
     /// its own, on its machine); geckodriver always makes its own.
-    pub fn capabilities(self, binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Capabilities {
+    pub(crate) fn capabilities(self, binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Capabilities {
         let caps = match self {
             Self::Chromium => json!({
                 "browserName": self.capability_name(),

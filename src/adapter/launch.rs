@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout, Command};
 
 /// Finds an executable: the environment variable `env` if set, else the first of `names` on PATH.
-pub fn find_binary(env: &str, names: &[&'static str], install_hint: String) -> Result<PathBuf, LaunchError> {
+pub(super) fn find_binary(env: &str, names: &[&'static str], install_hint: String) -> Result<PathBuf, LaunchError> {
     if let Some(path) = std::env::var_os(env).map(PathBuf::from) {
         if is_executable(&path) {
             return Ok(path);
@@ -33,7 +33,7 @@ fn is_executable(path: &Path) -> bool {
 /// A running WebDriver server; killed when dropped, and by its guardian when this process dies
 /// any other way.
 #[derive(Debug)]
-pub struct Driver {
+pub(super) struct Driver {
     child: Child,
     url: String,
     group: Option<GroupGuard>,
@@ -98,7 +98,7 @@ impl Drop for GroupGuard {
 impl Driver {
     /// Starts `binary --port=N [args]` on a free port and waits (up to `deadline`) for it to
     /// print `ready_line`.
-    pub async fn start(
+    pub(super) async fn start(
         binary: &Path,
         args: &[&str],
         ready_line: &'static str,
@@ -124,16 +124,16 @@ impl Driver {
         Ok(Self { child, url: format!("http://127.0.0.1:{port}"), group })
     }
 
-    pub fn pid(&self) -> Option<u32> {
+    pub(super) fn pid(&self) -> Option<u32> {
         self.child.id()
     }
 
-    pub fn url(&self) -> &str {
+    pub(super) fn url(&self) -> &str {
         &self.url
     }
 
     /// Stops the server and everything it started (its browser).
-    pub async fn stop(mut self) {
+    pub(super) async fn stop(mut self) {
         if let Some(group) = self.group.take() {
             group.kill();
         }

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How an action settle ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ActionSettleEnd {
+pub(super) enum ActionSettleEnd {
     /// The quiet window passed with no navigation event.
     Quiet,
     /// The cap was reached first.
@@ -22,7 +22,7 @@ pub enum ActionSettleEnd {
 
 /// The quiet-window state machine.
 #[derive(Debug)]
-pub struct QuietWindow {
+pub(super) struct QuietWindow {
     started: Instant,
     last_activity: Instant,
     quiet: Duration,
@@ -33,23 +33,23 @@ pub struct QuietWindow {
 
 impl QuietWindow {
     /// Starts at `now`.
-    pub fn new(now: Instant, quiet: Duration, cap: Duration) -> Self {
+    pub(super) fn new(now: Instant, quiet: Duration, cap: Duration) -> Self {
         Self { started: now, last_activity: now, quiet, cap, events: 0 }
     }
 
     /// When to look again.
-    pub fn deadline(&self) -> Instant {
+    pub(super) fn deadline(&self) -> Instant {
         (self.last_activity + self.quiet).min(self.started + self.cap)
     }
 
     /// A navigation event of the tab at `now`.
-    pub fn on_event(&mut self, now: Instant) {
+    pub(super) fn on_event(&mut self, now: Instant) {
         self.events += 1;
         self.last_activity = now;
     }
 
     /// The time is `now`: ended?
-    pub fn on_time(&self, now: Instant) -> Option<ActionSettleEnd> {
+    pub(super) fn on_time(&self, now: Instant) -> Option<ActionSettleEnd> {
         if now >= self.started + self.cap {
             Some(ActionSettleEnd::Capped)
         } else if now >= self.last_activity + self.quiet {
@@ -62,7 +62,7 @@ impl QuietWindow {
 
 /// Waits for the quiet window on `tab`, given a subscription taken before the action; a
 /// dialog the page opens ends it at once.
-pub async fn settle_action(
+pub(super) async fn settle_action(
     mut events: EventStream,
     tab: &TabId,
     quiet: Duration,

@@ -64,7 +64,7 @@ impl Checkpoints for StoredCheckpoints<'_> {
 
 /// What the user changed between the pause (`before`) and the resume (`after`), one sentence
 /// each, every one beginning "the user changed".
-pub fn changes(before: &Observation, after: &Observation) -> Vec<String> {
+pub(super) fn changes(before: &Observation, after: &Observation) -> Vec<String> {
     let mut said = Vec::new();
     if before.url != after.url {
         said.push(format!("the user changed the URL from {:?} to {:?}", before.url, after.url));

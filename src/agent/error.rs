@@ -10,7 +10,7 @@ use std::time::Duration;
 /// Why a tool call failed.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum ToolError {
+pub(crate) enum ToolError {
     /// The model named a tool that does not exist.
     UnknownTool { name: String },
     /// A call of a known tool failed.
@@ -20,7 +20,7 @@ pub enum ToolError {
 /// How a call of a known tool failed; [`ToolError::Call`] names the tool.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ToolFailure {
+pub(crate) enum ToolFailure {
     /// The tool exists but is not offered in this turn (a task with a tab is not offered
     /// open_url).
     #[error("not offered in this turn; the tools offered are {offered}")]
@@ -125,7 +125,7 @@ pub enum ToolFailure {
 
 impl ToolFailure {
     /// This failure, as a call of `tool`.
-    pub fn of(self, tool: ToolName) -> ToolError {
+    pub(crate) fn of(self, tool: ToolName) -> ToolError {
         ToolError::Call { tool, kind: self }
     }
 }
@@ -152,24 +152,37 @@ impl std::error::Error for ToolError {
 }
 
 crate::closed_set! {
-    /// What kind of failure a call had, for those who report it in their own words (the
-    /// executor's observation codes): typed, so nobody reads it off the message.
+    /// What kind of failure a call had: the one classification of a tool failure
+    /// ([`ToolError::kind`]). What others need to know of a failure derives from it: whether
+    /// the watchdog may try the call again ([`FailureKind::may_pass`], with the tool's
+    /// [`Repeat`](super::Repeat) rule), whether the model's input was at fault, the executor's
+    /// observation codes, a conformance profile's failure class. Typed, so nobody reads it off
+    /// the message.
     pub enum FailureKind("failure kind") {
-        /// The call's arguments were at fault (an unknown tool, a missing or bad argument).
+        /// The call's arguments were at fault: an unknown tool or one not offered, a missing or
+        /// bad argument, a selector, key or URL the browser could not use, no tab to act on.
         BadInput = "bad-input",
         /// The target did not appear.
         NotFound = "not-found",
+        /// There is no dialog to answer.
+        NoDialog = "no-dialog",
         /// The ref's document or element is gone.
         StaleRef = "stale-ref",
+        /// The call was cut off at its deadline, or the browser did not answer in time.
         Timeout = "timeout",
+        /// What a wait waited for did not come within the wait's own timeout: that is the
+        /// wait's answer, not a failure to get one.
+        WaitExpired = "wait-expired",
         /// A URL the agent must not open.
         Restricted = "restricted",
         /// The action ran and the expectation did not hold.
         FailedVerification = "failed-verification",
         /// `done` was refused.
         Refused = "refused",
-        /// A navigation failed or did not commit on its origin.
+        /// The browser failed a navigation.
         NavigationFailed = "navigation-failed",
+        /// open_url's tab did not commit on its origin (the tab stays open for the model).
+        NotCommitted = "not-committed",
         /// A dialog blocks the page: the call did nothing to it.
         Dialog = "dialog",
         /// The browser failed the call otherwise.
@@ -177,73 +190,82 @@ crate::closed_set! {
     }
 }
 
+impl FailureKind {
+    /// The failure may pass by itself, so the call is worth another try (if the tool's
+    /// [`Repeat`](super::Repeat) rule allows one): a target still loading, a browser or page
+    /// busy for a moment, a navigation the network failed. The design's retry classes
+    /// (docs/design/reliability-layer.md): timeout, not found, network.
+    pub const fn may_pass(self) -> bool {
+        matches!(self, Self::Timeout | Self::NotFound | Self::NavigationFailed)
+    }
+
+    /// The kind of a failure the browser reported.
+    pub const fn of_browser(error: &BrowserError) -> Self {
+        match error {
+            BrowserError::Timeout { .. } => Self::Timeout,
+            BrowserError::NoSuchElement { .. } => Self::NotFound,
+            BrowserError::NoDialog(_) => Self::NoDialog,
+            BrowserError::StaleRef { .. } => Self::StaleRef,
+            BrowserError::DialogOpen { .. } => Self::Dialog,
+            BrowserError::NavigationFailed { .. } => Self::NavigationFailed,
+            BrowserError::InvalidArgument(_)
+            | BrowserError::UnknownKey(_)
+            | BrowserError::InvalidUrl { .. }
+            | BrowserError::InvalidSelector { .. } => Self::BadInput,
+            BrowserError::TabGone(_)
+            | BrowserError::Disconnected
+            | BrowserError::Script(_)
+            | BrowserError::ScriptValue(_)
+            | BrowserError::Browser { .. } => Self::Browser,
+        }
+    }
+}
+
+impl ToolFailure {
+    /// Its kind.
+    pub(crate) const fn kind(&self) -> FailureKind {
+        match self {
+            Self::NotOffered { .. }
+            | Self::ArgsNotObject { .. }
+            | Self::MissingArg { .. }
+            | Self::BadArg { .. }
+            | Self::NoTarget
+            | Self::RefAndSelector
+            | Self::MalformedRef { .. }
+            | Self::RefOfAnotherTab { .. }
+            | Self::BadExpect { .. }
+            | Self::UnknownTab { .. }
+            | Self::BadUrl { .. }
+            | Self::NobodyToAsk
+            | Self::NothingToWaitFor
+            | Self::NoFocusedTab => FailureKind::BadInput,
+            Self::TargetNotFound { .. } => FailureKind::NotFound,
+            Self::TimedOut { .. } => FailureKind::Timeout,
+            Self::WaitTimedOut { .. } | Self::NetworkBusy { .. } => FailureKind::WaitExpired,
+            Self::Restricted { .. } => FailureKind::Restricted,
+            Self::FailedVerification { .. } => FailureKind::FailedVerification,
+            Self::DoneRefused { .. } => FailureKind::Refused,
+            Self::NotCommitted { .. } => FailureKind::NotCommitted,
+            Self::DialogOpen { .. } => FailureKind::Dialog,
+            Self::Browser(e) => FailureKind::of_browser(e),
+        }
+    }
+}
+
 impl ToolError {
-    /// What kind of failure this is.
-    pub fn kind(&self) -> FailureKind {
-        let Self::Call { kind, .. } = self else { return FailureKind::BadInput };
-        match kind {
-            ToolFailure::TargetNotFound { .. } => FailureKind::NotFound,
-            ToolFailure::TimedOut { .. } | ToolFailure::WaitTimedOut { .. } | ToolFailure::NetworkBusy { .. } => {
-                FailureKind::Timeout
-            }
-            ToolFailure::Restricted { .. } => FailureKind::Restricted,
-            ToolFailure::FailedVerification { .. } => FailureKind::FailedVerification,
-            ToolFailure::DoneRefused { .. } => FailureKind::Refused,
-            ToolFailure::NotCommitted { .. } => FailureKind::NavigationFailed,
-            ToolFailure::DialogOpen { .. } => FailureKind::Dialog,
-            ToolFailure::Browser(e) => match e {
-                BrowserError::DialogOpen { .. } => FailureKind::Dialog,
-                BrowserError::NoSuchElement { .. } | BrowserError::NoDialog(_) => FailureKind::NotFound,
-                BrowserError::StaleRef { .. } => FailureKind::StaleRef,
-                BrowserError::Timeout { .. } => FailureKind::Timeout,
-                BrowserError::NavigationFailed { .. } => FailureKind::NavigationFailed,
-                BrowserError::InvalidArgument(_)
-                | BrowserError::UnknownKey(_)
-                | BrowserError::InvalidUrl { .. }
-                | BrowserError::InvalidSelector { .. } => FailureKind::BadInput,
-                _ => FailureKind::Browser,
-            },
-            _ => FailureKind::BadInput,
-        }
-    }
-
-    /// The tool the call named, if it exists.
-    pub fn tool(&self) -> Option<ToolName> {
+    /// What kind of failure this is: the one classification of a tool failure.
+    pub(crate) const fn kind(&self) -> FailureKind {
         match self {
-            Self::Call { tool, .. } => Some(*tool),
-            Self::UnknownTool { .. } => None,
+            Self::UnknownTool { .. } => FailureKind::BadInput,
+            Self::Call { kind, .. } => kind.kind(),
         }
-    }
-
-    /// The browser's error, if the browser failed the call.
-    pub fn browser_error(&self) -> Option<&BrowserError> {
-        match self {
-            Self::Call { kind: ToolFailure::Browser(e), .. } => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The browser connection is gone: the task cannot go on.
-    pub fn is_disconnected(&self) -> bool {
-        self.browser_error().is_some_and(BrowserError::is_disconnected)
-    }
-
-    /// The model's input was at fault (not the browser).
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(
-            self,
-            Self::Call {
-                kind: ToolFailure::Browser(_) | ToolFailure::NotCommitted { .. } | ToolFailure::DialogOpen { .. },
-                ..
-            }
-        )
     }
 }
 
 /// Why `done` was refused (the contract's words are in each message).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// `done needs a verification` is on and `done` came without `expect`.
     NoVerification,
     /// The page is no longer the document the model observed, or has begun to leave.
@@ -275,11 +297,37 @@ mod tests {
         let refused = ToolFailure::DialogOpen { dialog: dialog.clone() }.of(ToolName::Click);
         assert_eq!(refused.kind(), FailureKind::Dialog);
         assert_eq!(refused.to_string(), "click: a confirm dialog is open: \"Delete?\"; answer it with handle_dialog");
-        assert!(!refused.is_bad_input());
         let held =
             ToolFailure::Browser(BrowserError::DialogOpen { tab: TabId::from("t"), dialog }).of(ToolName::WaitFor);
         assert_eq!(held.kind(), FailureKind::Dialog);
         let nothing = ToolFailure::Browser(BrowserError::NoDialog(TabId::from("t"))).of(ToolName::HandleDialog);
-        assert_eq!(nothing.kind(), FailureKind::NotFound);
+        assert_eq!(nothing.kind(), FailureKind::NoDialog);
+    }
+
+    #[test]
+    fn a_call_cut_off_at_its_deadline_is_a_timeout_and_a_wait_that_expired_is_its_answer() {
+        let cut_off = ToolFailure::TimedOut { after: Duration::from_secs(15) }.of(ToolName::Navigate);
+        assert_eq!(cut_off.kind(), FailureKind::Timeout);
+        assert!(cut_off.kind().may_pass());
+        let expired =
+            ToolFailure::WaitTimedOut { after: Duration::from_secs(1), misses: "#x".into() }.of(ToolName::WaitFor);
+        assert_eq!(expired.kind(), FailureKind::WaitExpired);
+        assert!(!expired.kind().may_pass());
+    }
+
+    #[test]
+    fn only_what_the_model_gave_is_bad_input() {
+        let selector = BrowserError::InvalidSelector { selector: "##".into(), reason: "syntax".into() };
+        let missing = ToolFailure::TargetNotFound { selector: "#x".into(), waited: Duration::from_secs(5) };
+        let kinds = [
+            ToolError::UnknownTool { name: "fly".into() },
+            ToolFailure::MissingArg { arg: "url" }.of(ToolName::Navigate),
+            ToolFailure::Browser(selector).of(ToolName::Click),
+            missing.of(ToolName::Click),
+            ToolFailure::Browser(BrowserError::Disconnected).of(ToolName::Click),
+        ]
+        .map(|e| e.kind());
+        use FailureKind::{BadInput, Browser, NotFound};
+        assert_eq!(kinds, [BadInput, BadInput, BadInput, NotFound, Browser]);
     }
 }

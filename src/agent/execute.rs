@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a tool call did.
 #[derive(Debug)]
-pub struct ToolRun {
+pub(super) struct ToolRun {
     /// Its result text, or its error.
     pub result: Result<String, ToolError>,
     /// open_url's guard: its outcome and wait.
@@ -43,7 +43,7 @@ impl ToolRun {
 }
 
 /// What a tool needs.
-pub struct ToolContext<'a> {
+pub(super) struct ToolContext<'a> {
     pub port: &'a dyn BrowserPort,
     pub config: &'a AgentConfig,
     pub cancel: &'a CancellationToken,
@@ -72,7 +72,7 @@ fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
 
 impl ToolContext<'_> {
     /// Runs `tool`.
-    pub async fn run(&self, tabs: &mut TaskTabs, tool: Tool) -> ToolRun {
+    pub(super) async fn run(&self, tabs: &mut TaskTabs, tool: Tool) -> ToolRun {
         match tool {
             Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
             Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,

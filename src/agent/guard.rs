@@ -40,7 +40,7 @@ impl GuardResult {
 }
 
 /// Whether the tab is navigating, as `trigger` defines it.
-pub fn in_flight(info: &TabInfo, trigger: InFlightTrigger) -> bool {
+pub(super) fn in_flight(info: &TabInfo, trigger: InFlightTrigger) -> bool {
     match trigger {
         InFlightTrigger::Seed => is_transient(&info.url),
         InFlightTrigger::Extended => is_transient(&info.url) || info.pending_url.is_some(),

@@ -3,12 +3,20 @@
 //! - the round ([`Agent::run`]): loop-top guard → observe → one model turn ([`Planner`]) → its
 //!   tool calls in order → next round; round limit, Stop, and a [`Trace`] of every decision;
 //! - [`wait_for_url_settle`] / [`UrlSettle`]: the navigation settle waiter, a pure state machine
-//!   ([`SettleMachine`]) driven by events, the clock and Stop, with five outcomes;
-//! - the loop-top guard ([`loop_top_guard`]) and the open_url guard (in the tool), each
-//!   switchable ([`AgentConfig`]) so the original race can be reproduced;
-//! - restricted URLs ([`is_restricted_url`]), origins, the action settle, the tools.
+//!   (`SettleMachine`, src/agent/settle.rs) driven by events, the clock and Stop, with its
+//!   [`SettleOutcome`]s;
+//! - the loop-top guard and the open_url guard (in the tool), each switchable ([`AgentConfig`])
+//!   so the original race can be reproduced;
+//! - the tools: one table ([`ToolName::spec`]) of what each is, from which their parsing, the
+//!   watchdog's retries and a model API's tool list ([`model_tools`]) derive;
+//! - restricted URLs, origins ([`safe_parse_origin`]), the action settle.
+//!
+//! What is public is what an embedder needs (most of it also in [`crate::prelude`]); the
+//! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
+//! time alone (hidden from the documentation).
 
 mod action_settle;
+mod args;
 mod checkpoint;
 mod config;
 mod control;
@@ -35,35 +43,38 @@ mod trace;
 mod verify;
 mod watchdog;
 
-pub use action_settle::{ActionSettleEnd, QuietWindow, settle_action};
-pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints, changes};
+pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
 pub use config::{AgentConfig, InFlightTrigger};
 pub use control::{ControlState, Pause, PauseReason, TaskControl};
-pub use error::{FailureKind, Refusal, ToolError, ToolFailure};
-pub use execute::{ToolContext, ToolRun};
-pub use guard::{GuardResult, in_flight, loop_top_guard};
-pub use network_idle::{IdleOutcome, IdleState, IdleTracker, REQUEST_CAP, wait_for_network_idle};
+pub use error::FailureKind;
 pub use observe::{Element, FormContext, Observation, observe};
-pub use origin::{origin_text, safe_parse_origin, same_origin};
-pub use page_settle::{PageState, wait_for_quiet_page};
+pub use origin::safe_parse_origin;
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
-pub use progress::{Pattern, Progress, ProgressDetector, Signature, Thresholds};
-pub use restricted::is_restricted_url;
+pub use progress::Pattern;
 pub use run::{Agent, RoundHook, Task};
-pub use segment::summarise;
 pub use session::{Session, SessionAnswer};
-pub use settle::{SettleKind, SettleMachine, SettleOutcome, is_transient};
+pub use settle::{SettleKind, SettleOutcome};
 pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
-pub use tabs::{Pinned, TabRef, TaskTabs};
+pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
-pub use tools::{
-    Call, MAX_WAIT, NETWORK_IDLE, Tool, ToolName, ToolSet, WAIT_FOR_TIMEOUT, parse_args, parse_call, parse_name,
-    parse_tool,
-};
+pub use tools::{ToolName, ToolSet};
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
-pub use verify::{ExpectError, ExpectKey, Expectation, Miss, Verdict, verify};
-pub use watchdog::{FailureClass, PROGRESS_EVERY, Phase, RetryDecision, RetryPolicy, progress_text, watch};
+pub use verify::{Miss, Verdict};
+pub use watchdog::RetryPolicy;
+
+// The agent's own steps, public only for the harness's benchmarks (steps/benches), which time
+// each of them alone on a real browser; an embedder runs them through `Agent::run`.
+#[doc(hidden)]
+pub use guard::{GuardResult, loop_top_guard};
+#[doc(hidden)]
+pub use network_idle::{IdleOutcome, wait_for_network_idle};
+#[doc(hidden)]
+pub use page_settle::{PageState, wait_for_quiet_page};
+#[doc(hidden)]
+pub use settle::is_transient;
+
+pub(crate) use restricted::is_restricted_url;
 
 #[cfg(test)]
 mod loop_tests;

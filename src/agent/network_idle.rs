@@ -12,7 +12,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// A request in flight longer than this no longer keeps the page busy.
-pub const REQUEST_CAP: Duration = Duration::from_secs(10);
+pub(super) const REQUEST_CAP: Duration = Duration::from_secs(10);
 
 #[derive(Clone, Debug)]
 struct InFlight {
@@ -23,7 +23,7 @@ struct InFlight {
 
 /// Where one tab's requests stand.
 #[derive(Debug)]
-pub struct IdleTracker {
+pub(super) struct IdleTracker {
     idle: Duration,
     cap: Duration,
     in_flight: HashMap<RequestId, InFlight>,
@@ -35,7 +35,7 @@ pub struct IdleTracker {
 
 /// Whether the tab is idle at a given time.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IdleState {
+pub(super) enum IdleState {
     Idle,
     /// Busy; with nothing new, look again at this time.
     BusyUntil(Instant),
@@ -43,12 +43,12 @@ pub enum IdleState {
 
 impl IdleTracker {
     /// A tracker with nothing in flight since `since`.
-    pub fn new(idle: Duration, cap: Duration, since: Instant) -> Self {
+    pub(super) fn new(idle: Duration, cap: Duration, since: Instant) -> Self {
         Self { idle, cap, in_flight: HashMap::new(), last_change: since, seen: 0 }
     }
 
     /// One request event of the tab, at its own time.
-    pub fn on_event(&mut self, event: &RequestEvent, at: Instant) {
+    pub(super) fn on_event(&mut self, event: &RequestEvent, at: Instant) {
         match event.kind {
             RequestEventKind::Sent => {
                 if !self.in_flight.contains_key(&event.request) {
@@ -84,7 +84,7 @@ impl IdleTracker {
         self.in_flight.values().filter(move |r| !r.stream && now < r.started + self.cap)
     }
 
-    pub fn state(&self, now: Instant) -> IdleState {
+    pub(super) fn state(&self, now: Instant) -> IdleState {
         if let Some(expiry) = self.counted(now).map(|r| r.started + self.cap).min() {
             return IdleState::BusyUntil(expiry);
         }
@@ -96,14 +96,14 @@ impl IdleTracker {
     }
 
     /// The URLs still in flight and counted at `now` (for a timeout's message).
-    pub fn busy_urls(&self, now: Instant) -> Vec<String> {
+    pub(super) fn busy_urls(&self, now: Instant) -> Vec<String> {
         let mut urls: Vec<String> = self.counted(now).map(|r| r.url.clone()).collect();
         urls.sort();
         urls
     }
 
     /// How many requests the tracker saw.
-    pub fn seen(&self) -> usize {
+    pub(super) fn seen(&self) -> usize {
         self.seen
     }
 }

@@ -10,12 +10,12 @@ pub fn safe_parse_origin(url: &str) -> Option<Origin> {
 }
 
 /// The origin as text, e.g. `http://127.0.0.1:8080`.
-pub fn origin_text(origin: &Origin) -> String {
+pub(super) fn origin_text(origin: &Origin) -> String {
     origin.ascii_serialization()
 }
 
 /// Whether `url` is on `origin`.
-pub fn same_origin(url: &str, origin: &Origin) -> bool {
+pub(super) fn same_origin(url: &str, origin: &Origin) -> bool {
     safe_parse_origin(url).is_some_and(|o| o == *origin)
 }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// One action as the detector sees it: which tool, on what, on which page state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Signature {
+pub(super) struct Signature {
     pub tool: ToolName,
     /// The action's target and arguments, canonical (the same call gives the same text).
     pub target: String,
@@ -17,7 +17,7 @@ pub struct Signature {
 
 /// When to warn and when to stop (the contract's numbers are the defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Thresholds {
+pub(super) struct Thresholds {
     /// A repeat warns at this occurrence, and at each one after it until the stop.
     pub warn_repeats: usize,
     pub stop_repeats: usize,
@@ -57,7 +57,7 @@ impl std::fmt::Display for Pattern {
 
 /// The detector's answer for one action.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Progress {
+pub(super) enum Progress {
     Fine,
     /// Tell the model; the task goes on.
     Warn(Pattern),
@@ -67,18 +67,14 @@ pub enum Progress {
 
 /// The detector: the task's actions so far.
 #[derive(Clone, Debug, Default)]
-pub struct ProgressDetector {
+pub(super) struct ProgressDetector {
     thresholds: Thresholds,
     history: Vec<Signature>,
 }
 
 impl ProgressDetector {
-    pub fn new(thresholds: Thresholds) -> Self {
-        Self { thresholds, history: Vec::new() }
-    }
-
     /// Records an action and judges the history it completes.
-    pub fn record(&mut self, signature: Signature) -> Progress {
+    pub(super) fn record(&mut self, signature: Signature) -> Progress {
         self.history.push(signature);
         let t = self.thresholds;
         let cycles = self.cycles();

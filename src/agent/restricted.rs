@@ -3,7 +3,7 @@
 //! and percent-encoding tricks, because the check reads the URL the way the browser will.
 
 /// Whether the agent must refuse or stop on `url`.
-pub fn is_restricted_url(url: &str) -> bool {
+pub(crate) fn is_restricted_url(url: &str) -> bool {
     // The URL standard strips leading/trailing C0 controls and spaces, and removes tabs and
     // newlines anywhere: "java\tscript:" is "javascript:". Parse it the same way.
     let cleaned: String =

@@ -671,11 +671,23 @@ fn signature_of(tool: ToolName, args: &serde_json::Value, observed: Option<&Obse
     Signature { tool, target: args.to_string(), page }
 }
 
+/// Why the round after a failed call repairs it: the call's kind, every kind named (a new one is
+/// placed here, not dropped into the execute errors unseen).
 fn repair_reason(e: &ToolError) -> RepairReason {
     match e.kind() {
         FailureKind::FailedVerification => RepairReason::FailedVerification,
         FailureKind::Refused => RepairReason::RefusedDone,
-        _ => RepairReason::ExecuteError,
+        FailureKind::BadInput
+        | FailureKind::NotFound
+        | FailureKind::NoDialog
+        | FailureKind::StaleRef
+        | FailureKind::Timeout
+        | FailureKind::WaitExpired
+        | FailureKind::Restricted
+        | FailureKind::NavigationFailed
+        | FailureKind::NotCommitted
+        | FailureKind::Dialog
+        | FailureKind::Browser => RepairReason::ExecuteError,
     }
 }
 

@@ -10,7 +10,7 @@ use std::fmt::Write;
 const RESULT_CHARS: usize = 80;
 
 /// The summary of rounds `first..=last` of `trace`.
-pub fn summarise(trace: &Trace, first: u32, last: u32) -> String {
+pub(super) fn summarise(trace: &Trace, first: u32, last: u32) -> String {
     let mut calls = Vec::new();
     let mut pages: Vec<String> = Vec::new();
     let (mut ok, mut failed) = (0, 0);

@@ -10,47 +10,29 @@ use url::Origin;
 
 crate::closed_set! {
     /// The kinds of [`SettleOutcome`], by their names in the step language.
-    pub enum SettleKind("settle outcome") {
-        Committed = "committed",
+    pub enum SettleKind("settle outcome");
+
+    /// How a settle wait ended. Serialised as `{"outcome": <kind>, …its URL}`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum SettleOutcome by kind {
+        /// The navigation committed on the expected origin.
+        Committed { url: String } = "committed",
+        /// Nothing committed in time.
         Timeout = "timeout",
-        OriginMismatch = "origin-mismatch",
+        /// It committed on another origin.
+        OriginMismatch { observed_url: String } = "origin-mismatch",
+        /// The tab was closed.
         TabGone = "tab-gone",
+        /// The user stopped the task.
         Aborted = "aborted",
+        /// The navigation ended without a commit (a 204 or 205 answer, a download, a network
+        /// error, a navigation the page cancelled) and left the tab blank, with nothing else on
+        /// its way: nothing will commit, so nobody waits.
         Failed = "failed",
     }
 }
 
-/// How a settle wait ended. Serialised as `{"outcome": <kind>, …its URL}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SettleOutcome {
-    /// The navigation committed on the expected origin.
-    Committed { url: String },
-    /// Nothing committed in time.
-    Timeout,
-    /// It committed on another origin.
-    OriginMismatch { observed_url: String },
-    /// The tab was closed.
-    TabGone,
-    /// The user stopped the task.
-    Aborted,
-    /// The navigation ended without a commit (a 204 or 205 answer, a download, a network
-    /// error, a navigation the page cancelled) and left the tab blank, with nothing else on
-    /// its way: nothing will commit, so nobody waits.
-    Failed,
-}
-
 impl SettleOutcome {
-    pub fn kind(&self) -> SettleKind {
-        match self {
-            Self::Committed { .. } => SettleKind::Committed,
-            Self::Timeout => SettleKind::Timeout,
-            Self::OriginMismatch { .. } => SettleKind::OriginMismatch,
-            Self::TabGone => SettleKind::TabGone,
-            Self::Aborted => SettleKind::Aborted,
-            Self::Failed => SettleKind::Failed,
-        }
-    }
-
     /// The kind's name in the step language.
     pub fn name(&self) -> &'static str {
         self.kind().name()
@@ -86,7 +68,7 @@ struct Awaited {
 
 /// The settle state machine for one tab.
 #[derive(Debug)]
-pub struct SettleMachine {
+pub(super) struct SettleMachine {
     tab: TabId,
     /// `None`: any origin will do (a tab that is not pinned).
     expected: Option<Origin>,
@@ -102,18 +84,13 @@ pub struct SettleMachine {
 impl SettleMachine {
     /// A wait for `tab` to commit on `expected` (any origin if `None`), starting at `now`, for
     /// at most `timeout`.
-    pub fn new(tab: TabId, expected: Option<Origin>, now: Instant, timeout: Duration) -> Self {
+    pub(super) fn new(tab: TabId, expected: Option<Origin>, now: Instant, timeout: Duration) -> Self {
         Self { tab, expected, deadline: now + timeout, awaited: None, wants_read: false, outcome: None }
     }
 
     /// When the wait times out.
-    pub fn deadline(&self) -> Instant {
+    pub(super) fn deadline(&self) -> Instant {
         self.deadline
-    }
-
-    /// The outcome, once decided.
-    pub fn outcome(&self) -> Option<&SettleOutcome> {
-        self.outcome.as_ref()
     }
 
     fn decide(&mut self, outcome: SettleOutcome) -> Option<SettleOutcome> {
@@ -125,7 +102,7 @@ impl SettleMachine {
 
     /// Whether the driver should read the tab again and feed the read to
     /// [`Self::on_tab_read`] (after feeding any events that arrived meanwhile).
-    pub fn wants_read(&self) -> bool {
+    pub(super) fn wants_read(&self) -> bool {
         self.wants_read && self.outcome.is_none()
     }
 
@@ -139,7 +116,7 @@ impl SettleMachine {
     }
 
     /// The tab as read after subscribing: settled already, or what to wait for.
-    pub fn on_tab_read(&mut self, info: &TabInfo) -> Option<SettleOutcome> {
+    pub(super) fn on_tab_read(&mut self, info: &TabInfo) -> Option<SettleOutcome> {
         if self.outcome.is_some() {
             return self.outcome.clone();
         }
@@ -159,12 +136,12 @@ impl SettleMachine {
     }
 
     /// The tab could not be read: it is gone.
-    pub fn on_tab_gone(&mut self) -> Option<SettleOutcome> {
+    pub(super) fn on_tab_gone(&mut self) -> Option<SettleOutcome> {
         self.decide(SettleOutcome::TabGone)
     }
 
     /// One event (of any tab: others are ignored).
-    pub fn on_event(&mut self, event: &NavEvent) -> Option<SettleOutcome> {
+    pub(super) fn on_event(&mut self, event: &NavEvent) -> Option<SettleOutcome> {
         if self.outcome.is_some() || event.tab != self.tab {
             return self.outcome.clone();
         }
@@ -205,7 +182,7 @@ impl SettleMachine {
     }
 
     /// The time is `now`.
-    pub fn on_time(&mut self, now: Instant) -> Option<SettleOutcome> {
+    pub(super) fn on_time(&mut self, now: Instant) -> Option<SettleOutcome> {
         if now >= self.deadline {
             return self.decide(SettleOutcome::Timeout);
         }
@@ -213,7 +190,7 @@ impl SettleMachine {
     }
 
     /// The user stopped the task.
-    pub fn on_cancel(&mut self) -> Option<SettleOutcome> {
+    pub(super) fn on_cancel(&mut self) -> Option<SettleOutcome> {
         self.decide(SettleOutcome::Aborted)
     }
 }

@@ -10,87 +10,44 @@ use std::sync::Arc;
 
 crate::closed_set! {
     /// The kinds of [`StopReason`], by the names the trace gives them.
-    pub enum StopKind("stop reason") {
-        Done = "done",
+    pub enum StopKind("stop reason");
+
+    /// How a task ended. The causes are shared (a stop is cloned into the trace); two stops are
+    /// equal when their kinds and details are. Serialised as `{"reason": <kind>}` with the
+    /// `summary` or the `detail` text.
+    #[derive(Clone, Debug)]
+    pub enum StopReason by kind {
+        /// The model called `done`: the task succeeded.
+        Done { summary: String } = "done",
+        /// The focused tab is on a URL the agent must not operate (or never committed).
         Restricted = "restricted",
+        /// The focused tab is on another origin than the one pinned.
         OriginChanged = "origin-changed",
+        /// The focused tab was closed.
         TabClosed = "tab-closed",
+        /// The user pressed Stop.
         User = "user",
         RoundLimit = "round-limit",
+        /// The model answered with no tool call.
         NoAction = "no-action",
-        Browser = "browser",
-        ObservationFailed = "observation-failed",
-        PlannerFailed = "planner-failed",
-        NoProgress = "no-progress",
-        NeedsUser = "needs-user",
+        /// The browser went away or failed (during the call of `tool`, if one was running).
+        Browser { tool: Option<ToolName>, source: Arc<BrowserError> } = "browser",
+        /// The page could not be observed.
+        ObservationFailed { source: Arc<BrowserError> } = "observation-failed",
+        /// The model could not be asked.
+        PlannerFailed { source: Arc<PlannerError> } = "planner-failed",
+        /// The agent kept repeating itself after it was warned (the closed loop's no_progress).
+        NoProgress { pattern: Pattern } = "no-progress",
+        /// The task had to pause for the user (its allowed segments ran out) and the agent runs
+        /// without a user to resume it.
+        NeedsUser { reason: PauseReason } = "needs-user",
     }
-}
-
-/// How a task ended. The causes are shared (a stop is cloned into the trace); two stops are
-/// equal when their kinds and details are. Serialised as `{"reason": <kind>}` with the
-/// `summary` or the `detail` text.
-#[derive(Clone, Debug)]
-pub enum StopReason {
-    /// The model called `done`: the task succeeded.
-    Done {
-        summary: String,
-    },
-    /// The focused tab is on a URL the agent must not operate (or never committed).
-    Restricted,
-    /// The focused tab is on another origin than the one pinned.
-    OriginChanged,
-    /// The focused tab was closed.
-    TabClosed,
-    /// The user pressed Stop.
-    User,
-    RoundLimit,
-    /// The model answered with no tool call.
-    NoAction,
-    /// The browser went away or failed (during the call of `tool`, if one was running).
-    Browser {
-        tool: Option<ToolName>,
-        source: Arc<BrowserError>,
-    },
-    /// The page could not be observed.
-    ObservationFailed {
-        source: Arc<BrowserError>,
-    },
-    /// The model could not be asked.
-    PlannerFailed {
-        source: Arc<PlannerError>,
-    },
-    /// The agent kept repeating itself after it was warned (the closed loop's no_progress).
-    NoProgress {
-        pattern: Pattern,
-    },
-    /// The task had to pause for the user (its allowed segments ran out) and the agent runs
-    /// without a user to resume it.
-    NeedsUser {
-        reason: PauseReason,
-    },
 }
 
 impl StopReason {
     /// The browser failed outside a tool call.
     pub fn browser(e: BrowserError) -> Self {
         Self::Browser { tool: None, source: Arc::new(e) }
-    }
-
-    pub fn kind(&self) -> StopKind {
-        match self {
-            Self::Done { .. } => StopKind::Done,
-            Self::Restricted => StopKind::Restricted,
-            Self::OriginChanged => StopKind::OriginChanged,
-            Self::TabClosed => StopKind::TabClosed,
-            Self::User => StopKind::User,
-            Self::RoundLimit => StopKind::RoundLimit,
-            Self::NoAction => StopKind::NoAction,
-            Self::Browser { .. } => StopKind::Browser,
-            Self::ObservationFailed { .. } => StopKind::ObservationFailed,
-            Self::PlannerFailed { .. } => StopKind::PlannerFailed,
-            Self::NoProgress { .. } => StopKind::NoProgress,
-            Self::NeedsUser { .. } => StopKind::NeedsUser,
-        }
     }
 
     /// The message shown to the user (the seed's texts, exactly).

@@ -6,7 +6,7 @@ use url::Origin;
 
 /// A tab reference as the model writes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TabRef {
+pub(crate) enum TabRef {
     /// `@primary`: the task's first tab.
     Primary,
     /// `@opened`: the tab the latest open_url call created; `@opened#n`: the n-th one.
@@ -18,7 +18,7 @@ pub enum TabRef {
 
 impl TabRef {
     /// Parses a reference; `None` for an empty or malformed one.
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         let text = text.trim();
         match text {
             "" => None,
@@ -193,7 +193,7 @@ impl TaskTabs {
     }
 
     /// Resolves a reference (but `@active`, which needs the browser).
-    pub fn resolve(&self, reference: &TabRef) -> Option<TabId> {
+    pub(crate) fn resolve(&self, reference: &TabRef) -> Option<TabId> {
         match reference {
             TabRef::Primary => self.primary.clone(),
             TabRef::Opened(None) => self.opened.last().cloned(),

@@ -1,12 +1,31 @@
 //! One table of what is known about each tool, so that the facts live in one place: what a
 //! model is told of it (its description and the JSON Schema of its arguments, sent as a model
-//! API's `tools`), whether it is a user's input on the page, whether it creates a tab, whether a
-//! dialog open on the page refuses it, whether the watchdog may try it again, and how the
-//! orchestrator rates its risk. Adding a tool is one arm of [`ToolName::spec`] (the compiler
-//! asks for it), its arm in `parse_args`, and its execution.
+//! API's `tools`), how its arguments are parsed (the parser beside the schema), whether it is a
+//! user's input on the page, whether it creates a tab, whether a dialog open on the page refuses
+//! it, whether the watchdog may try it again, and how the orchestrator rates its risk. Adding a
+//! tool is its member of [`Tool`] (with its wire name), its arm of [`ToolName::spec`] (the
+//! compiler asks for it, and the entry for its description, schema and parser), and its
+//! execution.
 
-use super::tools::ToolName;
+use super::args::Args;
+use super::error::{ToolError, ToolFailure};
+use super::tools::{Tool, ToolName};
+use super::verify::{ExpectKey, Expectation};
+use crate::browser::Key;
 use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The longest `wait` (or `wait_for` timeout) the model may ask for.
+pub(super) const MAX_WAIT: Duration = Duration::from_secs(60);
+/// `wait_for`'s (and `wait_for_network_idle`'s) timeout when the model gives none.
+pub(super) const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
+/// `wait_for_network_idle`'s idle window when the model gives none (Playwright's too).
+pub(super) const NETWORK_IDLE: Duration = Duration::from_millis(500);
+/// The longest idle window the model may ask for.
+const MAX_IDLE: Duration = Duration::from_secs(10);
+
+/// A tool's parser: its checked call from its arguments (`expect` aside).
+type Parse = fn(&Args<'_>) -> Result<Tool, ToolError>;
 
 /// Whether the watchdog may try a failed call again: what its first attempt may already have
 /// done decides.
@@ -45,6 +64,8 @@ pub struct ToolSpec {
     pub description: &'static str,
     /// The JSON Schema of its arguments.
     args: fn() -> Value,
+    /// Its arguments' parser, which the schema describes.
+    pub(crate) parse: Parse,
     /// A user's input on the page (a click, typing, a key).
     pub input: bool,
     /// It creates a tab: a task that has one already is not offered it.
@@ -87,11 +108,12 @@ fn with_expect(mut properties: Value) -> Value {
 impl ToolName {
     /// What is known about this tool.
     pub const fn spec(self) -> ToolSpec {
-        const fn spec(name: ToolName, description: &'static str, args: fn() -> Value) -> ToolSpec {
+        const fn spec(name: ToolName, description: &'static str, args: fn() -> Value, parse: Parse) -> ToolSpec {
             ToolSpec {
                 name,
                 description,
                 args,
+                parse,
                 input: false,
                 creates_tab: false,
                 needs_the_page: false,
@@ -114,31 +136,55 @@ impl ToolName {
                             &["url"],
                         )
                     },
+                    |a| Ok(Tool::OpenUrl { url: a.url("url")?, active: a.flag("active", true)? }),
                 )
             },
-            Self::FocusTab => spec(self, "Act on another of the task's tabs from now on.", || {
-                object(
-                    json!({"tab": {"type": "string", "description": "@primary, @opened, @opened#N, @active or a tab id"}}),
-                    &["tab"],
-                )
-            }),
+            Self::FocusTab => spec(
+                self,
+                "Act on another of the task's tabs from now on.",
+                || {
+                    object(
+                        json!({"tab": {"type": "string", "description": "@primary, @opened, @opened#N, @active or a tab id"}}),
+                        &["tab"],
+                    )
+                },
+                |a| {
+                    let value = a.raw("tab").ok_or_else(|| a.missing("tab"))?;
+                    Ok(Tool::FocusTab { tab: a.tab("tab", value)? })
+                },
+            ),
             Self::Navigate => ToolSpec {
                 needs_the_page: true,
                 risk: RiskHint::Navigation,
-                ..spec(self, "Load a URL in the focused tab.", || object(json!({"url": {"type": "string"}}), &["url"]))
+                ..spec(
+                    self,
+                    "Load a URL in the focused tab.",
+                    || object(json!({"url": {"type": "string"}}), &["url"]),
+                    |a| Ok(Tool::Navigate { url: a.url("url")? }),
+                )
             },
             Self::GoBack => ToolSpec {
                 needs_the_page: true,
                 risk: RiskHint::Navigation,
                 repeat: Repeat::Never("another step back would skip a page"),
-                ..spec(self, "Go back one page in the focused tab's history.", || object(json!({}), &[]))
+                ..spec(
+                    self,
+                    "Go back one page in the focused tab's history.",
+                    || object(json!({}), &[]),
+                    |_| Ok(Tool::GoBack),
+                )
             },
             Self::Click => ToolSpec {
                 input: true,
                 needs_the_page: true,
                 repeat: Repeat::UnlessDelivered,
                 risk: RiskHint::Control,
-                ..spec(self, "Click an element of the focused tab's page.", || object(on_element(json!({})), &[]))
+                ..spec(
+                    self,
+                    "Click an element of the focused tab's page.",
+                    || object(on_element(json!({})), &[]),
+                    |a| Ok(Tool::Click { target: a.target()? }),
+                )
             },
             Self::Type => ToolSpec {
                 input: true,
@@ -156,6 +202,7 @@ impl ToolName {
                             &["text"],
                         )
                     },
+                    |a| Ok(Tool::Type { target: a.target()?, text: a.text("text")?, submit: a.flag("submit", false)? }),
                 )
             },
             Self::PressKey => ToolSpec {
@@ -163,14 +210,19 @@ impl ToolName {
                 needs_the_page: true,
                 repeat: Repeat::UnlessDelivered,
                 risk: RiskHint::Control,
-                ..spec(self, "Press a key in the focused tab's page.", || {
-                    object(
-                        with_expect(
-                            json!({"key": {"type": "string", "description": "Enter, Escape, Tab, Backspace, ArrowUp/Down/Left/Right or Space"}}),
-                        ),
-                        &["key"],
-                    )
-                })
+                ..spec(
+                    self,
+                    "Press a key in the focused tab's page.",
+                    || {
+                        object(
+                            with_expect(
+                                json!({"key": {"type": "string", "description": "Enter, Escape, Tab, Backspace, ArrowUp/Down/Left/Right or Space"}}),
+                            ),
+                            &["key"],
+                        )
+                    },
+                    parse_press_key,
+                )
             },
             Self::HandleDialog => ToolSpec {
                 risk: RiskHint::Dialog,
@@ -185,19 +237,33 @@ impl ToolName {
                             &["accept"],
                         )
                     },
+                    parse_handle_dialog,
                 )
             },
-            Self::CloseTabs => spec(self, "Close some of the task's tabs.", || {
-                object(
-                    json!({"tabs": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "tab references: @opened, @opened#N or tab ids"}}),
-                    &["tabs"],
-                )
-            }),
+            Self::CloseTabs => spec(
+                self,
+                "Close some of the task's tabs.",
+                || {
+                    object(
+                        json!({"tabs": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "tab references: @opened, @opened#N or tab ids"}}),
+                        &["tabs"],
+                    )
+                },
+                parse_close_tabs,
+            ),
             Self::Wait => ToolSpec {
                 repeat: Repeat::Never("a wait that timed out is its answer"),
-                ..spec(self, "Wait a fixed time (prefer wait_for).", || {
-                    object(json!({"ms": {"type": "integer", "minimum": 0, "maximum": 60000}}), &["ms"])
-                })
+                ..spec(
+                    self,
+                    "Wait a fixed time (prefer wait_for).",
+                    || {
+                        object(
+                            json!({"ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT.as_millis() as u64}}),
+                            &["ms"],
+                        )
+                    },
+                    parse_wait,
+                )
             },
             Self::WaitFor => ToolSpec {
                 needs_the_page: true,
@@ -207,38 +273,132 @@ impl ToolName {
                     "Wait until the focused tab's page shows a selector (present, visible or absent), a text or a URL prefix; all given must hold.",
                     || {
                         object(
-                            json!({"selector": {"type": "string"}, "state": {"enum": ["present", "visible", "absent"]}, "text": {"type": "string"}, "url": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 60000}}),
+                            json!({"selector": {"type": "string"}, "state": {"enum": ["present", "visible", "absent"]}, "text": {"type": "string"}, "url": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT.as_millis() as u64}}),
                             &[],
                         )
                     },
+                    parse_wait_for,
                 )
             },
             Self::WaitForNetworkIdle => ToolSpec {
                 needs_the_page: true,
                 repeat: Repeat::Never("a wait that timed out is its answer"),
-                ..spec(self, "Wait until the focused tab has had no request in flight for idle_ms.", || {
-                    object(
-                        json!({"idle_ms": {"type": "integer", "minimum": 1, "maximum": 10000}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 60000}}),
-                        &[],
-                    )
-                })
+                ..spec(
+                    self,
+                    "Wait until the focused tab has had no request in flight for idle_ms.",
+                    || {
+                        object(
+                            json!({"idle_ms": {"type": "integer", "minimum": 1, "maximum": MAX_IDLE.as_millis() as u64}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT.as_millis() as u64}}),
+                            &[],
+                        )
+                    },
+                    |a| {
+                        Ok(Tool::WaitForNetworkIdle {
+                            idle: a.millis(
+                                "idle_ms",
+                                NETWORK_IDLE,
+                                MAX_IDLE,
+                                "a whole number of milliseconds from 1 to 10000",
+                            )?,
+                            timeout: a.millis(
+                                "timeout_ms",
+                                WAIT_FOR_TIMEOUT,
+                                MAX_WAIT,
+                                "a whole number of milliseconds from 1 to 60000",
+                            )?,
+                        })
+                    },
+                )
             },
             Self::AskUser => ToolSpec {
                 repeat: Repeat::Never("it is not an action"),
-                ..spec(self, "Pause the task and ask the user; it goes on when the user resumes it.", || {
-                    object(json!({"question": {"type": "string"}}), &["question"])
-                })
+                ..spec(
+                    self,
+                    "Pause the task and ask the user; it goes on when the user resumes it.",
+                    || object(json!({"question": {"type": "string"}}), &["question"]),
+                    |a| Ok(Tool::AskUser { question: a.string("question")? }),
+                )
             },
             Self::Done => ToolSpec {
                 needs_the_page: true,
                 risk: RiskHint::Done,
                 repeat: Repeat::Never("it is not an action"),
-                ..spec(self, "End the task as succeeded; accepted only when verified on the page you observed.", || {
-                    object(with_expect(json!({"summary": {"type": "string"}})), &[])
-                })
+                ..spec(
+                    self,
+                    "End the task as succeeded; accepted only when verified on the page you observed.",
+                    || object(with_expect(json!({"summary": {"type": "string"}})), &[]),
+                    |a| Ok(Tool::Done { summary: a.text("summary").unwrap_or_default() }),
+                )
             },
         }
     }
+}
+
+fn parse_press_key(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let key = a.string("key")?;
+    match Key::parse(&key) {
+        Ok(key) => Ok(Tool::PressKey { key }),
+        Err(_) => Err(a.bad("key", "a key name (Enter, Escape, Tab, Backspace, Arrow…, Space)", &Value::String(key))),
+    }
+}
+
+/// `accept` must be said (there is no safe default answer); `text` only for a prompt.
+fn parse_handle_dialog(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let accept = match a.given("accept") {
+        None => return Err(a.missing("accept")),
+        Some(_) => a.flag("accept", false)?,
+    };
+    let text = match a.given("text") {
+        None => None,
+        Some(_) => Some(a.text("text")?),
+    };
+    Ok(Tool::HandleDialog { accept, text })
+}
+
+fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let list = match a.given("tabs") {
+        None => return Err(a.missing("tabs")),
+        Some(Value::Array(list)) if !list.is_empty() => list,
+        Some(other) => return Err(a.bad("tabs", "a non-empty list of tab references", other)),
+    };
+    let tabs = list.iter().map(|v| a.tab("tabs", v)).collect::<Result<_, _>>()?;
+    Ok(Tool::CloseTabs { tabs })
+}
+
+fn parse_wait(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let value = a.raw("ms").ok_or_else(|| a.missing("ms"))?;
+    match value.as_u64() {
+        Some(ms) if Duration::from_millis(ms) <= MAX_WAIT => Ok(Tool::Wait { duration: Duration::from_millis(ms) }),
+        _ => Err(a.bad("ms", "a whole number of milliseconds up to 60000", value)),
+    }
+}
+
+/// `wait_for`: a selector (present, or absent with `state`), a text, a URL prefix, or any
+/// of them together; all must hold.
+fn parse_wait_for(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let mut until = Vec::new();
+    if a.given("selector").is_some() {
+        let selector = a.string("selector")?;
+        let key = match a.given("state") {
+            None => ExpectKey::Present,
+            Some(Value::String(s)) if s == "present" => ExpectKey::Present,
+            Some(Value::String(s)) if s == "visible" => ExpectKey::Visible,
+            Some(Value::String(s)) if s == "absent" => ExpectKey::Absent,
+            Some(other) => return Err(a.bad("state", "\"present\", \"visible\" or \"absent\"", other)),
+        };
+        until.push((key, selector));
+    }
+    for (arg, key) in [("text", ExpectKey::Text), ("url", ExpectKey::Url)] {
+        if a.given(arg).is_some() {
+            until.push((key, a.string(arg)?));
+        }
+    }
+    if until.is_empty() {
+        return Err(a.fail(ToolFailure::NothingToWaitFor));
+    }
+    let timeout =
+        a.millis("timeout_ms", WAIT_FOR_TIMEOUT, MAX_WAIT, "a whole number of milliseconds from 1 to 60000")?;
+    Ok(Tool::WaitFor { until: Expectation(until), timeout })
 }
 
 impl ToolSpec {
@@ -292,10 +452,11 @@ mod tests {
             // argument the schema says is required, and names it.
             let baseline =
                 if schema["properties"].get("selector").is_some() { json!({"selector": "#x"}) } else { json!({}) };
-            match (required.first(), crate::agent::parse_args(*tool, &baseline)) {
+            match (required.first(), crate::agent::tools::parse_args(*tool, &baseline)) {
                 (Some(arg), Err(e)) => assert!(e.to_string().contains(arg), "{tool}: {e}"),
                 (Some(arg), Ok(_)) => panic!("{tool} parsed without {arg}"),
-                (None, parsed) => assert!(parsed.is_ok() || *tool == ToolName::WaitFor, "{tool}: {parsed:?}"),
+                (None, Ok(parsed)) => assert_eq!(parsed.name(), *tool, "each entry's parser makes its own tool"),
+                (None, Err(e)) => assert_eq!(*tool, ToolName::WaitFor, "{tool}: {e}"),
             }
         }
     }

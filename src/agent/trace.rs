@@ -15,46 +15,28 @@ use std::time::{Duration, Instant};
 
 crate::closed_set! {
     /// The kinds of [`GuardDecision`], by their names in the step language.
-    pub enum GuardKind("guard decision") {
-        Off = "off",
-        NoTab = "no-tab",
-        NotInFlight = "not-in-flight",
-        FastFail = "fast-fail",
-        Settled = "settled",
-        Dialog = "dialog",
-    }
-}
+    pub enum GuardKind("guard decision");
 
-/// What the loop-top guard decided in a round. Serialised as `{"kind": <kind>, …}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum GuardDecision {
-    /// The guard is switched off: only the restricted-URL and origin checks ran.
-    Off,
-    /// No tab is focused yet.
-    NoTab,
-    /// The tab was not navigating: no wait.
-    NotInFlight,
-    /// A pending URL on another origin: stopped without waiting.
-    FastFail { pending_url: String },
-    /// Waited for the navigation to settle.
-    Settled { outcome: SettleOutcome },
-    /// The page has a dialog open (one that opened while the guard waited included): a
-    /// navigation it holds waits for its answer, so the guard does not.
-    Dialog { kind: DialogKind },
+    /// What the loop-top guard decided in a round. Serialised as `{"kind": <kind>, …}`.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum GuardDecision by kind {
+        /// The guard is switched off: only the restricted-URL and origin checks ran.
+        Off = "off",
+        /// No tab is focused yet.
+        NoTab = "no-tab",
+        /// The tab was not navigating: no wait.
+        NotInFlight = "not-in-flight",
+        /// A pending URL on another origin: stopped without waiting.
+        FastFail { pending_url: String } = "fast-fail",
+        /// Waited for the navigation to settle.
+        Settled { outcome: SettleOutcome } = "settled",
+        /// The page has a dialog open (one that opened while the guard waited included): a
+        /// navigation it holds waits for its answer, so the guard does not.
+        Dialog { kind: DialogKind } = "dialog",
+    }
 }
 
 impl GuardDecision {
-    pub fn kind(&self) -> GuardKind {
-        match self {
-            Self::Off => GuardKind::Off,
-            Self::NoTab => GuardKind::NoTab,
-            Self::NotInFlight => GuardKind::NotInFlight,
-            Self::FastFail { .. } => GuardKind::FastFail,
-            Self::Settled { .. } => GuardKind::Settled,
-            Self::Dialog { .. } => GuardKind::Dialog,
-        }
-    }
-
     /// The outcome name in the step language (`committed`, …, `fast-fail`), if it waited or
     /// fast-failed.
     pub fn outcome_name(&self) -> Option<&'static str> {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 crate::closed_set! {
     /// What an `expect` may check.
-    pub enum ExpectKey("expectation") {
+    pub(crate) enum ExpectKey("expectation") {
         /// The page's URL starts with this.
         Url = "url",
         /// The page's title is exactly this.
@@ -28,12 +28,12 @@ crate::closed_set! {
 
 /// What the model expects; every entry must hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Expectation(pub Vec<(ExpectKey, String)>);
+pub(crate) struct Expectation(pub Vec<(ExpectKey, String)>);
 
 /// Why an `expect` argument is unusable.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ExpectError {
+pub(crate) enum ExpectError {
     #[error("argument \"expect\" must be an object with any of {}, got {got}", ExpectKey::list())]
     NotAnObject { got: String },
     #[error("argument \"expect\" has an unknown key {key:?}: the keys are {}", ExpectKey::list())]
@@ -46,7 +46,7 @@ pub enum ExpectError {
 
 impl Expectation {
     /// Reads `expect` as the tools take it.
-    pub fn parse(value: &Value) -> Result<Self, ExpectError> {
+    pub(crate) fn parse(value: &Value) -> Result<Self, ExpectError> {
         let Value::Object(map) = value else { return Err(ExpectError::NotAnObject { got: value.to_string() }) };
         let entries = map.iter().map(|(key, value)| entry(key, value)).collect::<Result<Vec<_>, _>>()?;
         if entries.is_empty() {
@@ -158,7 +158,7 @@ struct Checked {
 /// Checks `expectation` on `tab` until it holds or `timeout` passes. A navigation in flight is
 /// waited out first, and a check cut off by a navigation (its document replaced) is re-armed
 /// on the new document; only a lost tab or browser is an error.
-pub async fn verify(
+pub(super) async fn verify(
     port: &dyn BrowserPort,
     tab: &TabId,
     expectation: &Expectation,

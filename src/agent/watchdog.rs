@@ -5,10 +5,9 @@
 //! reports `waiting for <what> (<s> s)`, so a user (or a UI) never mistakes a long wait for a
 //! hang. The retry policy is pure ([`RetryPolicy::decide`]), so it unit-tests without a browser.
 
-use super::error::{ToolError, ToolFailure};
+use super::error::{FailureKind, ToolError};
 use super::tool_spec::Repeat;
 use super::tools::ToolName;
-use crate::browser::BrowserError;
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -16,16 +15,16 @@ use tokio::time::Instant;
 
 /// How often a waiting call reports progress: a quarter of the second the contract allows, so a
 /// tick delayed by a loaded machine still keeps the promise.
-pub const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// What a call is waiting for right now, as progress reports say it. Shared between the call
 /// (which sets it) and the watchdog (which reads it).
 #[derive(Clone, Debug, Default)]
-pub struct Phase(Arc<Mutex<Option<String>>>);
+pub(super) struct Phase(Arc<Mutex<Option<String>>>);
 
 impl Phase {
     /// The call now waits for `what` ("the navigation to commit").
-    pub fn set(&self, what: impl Into<String>) {
+    pub(super) fn set(&self, what: impl Into<String>) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(what.into());
     }
 
@@ -35,14 +34,14 @@ impl Phase {
 }
 
 /// The words of a progress report.
-pub fn progress_text(what: &str, waited: Duration) -> String {
+pub(super) fn progress_text(what: &str, waited: Duration) -> String {
     format!("waiting for {what} ({:.1} s)", waited.as_secs_f64())
 }
 
 /// Runs `call` until it ends or `deadline` passes (then `None`: the call is dropped, which
 /// cancels whatever it waited for). Every [`PROGRESS_EVERY`] while it runs, `report` gets the
 /// progress words of its current [`Phase`] (or `fallback`, if the call set none).
-pub async fn watch<F: Future>(
+pub(super) async fn watch<F: Future>(
     call: F,
     deadline: Duration,
     phase: &Phase,
@@ -67,45 +66,9 @@ pub async fn watch<F: Future>(
     }
 }
 
-crate::closed_set! {
-    /// How a failed call is classified for retries (docs/design/reliability-layer.md): the first three are worth
-    /// another try, the rest are not.
-    pub enum FailureClass("failure class") {
-        Timeout = "timeout",
-        NotFound = "not-found",
-        Network = "network",
-        Other = "other",
-    }
-}
-
-impl FailureClass {
-    /// The class of a failed call.
-    pub fn of(error: &ToolError) -> Self {
-        match error {
-            ToolError::Call { kind: ToolFailure::TimedOut { .. }, .. } => Self::Timeout,
-            ToolError::Call { kind: ToolFailure::TargetNotFound { .. }, .. } => Self::NotFound,
-            ToolError::Call { kind: ToolFailure::Browser(e), .. } => Self::of_browser(e),
-            _ => Self::Other,
-        }
-    }
-
-    fn of_browser(error: &BrowserError) -> Self {
-        match error {
-            BrowserError::Timeout { .. } => Self::Timeout,
-            BrowserError::NoSuchElement { .. } => Self::NotFound,
-            BrowserError::NavigationFailed { .. } => Self::Network,
-            _ => Self::Other,
-        }
-    }
-
-    pub fn is_retryable(self) -> bool {
-        !matches!(self, Self::Other)
-    }
-}
-
 /// What to do after a failed attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Try again after this pause.
     Retry { after: Duration },
     /// Keep the failure; `why` is for the trace when a retryable failure was kept.
@@ -137,12 +100,12 @@ impl RetryPolicy {
 
     /// Whether the call of `tool` that failed with `error`, after `retries` retries already,
     /// is tried again. `navigated` says a navigation of the tab began during the attempt.
-    pub fn decide(self, tool: ToolName, error: &ToolError, retries: u32, navigated: bool) -> RetryDecision {
-        let class = FailureClass::of(error);
-        if !class.is_retryable() {
+    pub(crate) fn decide(self, tool: ToolName, error: &ToolError, retries: u32, navigated: bool) -> RetryDecision {
+        let kind = error.kind();
+        if !kind.may_pass() {
             return RetryDecision::Keep { why: None };
         }
-        if let Some(why) = not_repeatable(tool, class, navigated) {
+        if let Some(why) = not_repeatable(tool, kind, navigated) {
             return RetryDecision::Keep { why: Some(why) };
         }
         if retries >= self.max_retries {
@@ -152,14 +115,14 @@ impl RetryPolicy {
     }
 }
 
-/// Why a retryable failure of `tool` must not be repeated blindly, if it must not: the first
-/// attempt may already have had its effect (the tool table says which tools that can be).
-fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Option<&'static str> {
+/// Why a failure of `tool` that may pass must not be repeated blindly, if it must not: the
+/// first attempt may already have had its effect (the tool table says which tools that can be).
+fn not_repeatable(tool: ToolName, kind: FailureKind, navigated: bool) -> Option<&'static str> {
     match tool.spec().repeat {
         Repeat::Freely => None,
         Repeat::Never(why) => Some(why),
         // A timed-out input may have been delivered: a click that submits, an Enter.
-        Repeat::UnlessDelivered if class == FailureClass::Timeout => Some("the input may already have taken effect"),
+        Repeat::UnlessDelivered if kind == FailureKind::Timeout => Some("the input may already have taken effect"),
         Repeat::UnlessDelivered if navigated => Some("the page began to navigate after the input"),
         Repeat::UnlessDelivered => None,
     }
@@ -168,7 +131,8 @@ fn not_repeatable(tool: ToolName, class: FailureClass, navigated: bool) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::TabId;
+    use crate::agent::error::ToolFailure;
+    use crate::browser::{BrowserError, TabId};
 
     fn browser(e: BrowserError, tool: ToolName) -> ToolError {
         ToolFailure::Browser(e).of(tool)
@@ -183,13 +147,38 @@ mod tests {
     }
 
     #[test]
-    fn failures_are_classified_timeout_not_found_network_or_other() {
-        assert_eq!(FailureClass::of(&timed_out(ToolName::Navigate)), FailureClass::Timeout);
-        assert_eq!(FailureClass::of(&not_found(ToolName::Click)), FailureClass::NotFound);
+    fn a_timeout_a_missing_target_or_a_failed_navigation_may_pass_and_nothing_else() {
+        assert!(timed_out(ToolName::Navigate).kind().may_pass());
+        assert!(not_found(ToolName::Click).kind().may_pass());
         let refused = BrowserError::NavigationFailed { url: "http://a.test".into(), reason: "net".into() };
-        assert_eq!(FailureClass::of(&browser(refused, ToolName::Navigate)), FailureClass::Network);
-        assert_eq!(FailureClass::of(&browser(BrowserError::Disconnected, ToolName::Click)), FailureClass::Other);
-        assert_eq!(FailureClass::of(&ToolFailure::NoFocusedTab.of(ToolName::Click)), FailureClass::Other);
+        assert!(browser(refused, ToolName::Navigate).kind().may_pass());
+        assert!(!browser(BrowserError::Disconnected, ToolName::Click).kind().may_pass());
+        assert!(!ToolFailure::NoFocusedTab.of(ToolName::Click).kind().may_pass());
+        let passing: Vec<FailureKind> = FailureKind::ALL.iter().copied().filter(|k| k.may_pass()).collect();
+        assert_eq!(passing, [FailureKind::NotFound, FailureKind::Timeout, FailureKind::NavigationFailed]);
+    }
+
+    #[test]
+    fn what_only_looks_like_a_passing_failure_is_kept_without_a_word() {
+        // Each is the answer of a tool the table never repeats; none is a failure that may
+        // pass, so none is worth a "not retried" in the trace.
+        let policy = RetryPolicy::default();
+        let tab = || TabId("t".into());
+        let expired = ToolFailure::WaitTimedOut { after: Duration::from_secs(1), misses: "#x".into() };
+        let no_dialog = browser(BrowserError::NoDialog(tab()), ToolName::HandleDialog);
+        let not_committed = ToolFailure::NotCommitted {
+            tab: tab(),
+            origin: "http://a.test".into(),
+            timeout: Duration::from_secs(10),
+            outcome: crate::agent::SettleKind::Failed,
+        };
+        for (tool, error) in [
+            (ToolName::WaitFor, expired.of(ToolName::WaitFor)),
+            (ToolName::HandleDialog, no_dialog),
+            (ToolName::OpenUrl, not_committed.of(ToolName::OpenUrl)),
+        ] {
+            assert_eq!(policy.decide(tool, &error, 0, false), RetryDecision::Keep { why: None }, "{error}");
+        }
     }
 
     #[test]

@@ -25,5 +25,5 @@ pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, Request
 pub use port::{BrowserPort, Key, PortDiagnostics};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
-pub use tab_state::TabTracker;
+pub(crate) use tab_state::TabTracker;
 pub use types::{Dialog, DialogKind, ElementRef, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target};

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 /// The derived state of one tab.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TabState {
+pub(crate) struct TabState {
     /// The URL of the navigation in flight.
     pub pending_url: Option<String>,
     /// The id of the navigation in flight.
@@ -27,7 +27,7 @@ pub struct TabState {
 
 /// Tab states, fed with events in arrival order.
 #[derive(Debug, Default)]
-pub struct TabTracker {
+pub(crate) struct TabTracker {
     tabs: HashMap<TabId, TabState>,
     /// Most recently activated last; a closed tab leaves it.
     activation: Vec<TabId>,
@@ -42,30 +42,30 @@ fn same_nav(a: &Option<NavigationId>, b: &Option<NavigationId>) -> bool {
 
 impl TabTracker {
     /// The state of `tab`, if any event named it.
-    pub fn get(&self, tab: &TabId) -> Option<&TabState> {
+    pub(crate) fn get(&self, tab: &TabId) -> Option<&TabState> {
         self.tabs.get(tab)
     }
 
     /// Records that `tab` became the active tab.
-    pub fn activated(&mut self, tab: &TabId) {
+    pub(crate) fn activated(&mut self, tab: &TabId) {
         self.activation.retain(|t| t != tab);
         self.activation.push(tab.clone());
     }
 
     /// The active tab: the last one activated that is still open.
-    pub fn active(&self) -> Option<&TabId> {
+    pub(crate) fn active(&self) -> Option<&TabId> {
         self.activation.last()
     }
 
     /// The browser said the tab has no dialog (it had none to answer, or closed one without
     /// saying): whatever the events left open is gone.
-    pub fn dialog_gone(&mut self, tab: &TabId) {
+    pub(crate) fn dialog_gone(&mut self, tab: &TabId) {
         if let Some(state) = self.tabs.get_mut(tab) {
             state.dialog = None;
         }
     }
 
-    pub fn apply(&mut self, event: &NavEvent) {
+    pub(crate) fn apply(&mut self, event: &NavEvent) {
         match event.kind {
             // A page's popup comes to the front, as browsers show it.
             NavEventKind::TabCreated if event.opener.is_some() => self.activated(&event.tab),

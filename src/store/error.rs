@@ -40,11 +40,39 @@ pub enum StoreError {
     /// Any other SQLite failure.
     #[error("task store: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// The failure of another store than this SQLite one (an embedder's own
+    /// [`Checkpoints`](crate::agent::Checkpoints)), with its own error as the source.
+    #[error("{store}: {source}")]
+    Other {
+        /// What the store is, for the message ("checkpoint store in Redis").
+        store: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl StoreError {
+    /// Another store's failure: `store` says which, `source` is its own error.
+    pub fn other(store: impl Into<String>, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Other { store: store.into(), source: source.into() }
+    }
+
     /// The task does not exist.
     pub fn is_no_such_task(&self) -> bool {
         matches!(self, Self::NoSuchTask(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_store_s_failure_keeps_its_own_error_as_the_source() {
+        let own = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let err = StoreError::other("checkpoint store at 127.0.0.1:6379", own);
+        assert_eq!(err.to_string(), "checkpoint store at 127.0.0.1:6379: refused");
+        let source = std::error::Error::source(&err).and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(source.map(std::io::Error::kind), Some(std::io::ErrorKind::ConnectionRefused));
     }
 }

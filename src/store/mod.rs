@@ -11,4 +11,4 @@ mod sqlite;
 
 pub use error::StoreError;
 pub use record::{Field, KnownStatus, TaskRecord, TaskStatus, TaskUpdate};
-pub use sqlite::{SCHEMA_VERSION, TaskStore};
+pub use sqlite::TaskStore;

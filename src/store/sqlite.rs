@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The schema version this build writes. Version 1 lacked the client, group and window;
 /// version 2 the checkpoints.
-pub const SCHEMA_VERSION: i64 = 3;
+pub(super) const SCHEMA_VERSION: i64 = 3;
 
 const CREATE_V2: &str = "CREATE TABLE tasks (
     task_id TEXT PRIMARY KEY, title TEXT NOT NULL, status TEXT NOT NULL,

@@ -111,15 +111,19 @@ impl CoreAgent {
     }
 }
 
-/// The core's failure kinds in the profile's classes.
+/// The core's failure kinds in the profile's classes (every kind named, so a new one is placed
+/// here, not dropped into `other`).
 fn class_of(kind: Option<FailureKind>) -> FailureClass {
+    let Some(kind) = kind else { return FailureClass::Other };
     match kind {
-        Some(FailureKind::StaleRef) => FailureClass::StaleRef,
-        Some(FailureKind::NotFound) => FailureClass::NotFound,
-        Some(FailureKind::Timeout) => FailureClass::Timeout,
-        Some(FailureKind::NavigationFailed | FailureKind::Restricted) => FailureClass::Navigation,
-        Some(FailureKind::Dialog) => FailureClass::Dialog,
-        _ => FailureClass::Other,
+        FailureKind::StaleRef => FailureClass::StaleRef,
+        FailureKind::NotFound | FailureKind::NoDialog => FailureClass::NotFound,
+        FailureKind::Timeout | FailureKind::WaitExpired => FailureClass::Timeout,
+        FailureKind::NavigationFailed | FailureKind::NotCommitted | FailureKind::Restricted => FailureClass::Navigation,
+        FailureKind::Dialog => FailureClass::Dialog,
+        FailureKind::BadInput | FailureKind::FailedVerification | FailureKind::Refused | FailureKind::Browser => {
+            FailureClass::Other
+        }
     }
 }
 

@@ -13,8 +13,8 @@ use crate::risk::RiskPolicy;
 use async_trait::async_trait;
 use base64::Engine as _;
 use navguard::agent::{
-    Agent, AgentConfig, CallResult, FailureKind, ModelTurn, Observation as Seen, PlanRequest, Planner, PlannerError,
-    StopKind, StopReason, Task, ToolCall, observe,
+    Agent, AgentConfig, CallResult, ModelTurn, Observation as Seen, PlanRequest, Planner, PlannerError, StopKind,
+    StopReason, Task, ToolCall, observe,
 };
 use navguard::browser::BrowserPort;
 use serde_json::{Map, Value, json};
@@ -343,19 +343,7 @@ fn done_verdict(action: &Action) -> String {
 
 /// A failed call's error in the contract's codes.
 fn reported_error(result: &CallResult) -> Option<ReportedError> {
-    let kind = result.failure?;
-    let code = match kind {
-        FailureKind::NotFound | FailureKind::StaleRef => ObservationCode::TargetNotFound,
-        FailureKind::Timeout => ObservationCode::Timeout,
-        FailureKind::Restricted => ObservationCode::PermissionDenied,
-        FailureKind::FailedVerification => ObservationCode::VerificationFailed,
-        FailureKind::NavigationFailed => ObservationCode::NavigationFailed,
-        FailureKind::Refused => ObservationCode::DoneRefused,
-        FailureKind::BadInput => ObservationCode::BadAction,
-        FailureKind::Browser => ObservationCode::BrowserError,
-        // A dialog blocks the page: nothing on it can be acted on until it is answered.
-        FailureKind::Dialog => ObservationCode::TargetNotInteractable,
-    };
+    let code = ObservationCode::of_failure(result.failure?);
     Some(ReportedError { code: code.name().into(), message: result.result.text().to_owned() })
 }
 

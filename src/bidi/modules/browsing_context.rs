@@ -212,31 +212,6 @@ pub struct NavigationInfo {
     pub url: String,
 }
 
-crate::closed_set! {
-    /// The `browsingContext` events navguard subscribes to, by wire method: the one list both
-    /// the subscription and [`Event::parse`] use.
-    /// <https://w3c.github.io/webdriver-bidi/#module-browsingContext-events>
-    pub enum EventMethod("browsingContext event") {
-        ContextCreated = "browsingContext.contextCreated",
-        ContextDestroyed = "browsingContext.contextDestroyed",
-        NavigationStarted = "browsingContext.navigationStarted",
-        NavigationCommitted = "browsingContext.navigationCommitted",
-        DomContentLoaded = "browsingContext.domContentLoaded",
-        Load = "browsingContext.load",
-        NavigationFailed = "browsingContext.navigationFailed",
-        NavigationAborted = "browsingContext.navigationAborted",
-        FragmentNavigated = "browsingContext.fragmentNavigated",
-        HistoryUpdated = "browsingContext.historyUpdated",
-        /// A navigation became a download: it will never commit (Firefox sends no
-        /// `navigationFailed` for it).
-        DownloadWillBegin = "browsingContext.downloadWillBegin",
-        /// A page opened a dialog (with the session's `unhandledPromptBehavior` at `ignore`, it
-        /// stays open until `handleUserPrompt` answers it).
-        UserPromptOpened = "browsingContext.userPromptOpened",
-        UserPromptClosed = "browsingContext.userPromptClosed",
-    }
-}
-
 /// `browsingContext.handleUserPrompt`: answers the dialog of a tab.
 #[derive(Debug, Serialize)]
 pub struct HandleUserPrompt {
@@ -273,23 +248,34 @@ pub struct PromptClosed {
     pub accepted: bool,
 }
 
-/// A `browsingContext` event of [`EventMethod`], with its params.
-#[derive(Clone, Debug)]
-pub enum Event {
-    ContextCreated(Info),
-    ContextDestroyed(Info),
-    NavigationStarted(NavigationInfo),
-    NavigationCommitted(NavigationInfo),
-    DomContentLoaded(NavigationInfo),
-    Load(NavigationInfo),
-    NavigationFailed(NavigationInfo),
-    NavigationAborted(NavigationInfo),
-    FragmentNavigated(NavigationInfo),
-    /// Its params are only context, url and timestamp.
-    HistoryUpdated(NavigationInfo),
-    DownloadWillBegin(NavigationInfo),
-    UserPromptOpened(PromptOpened),
-    UserPromptClosed(PromptClosed),
+crate::closed_set! {
+    /// The `browsingContext` events navguard subscribes to, by wire method: the one list both
+    /// the subscription and [`Event::parse`] use.
+    /// <https://w3c.github.io/webdriver-bidi/#module-browsingContext-events>
+    pub enum EventMethod("browsingContext event");
+
+    /// A `browsingContext` event, with its params.
+    #[derive(Clone, Debug)]
+    pub enum Event by method {
+        ContextCreated(Info) = "browsingContext.contextCreated",
+        ContextDestroyed(Info) = "browsingContext.contextDestroyed",
+        NavigationStarted(NavigationInfo) = "browsingContext.navigationStarted",
+        NavigationCommitted(NavigationInfo) = "browsingContext.navigationCommitted",
+        DomContentLoaded(NavigationInfo) = "browsingContext.domContentLoaded",
+        Load(NavigationInfo) = "browsingContext.load",
+        NavigationFailed(NavigationInfo) = "browsingContext.navigationFailed",
+        NavigationAborted(NavigationInfo) = "browsingContext.navigationAborted",
+        FragmentNavigated(NavigationInfo) = "browsingContext.fragmentNavigated",
+        /// Its params are only context, url and timestamp.
+        HistoryUpdated(NavigationInfo) = "browsingContext.historyUpdated",
+        /// A navigation became a download: it will never commit (Firefox sends no
+        /// `navigationFailed` for it).
+        DownloadWillBegin(NavigationInfo) = "browsingContext.downloadWillBegin",
+        /// A page opened a dialog (with the session's `unhandledPromptBehavior` at `ignore`, it
+        /// stays open until `handleUserPrompt` answers it).
+        UserPromptOpened(PromptOpened) = "browsingContext.userPromptOpened",
+        UserPromptClosed(PromptClosed) = "browsingContext.userPromptClosed",
+    }
 }
 
 impl Event {
