@@ -9,9 +9,10 @@ use std::time::Duration;
 /// What counts as "a navigation in flight" at the top of a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InFlightTrigger {
-    /// The seed's trigger only: the tab's URL is empty or `about:blank`.
+    /// The design's trigger only (docs/design/navigation-transients.md#the-in-flight-trigger):
+    /// the tab's URL is empty or `about:blank`.
     Seed,
-    /// The seed's trigger, and any top-level navigation that has started and not committed
+    /// The design's trigger, and any top-level navigation that has started and not committed
     /// (a snapshot is never taken of a page that is leaving).
     Extended,
 }
@@ -58,7 +59,7 @@ pub struct AgentConfig {
 }
 
 impl AgentConfig {
-    /// Default settle timeout (the seed's 5 s).
+    /// Default settle timeout (the design's 5 s).
     pub const SETTLE_TIMEOUT: Duration = Duration::from_millis(5000);
     /// Default quiet window.
     pub const ACTION_QUIET: Duration = Duration::from_millis(500);

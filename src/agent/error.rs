@@ -100,7 +100,7 @@ pub(crate) enum ToolFailure {
     /// The tool needs a focused tab and the task has none.
     #[error("no tab is focused")]
     NoFocusedTab,
-    /// open_url's tab did not commit on its origin (the seed's text, exactly).
+    /// open_url's tab did not commit on its origin (the design's text, exactly).
     #[error(
         "tab {tab} created but navigation did not commit to {origin} within {}s ({outcome}).",
         timeout.as_secs_f64()

@@ -51,13 +51,13 @@ fn browser_stop(e: BrowserError) -> StopReason {
     if e.is_tab_gone() { StopReason::TabClosed } else { StopReason::browser(e) }
 }
 
-/// The settle outcome's meaning at the top of a round (the seed's error matrix, left column).
+/// The settle outcome's meaning at the top of a round (docs/design/navigation-transients.md#the-error-matrix, left column).
 fn verdict_of(outcome: &SettleOutcome) -> Result<String, StopReason> {
     match outcome {
         SettleOutcome::Committed { url } => Ok(url.clone()),
         SettleOutcome::OriginMismatch { .. } => Err(StopReason::OriginChanged),
         SettleOutcome::TabGone => Err(StopReason::TabClosed),
-        // The seed's decision 4: a timeout reuses the restricted-URL message.
+        // The design's decision: a timeout reuses the restricted-URL message.
         SettleOutcome::Timeout => Err(StopReason::Restricted),
         SettleOutcome::Aborted => Err(StopReason::User),
         // A blank tab that nothing will load is no page to operate: the same words, at once.
@@ -161,7 +161,8 @@ async fn dialog_opens(
     }
 }
 
-/// A pending URL on another origin than the pinned one: the seed's fast-fail.
+/// A pending URL on another origin than the pinned one: the design's fast-fail
+/// (docs/design/navigation-transients.md#fast-fail-on-a-pending-url).
 fn fast_fail(info: &TabInfo, pinned: Option<&Origin>) -> Option<String> {
     let pending = info.pending_url.as_ref()?;
     let pending_origin = safe_parse_origin(pending)?;

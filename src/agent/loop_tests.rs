@@ -1,5 +1,5 @@
 //! The loop and the guards on a simulated browser with a paused clock: every outcome of the
-//! seed's error matrix, both guard switches, Stop, bad tool input. Pure logic only; the real
+//! error matrix of docs/design/navigation-transients.md, both guard switches, Stop, bad tool input. Pure logic only; the real
 //! browser features are the evidence that the guards work.
 
 use super::*;

@@ -1,4 +1,4 @@
-//! The agent core: the seed designs' logic, written once against the browser port.
+//! The agent core: the logic of the designs in docs/design/, written once against the browser port.
 //!
 //! - the round ([`Agent::run`]): loop-top guard → observe → one model turn ([`Planner`]) → its
 //!   tool calls in order → next round; round limit, Stop, and a [`Trace`] of every decision;

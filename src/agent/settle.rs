@@ -53,7 +53,8 @@ impl serde::Serialize for SettleOutcome {
     }
 }
 
-/// Whether a tab's URL is the seed's transient sentinel: empty or `about:blank`.
+/// Whether a tab's URL is the design's transient sentinel, empty or `about:blank`
+/// (docs/design/navigation-transients.md#vocabulary).
 pub fn is_transient(url: &str) -> bool {
     let url = url.trim();
     url.is_empty() || url.eq_ignore_ascii_case("about:blank")

@@ -27,7 +27,7 @@ pub struct UrlSettle {
 }
 
 impl UrlSettle {
-    /// The seed's settle timeout: long enough for a cold start of a slow site, short enough
+    /// The design's settle timeout: long enough for a cold start of a slow site, short enough
     /// not to leave the user staring at a silent panel.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
 
@@ -114,7 +114,7 @@ async fn reread(
     apply_read(machine, read)
 }
 
-/// The seed's helper under its own name.
+/// The design's helper under its own name (docs/design/navigation-transients.md#the-settle-waiter).
 pub async fn wait_for_url_settle(
     port: &dyn BrowserPort,
     tab: &TabId,

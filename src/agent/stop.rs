@@ -50,7 +50,8 @@ impl StopReason {
         Self::Browser { tool: None, source: Arc::new(e) }
     }
 
-    /// The message shown to the user (the seed's texts, exactly).
+    /// The message shown to the user (the design's texts, exactly:
+    /// docs/design/navigation-transients.md#the-error-matrix).
     pub fn message(&self) -> String {
         match self {
             Self::Done { summary } => summary.clone(),

@@ -1,4 +1,4 @@
-//! The browser port: the `chrome.tabs` / `webNavigation` surface that the seed designs program
+//! The browser port: the `chrome.tabs` / `webNavigation` surface that the designs (docs/design/) program
 //! against, in browser-neutral terms.
 //!
 //! A tab is a top-level browsing context. [`BrowserPort::create_tab`] returns before the new tab's
