@@ -1,6 +1,7 @@
 //! `navguard gate`: the suite, repeated, judged by metrics against checked-in thresholds, with
 //! a per-browser expectations file of known deviations.
 
+use crate::builtin::Source;
 use crate::summary::{Expects, ScenarioResult, TaskEnd};
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::{ParseFloatError, ParseIntError};
@@ -83,13 +84,13 @@ pub enum GateFileError {
     NoReason { path: PathBuf, line: usize },
 }
 
-fn read(path: &Path) -> Result<String, GateFileError> {
-    std::fs::read_to_string(path).map_err(|source| GateFileError::Unreadable { path: path.to_owned(), source })
+fn read(file: &Source) -> Result<std::borrow::Cow<'static, str>, GateFileError> {
+    file.read().map_err(|source| GateFileError::Unreadable { path: file.label(), source })
 }
 
 /// Reads `name value` lines; a malformed line or an unknown name is an error naming the line.
-pub fn read_thresholds(path: &Path) -> Result<Thresholds, GateFileError> {
-    parse_thresholds(&read(path)?, path)
+pub fn read_thresholds(file: &Source) -> Result<Thresholds, GateFileError> {
+    parse_thresholds(&read(file)?, &file.label())
 }
 
 fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError> {
@@ -117,16 +118,16 @@ fn parse_thresholds(text: &str, path: &Path) -> Result<Thresholds, GateFileError
 }
 
 /// Reads the expected failures: `<feature file name>: <scenario name>` lines.
-pub fn read_expectations(path: &Path) -> Result<BTreeSet<String>, GateFileError> {
-    Ok(read_known_failures(path, false)?.into_keys().collect())
+pub fn read_expectations(file: &Source) -> Result<BTreeSet<String>, GateFileError> {
+    Ok(read_known_failures(file, false)?.into_keys().collect())
 }
 
 /// Reads the expected failures with their reasons: each `<feature file name>: <scenario name>`
 /// line's reason is what follows ` # ` on it, else the comment lines just above it (a blank
 /// line ends a comment). With `need_reason` (an agent's file), an entry without one is an error
 /// naming its line.
-pub fn read_known_failures(path: &Path, need_reason: bool) -> Result<BTreeMap<String, String>, GateFileError> {
-    parse_known_failures(&read(path)?, path, need_reason)
+pub fn read_known_failures(file: &Source, need_reason: bool) -> Result<BTreeMap<String, String>, GateFileError> {
+    parse_known_failures(&read(file)?, &file.label(), need_reason)
 }
 
 fn parse_known_failures(text: &str, path: &Path, need_reason: bool) -> Result<BTreeMap<String, String>, GateFileError> {
@@ -501,9 +502,13 @@ mod tests {
     }
 
     #[test]
-    fn the_checked_in_thresholds_parse() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../gate/thresholds.txt");
-        assert_eq!(read_thresholds(&path).unwrap().0.len(), Threshold::ALL.len());
+    fn the_built_in_thresholds_and_known_failures_parse() {
+        let thresholds = Source::BuiltIn(crate::builtin::THRESHOLDS);
+        assert_eq!(read_thresholds(&thresholds).unwrap().0.len(), Threshold::ALL.len());
+        for agent in ["playwright-mcp", "chrome-devtools-mcp"] {
+            let file = crate::builtin::file(&format!("gate/expectations/agent-{agent}.txt")).unwrap();
+            assert!(!read_known_failures(&Source::BuiltIn(file), true).unwrap().is_empty(), "{agent}");
+        }
     }
 
     #[test]

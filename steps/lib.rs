@@ -13,6 +13,7 @@ pub mod agents;
 pub mod artifacts;
 pub mod bench;
 mod browser_steps;
+pub mod builtin;
 pub mod compare;
 mod conformance_steps;
 mod conversation_steps;

@@ -3,13 +3,14 @@
 use clap::{Parser, Subcommand};
 use navguard::adapter::BrowserKind;
 use navguard_harness::Switch;
+use navguard_harness::builtin::{self, Source};
 use navguard_harness::fixtures::FixtureSite;
 use navguard_harness::gate::Shard;
 use navguard_harness::run_context::RunMode;
 use navguard_harness::runner::{
     BrowserOptions, DEFAULT_REPORT_DIR, Input, RunOptions, RunOutcome, RunRequest, at_least_one, run_features_with,
 };
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
@@ -25,7 +26,7 @@ enum Command {
     Run {
         /// A .feature file or a folder of them.
         path: PathBuf,
-        /// Where the reports and the failure artifacts go.
+        /// Where the reports and the failure artifacts go (relative to the current folder).
         #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
         report_dir: PathBuf,
         #[command(flatten)]
@@ -44,16 +45,22 @@ enum Command {
         /// `off` switches both guards off, whatever the scenario says, to see the original race.
         #[arg(long, default_value = "on")]
         guards: Switch,
-        /// Where reports go (one folder per run).
+        /// Where reports go (one folder per run; relative to the current folder).
         #[arg(long, value_name = "dir", default_value = "target/navguard/repro")]
         report_dir: PathBuf,
     },
     /// The release gate: run the suite (repeated, sharded, filtered by name or tags),
     /// measure pass, flake, false-stop and misjudgement rates and the p50/p95 of scenario time
     /// and guard wait, and fail on a missed threshold or an unexpected result.
+    ///
+    /// Its files are looked for in the current folder, laid out as navguard's repository lays
+    /// them out (features/, gate/); navguard carries its own thresholds, the browsers' and the
+    /// built-in agents' known failures and the agent-neutral scenarios, and uses them where the
+    /// folder has none.
     Gate {
-        /// A .feature file or a folder of them [default: features; features/agents with
-        /// --agent]
+        /// A .feature file or a folder of them [default: ./features; with --agent,
+        /// ./features/agents, else the built-in agent-neutral scenarios, written under the
+        /// report folder]
         path: Option<PathBuf>,
         /// Run the suite this many times, at least 1 (a flake is a scenario that both passed and
         /// failed).
@@ -62,16 +69,18 @@ enum Command {
         /// Only shard `i/n` (1-based), by a stable hash of the scenario name.
         #[arg(long)]
         shard: Option<Shard>,
-        /// The thresholds file.
-        #[arg(long, default_value = "gate/thresholds.txt")]
-        thresholds: PathBuf,
-        /// The browser's expectations file (known deviations; default
-        /// `gate/expectations/<browser>.txt`). With --agent, the agent's known failures are
-        /// read from `gate/expectations/agent-<name>.txt` as well, each with its reason.
-        #[arg(long)]
+        /// The thresholds file [default: ./gate/thresholds.txt, else the built-in one]
+        #[arg(long, value_name = "file")]
+        thresholds: Option<PathBuf>,
+        /// The browser's expectations file (known deviations) [default:
+        /// ./gate/expectations/<browser>.txt, else the built-in one]. With --agent, the agent's
+        /// known failures are read from ./gate/expectations/agent-<name>.txt as well (else a
+        /// built-in agent's own), each with its reason.
+        #[arg(long, value_name = "file")]
         expectations: Option<PathBuf>,
-        /// Where reports go (default `target/navguard/gate/<browser>`, or
-        /// `target/navguard/gate/agent-<name>-<browser>` with --agent; one folder per repeat).
+        /// Where reports go, relative to the current folder (default
+        /// `target/navguard/gate/<browser>`, or `target/navguard/gate/agent-<name>-<browser>`
+        /// with --agent; one folder per repeat).
         #[arg(long, value_name = "dir")]
         report_dir: Option<PathBuf>,
         #[command(flatten)]
@@ -82,13 +91,14 @@ enum Command {
     /// with its first failing step, or not applicable; per agent its version and totals; each
     /// call's time with its ratio to navguard's).
     Compare {
-        /// A .feature file or a folder of them.
-        #[arg(default_value = "features/agents")]
-        path: PathBuf,
+        /// A .feature file or a folder of them [default: ./features/agents, else the built-in
+        /// agent-neutral scenarios, written under the report folder]
+        path: Option<PathBuf>,
         /// The agents, comma-separated: built-in names or description files.
         #[arg(long, value_name = "a,b,…", value_delimiter = ',', required = true)]
         agents: Vec<String>,
-        /// Where the report goes (each agent's own run in a folder of its name).
+        /// Where the report goes (each agent's own run in a folder of its name; relative to
+        /// the current folder).
         #[arg(long, value_name = "dir", default_value = "target/navguard/compare")]
         report_dir: PathBuf,
         #[command(flatten)]
@@ -158,7 +168,7 @@ enum Command {
     /// parser reads it), every step is defined exactly once, and, with a contracts file, every
     /// contract has a scenario and every scenario proves a known contract.
     Validate {
-        /// A .feature file or a folder of them [default: features]
+        /// A .feature file or a folder of them [default: ./features]
         path: Option<PathBuf>,
         /// The same as PATH.
         #[arg(long, value_name = "path", conflicts_with = "path")]
@@ -199,16 +209,18 @@ fn main() -> ExitCode {
                 Some(Ok(d)) => Some(d.name),
                 None => None,
             };
-            let path =
-                path.unwrap_or_else(|| PathBuf::from(if agent.is_some() { "features/agents" } else { "features" }));
-            let expectations =
-                expectations.unwrap_or_else(|| PathBuf::from(format!("gate/expectations/{browser}.txt")));
-            let agent_expectations = agent.as_ref().map(|a| PathBuf::from(format!("gate/expectations/agent-{a}.txt")));
             let report_dir = report_dir.unwrap_or_else(|| match &agent {
                 Some(a) => PathBuf::from(format!("target/navguard/gate/agent-{a}-{browser}")),
                 None => PathBuf::from(format!("target/navguard/gate/{browser}")),
             });
-            let files = GateFiles { thresholds, expectations, agent_expectations, report_dir };
+            let path = match path.map_or_else(|| default_suite(agent.is_some(), &report_dir), Ok) {
+                Ok(path) => path,
+                Err(e) => {
+                    eprintln!("navguard gate: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let files = GateFiles::find(thresholds, expectations, agent.as_deref(), browser, report_dir);
             runtime.block_on(gate(path, repeat, shard, files, options))
         }
         Command::Compare { path, agents, report_dir, options } => {
@@ -216,7 +228,14 @@ fn main() -> ExitCode {
                 eprintln!("navguard compare: give the agents with --agents, not --agent");
                 return ExitCode::from(2);
             }
-            let request = navguard_harness::compare::CompareRequest { features: path, agents, report_dir, options };
+            let features = match path.map_or_else(|| agent_scenarios(&report_dir), Ok) {
+                Ok(path) => path,
+                Err(e) => {
+                    eprintln!("navguard compare: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let request = navguard_harness::compare::CompareRequest { features, agents, report_dir, options };
             runtime.block_on(navguard_harness::compare::compare(request))
         }
         Command::ServeFixtures => runtime.block_on(serve_fixtures()),
@@ -267,10 +286,52 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::Validate { path, features, contracts } => {
-            validate(&path.or(features).unwrap_or_else(|| PathBuf::from("features")), contracts.as_deref())
-        }
+        Command::Validate { path, features, contracts } => match path.or(features) {
+            Some(path) => validate(&path, contracts.as_deref()),
+            None if Path::new(FEATURES).exists() => validate(Path::new(FEATURES), contracts.as_deref()),
+            None => {
+                eprintln!("navguard validate: {}", SuiteError::NoFeatures);
+                ExitCode::from(2)
+            }
+        },
     }
+}
+
+/// The folder of feature files `validate` and `gate` read when given none.
+const FEATURES: &str = "features";
+
+/// Why the feature files a command reads by default cannot be had.
+#[derive(Debug, thiserror::Error)]
+enum SuiteError {
+    #[error(
+        "no ./features here: give a .feature file or a folder of them (with --agent, `navguard gate` runs \
+         the built-in agent-neutral scenarios without one)"
+    )]
+    NoFeatures,
+    #[error(transparent)]
+    Scenarios(#[from] navguard_harness::builtin::ScenariosError),
+}
+
+/// What `gate` runs when given no path: `./features`, or with an agent the agent-neutral
+/// scenarios ([`agent_scenarios`]).
+fn default_suite(agent: bool, report_dir: &Path) -> Result<PathBuf, SuiteError> {
+    if agent {
+        return agent_scenarios(report_dir);
+    }
+    if Path::new(FEATURES).exists() { Ok(PathBuf::from(FEATURES)) } else { Err(SuiteError::NoFeatures) }
+}
+
+/// `./features/agents`, else the built-in agent-neutral scenarios written under `report_dir`
+/// (and says so).
+fn agent_scenarios(report_dir: &Path) -> Result<PathBuf, SuiteError> {
+    let scenarios = navguard_harness::builtin::agent_scenarios(report_dir)?;
+    if scenarios.built_in {
+        println!(
+            "navguard: no ./features/agents here: running the built-in agent-neutral scenarios, written to {}",
+            scenarios.path.display()
+        );
+    }
+    Ok(scenarios.path)
 }
 
 /// `--risk-words`, or the default list.
@@ -382,26 +443,72 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
     ExitCode::SUCCESS
 }
 
+/// The files the gate judges by.
 struct GateFiles {
-    thresholds: PathBuf,
-    expectations: PathBuf,
+    thresholds: Source,
+    expectations: Source,
     /// The agent's known failures (`--agent`), each with its reason.
-    agent_expectations: Option<PathBuf>,
+    agent_expectations: Option<AgentKnownFailures>,
     report_dir: PathBuf,
 }
 
-/// The known failures the gate judges by: the browser's, and the agent's when one is named (a
-/// missing agent file means it has none, and says so).
+/// Where an agent's known failures are looked for, and what was found there.
+struct AgentKnownFailures {
+    path: String,
+    /// `None`: neither the current folder nor navguard has a file for it.
+    found: Option<Source>,
+}
+
+impl GateFiles {
+    /// Each file as given, else in the current folder, else built in ([`Source::find`]); says
+    /// which built-in ones it takes, so that a run outside a repository laid out like
+    /// navguard's is judged by files it can name.
+    fn find(
+        thresholds: Option<PathBuf>,
+        expectations: Option<PathBuf>,
+        agent: Option<&str>,
+        browser: BrowserKind,
+        report_dir: PathBuf,
+    ) -> Self {
+        let thresholds =
+            Source::find(thresholds, builtin::THRESHOLDS.path).unwrap_or(Source::BuiltIn(builtin::THRESHOLDS));
+        let path = format!("gate/expectations/{browser}.txt");
+        // Every browser has its file built in; were one missing, reading the path names it.
+        let expectations = Source::find(expectations, &path).unwrap_or_else(|| Source::Disk(PathBuf::from(path)));
+        let agent_expectations = agent.map(|a| {
+            let path = format!("gate/expectations/agent-{a}.txt");
+            AgentKnownFailures { found: Source::find(None, &path), path }
+        });
+        let built_in: Vec<String> =
+            [Some(&thresholds), Some(&expectations), agent_expectations.as_ref().and_then(|a| a.found.as_ref())]
+                .into_iter()
+                .flatten()
+                .filter_map(|s| match s {
+                    Source::BuiltIn(b) => Some(b.path.to_owned()),
+                    Source::Disk(_) => None,
+                })
+                .collect();
+        if !built_in.is_empty() {
+            println!(
+                "navguard gate: judged by navguard's built-in {} (none in ./gate here; --thresholds and --expectations give others)",
+                built_in.join(", ")
+            );
+        }
+        Self { thresholds, expectations, agent_expectations, report_dir }
+    }
+}
+
+/// The known failures the gate judges by: the browser's, and the agent's when one is named (an
+/// agent with no file has none, and it says so).
 fn known_failures(
     files: &GateFiles,
 ) -> Result<std::collections::BTreeSet<String>, navguard_harness::gate::GateFileError> {
     use navguard_harness::gate::{read_expectations, read_known_failures};
     let mut known = read_expectations(&files.expectations)?;
-    if let Some(path) = &files.agent_expectations {
-        if path.exists() {
-            known.extend(read_known_failures(path, true)?.into_keys());
-        } else {
-            println!("navguard gate: no {}: the agent has no known failures", path.display());
+    if let Some(agent) = &files.agent_expectations {
+        match &agent.found {
+            Some(file) => known.extend(read_known_failures(file, true)?.into_keys()),
+            None => println!("navguard gate: no {}: the agent has no known failures", agent.path),
         }
     }
     Ok(known)

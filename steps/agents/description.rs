@@ -4,6 +4,7 @@
 //! are compiled into the binary; a user's is any path.
 
 use super::{AgentError, FailureClass, NeutralTool};
+use crate::builtin::AgentsDir;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -22,16 +23,7 @@ navguard::closed_set! {
 }
 
 /// The agents that ship with navguard: (name, description).
-const BUILT_IN: &[(&str, &str)] = &[
-    ("navguard", include_str!("../../agents/navguard.toml")),
-    ("playwright-mcp", include_str!("../../agents/playwright-mcp.toml")),
-    ("chrome-devtools-mcp", include_str!("../../agents/chrome-devtools-mcp.toml")),
-];
-
-/// Where the built-in agents' npm packages are installed (`agents/package.json`).
-pub fn agents_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../agents")
-}
+const BUILT_IN: &[(&str, &str)] = crate::builtin::AGENTS;
 
 /// A parsed description.
 #[derive(Clone, Debug)]
@@ -52,8 +44,11 @@ pub struct Description {
     pub fails_when: Vec<regex::Regex>,
     /// The file it came from (a built-in's name for those).
     pub source: String,
-    /// The folder its relative paths and `{here}` mean.
+    /// The folder its relative paths and `{here}` mean: a built-in agent's is the folder of
+    /// its npm package ([`crate::builtin::AgentsDir`]).
     pub here: PathBuf,
+    /// Where a built-in agent's folder came from; `None` for a description file.
+    built_in: Option<AgentsDir>,
 }
 
 /// How to start it.
@@ -169,7 +164,9 @@ impl Description {
     /// A built-in agent by name, or a description file by path.
     pub fn find(name_or_path: &str) -> Result<Self, AgentError> {
         if let Some((name, text)) = BUILT_IN.iter().find(|(name, _)| *name == name_or_path) {
-            return Self::parse(text, &format!("agents/{name}.toml (built in)"), &agents_dir());
+            let dir = AgentsDir::find();
+            let description = Self::parse(text, &format!("agents/{name}.toml (built in)"), &dir.path)?;
+            return Ok(Self { built_in: Some(dir), ..description });
         }
         let path = Path::new(name_or_path);
         let text = std::fs::read_to_string(path).map_err(|e| AgentError::Description {
@@ -242,6 +239,42 @@ impl Description {
             fails_when,
             source: source.to_owned(),
             here: here.to_path_buf(),
+            built_in: None,
+        })
+    }
+
+    /// Fails when a built-in agent's npm package is not installed in its folder, saying what
+    /// to run: without this check, `node` would start and die on a missing file, and the run
+    /// would fail on a handshake that never came. A description file's start command is its
+    /// author's: it is not checked.
+    pub fn check_installed(&self) -> Result<(), AgentError> {
+        let (Some(dir), Some(package)) = (&self.built_in, &self.package) else {
+            return Ok(());
+        };
+        if self.here.join("node_modules").join(package).join("package.json").is_file() {
+            return Ok(());
+        }
+        let install = match crate::builtin::pinned(package) {
+            Some(version) => format!("npm install --ignore-scripts {package}@{version}"),
+            None => format!("npm install --ignore-scripts {package}"),
+        };
+        let what_to_do = if dir.from_var {
+            format!(
+                "run `{install}` there, or point {} at the folder where it is installed",
+                crate::builtin::AGENTS_DIR_VAR
+            )
+        } else {
+            format!(
+                "run `{install}` in a folder and set {}=<that folder>, or run navguard where ./agents has it \
+                 (in navguard's repository: `bash ci/setup.sh agents`)",
+                crate::builtin::AGENTS_DIR_VAR
+            )
+        };
+        Err(AgentError::NotInstalled {
+            agent: self.name.clone(),
+            package: package.clone(),
+            dir: self.here.clone(),
+            what_to_do,
         })
     }
 

@@ -124,6 +124,9 @@ impl Answer {
 pub enum AgentError {
     #[error("agent {agent}: {path}: {why}")]
     Description { agent: String, path: String, why: String },
+    /// A built-in agent's npm package is not in the folder navguard looks in.
+    #[error("agent {agent}: its npm package {package} is not installed in {}: {what_to_do}", .dir.display())]
+    NotInstalled { agent: String, package: String, dir: std::path::PathBuf, what_to_do: String },
     #[error("agent {agent}: cannot start {command}: {source}; {hint}")]
     Spawn {
         agent: String,

@@ -33,6 +33,7 @@ impl AgentProcess {
     /// Starts the agent `description` describes, with a scratch folder of its own and its
     /// command line filled in (`{chromium}`, `{cdp_endpoint}`, `{scratch}`, `{here}`).
     pub fn start(description: &Description, chromium: &str, cdp_endpoint: Option<&str>) -> Result<Self, AgentError> {
+        description.check_installed()?;
         let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
             agent: description.name.clone(),
             command: "a scratch folder".into(),
@@ -108,7 +109,8 @@ impl AgentProcess {
 fn hint(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => {
-            "it is not installed: run `bash ci/setup.sh agents` (npm ci in agents/) or check the description's [start] command".into()
+            "it is not installed (the built-in MCP agents run on Node.js) or the description's [start] command is wrong"
+                .into()
         }
         std::io::ErrorKind::PermissionDenied => "it is not executable".into(),
         _ => "check the description's [start] command".into(),

@@ -15,10 +15,21 @@ fn navguard(args: &[&str], path_env: Option<&str>) -> Output {
 
 /// `navguard` with these environment variables set (the browser overrides removed first).
 fn navguard_with(args: &[&str], env: &[(&str, &str)]) -> Output {
+    navguard_in(root(), args, env)
+}
+
+/// `navguard` run in `dir`, with these environment variables set (navguard's own removed first).
+fn navguard_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_navguard"));
-    cmd.current_dir(root()).args(args);
-    for name in ["NAVGUARD_CHROMEDRIVER", "NAVGUARD_CHROMIUM", "NAVGUARD_BROWSER", "NAVGUARD_WEBDRIVER_URL", "RUST_LOG"]
-    {
+    cmd.current_dir(dir).args(args);
+    for name in [
+        "NAVGUARD_CHROMEDRIVER",
+        "NAVGUARD_CHROMIUM",
+        "NAVGUARD_BROWSER",
+        "NAVGUARD_WEBDRIVER_URL",
+        "NAVGUARD_AGENTS_DIR",
+        "RUST_LOG",
+    ] {
         cmd.env_remove(name);
     }
     cmd.envs(env.iter().copied());
@@ -442,4 +453,124 @@ fn a_call_that_waits_shows_its_progress_live_on_the_terminal_and_in_the_repro_ti
     assert!(stderr.contains("round 2: waiting for the navigation to commit ("), "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("progress: waiting for the navigation to commit"), "{stdout}");
+}
+
+/// A folder outside the repository, as a user of an installed navguard has: no features/, no
+/// gate/, no agents/ (the system's temporary folder, never inside the workspace).
+fn elsewhere() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(!dir.path().starts_with(root()), "{} is inside the repository", dir.path().display());
+    dir
+}
+
+#[test]
+fn in_a_folder_outside_the_repository_run_validate_and_gate_work_with_what_navguard_carries() {
+    let dir = elsewhere();
+    feature(
+        dir.path(),
+        "my.feature",
+        "Feature: mine\n  Scenario: a page opens\n    Given a tab is open on \"{site}/page?title=Mine\"\n    Then the page's title is \"Mine\"\n",
+    );
+    let here = dir.path();
+
+    let out = navguard_in(here, &["validate", "my.feature"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("navguard validate: valid: 1 scenarios, 0 problems (1 feature files)"),
+        "{}",
+        text(&out)
+    );
+    let out = navguard_in(here, &["validate"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no ./features here: give a .feature file or a folder"), "{}", text(&out));
+
+    // The fixture site is built into the command: the page is served with no file beside it.
+    let out = navguard_in(here, &["run", "my.feature"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("features: 1 passed, 0 failed"), "{}", text(&out));
+    assert!(here.join("target/navguard/report.html").is_file(), "no report under the current folder");
+
+    // No gate/ here: the built-in thresholds and Chromium's known deviations judge the run.
+    let out = navguard_in(here, &["gate", "my.feature"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("judged by navguard's built-in gate/thresholds.txt, gate/expectations/chromium.txt"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("min_verified_done_rate"),
+        "the built-in thresholds were not all read:\n{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("gate: PASSED"), "{}", text(&out));
+    assert!(here.join("target/navguard/gate/chromium/index.html").is_file());
+
+    // A thresholds file in the current folder takes the built-in one's place.
+    std::fs::create_dir(here.join("gate")).unwrap();
+    std::fs::write(here.join("gate/thresholds.txt"), "max_p95_scenario_ms 1\n").unwrap();
+    let out = navguard_in(here, &["gate", "my.feature"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("judged by navguard's built-in gate/expectations/chromium.txt ("), "{}", text(&out));
+    assert!(text(&out).contains("gate: FAILED (1 missed thresholds: max_p95_scenario_ms;"), "{}", text(&out));
+
+    let out = navguard_in(here, &["gate"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("navguard gate: no ./features here"), "{}", text(&out));
+}
+
+#[test]
+fn in_a_folder_outside_the_repository_the_gate_of_an_agent_runs_the_built_in_agent_neutral_scenarios() {
+    let dir = elsewhere();
+    let name = "navigate to a slow page answers with that page";
+    let out = navguard_in(dir.path(), &["gate", "--agent", "navguard", "--name", name], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let written = dir.path().join("target/navguard/gate/agent-navguard-chromium/features/agents");
+    assert!(
+        text(&out).contains(&format!(
+            "no ./features/agents here: running the built-in agent-neutral scenarios, written to {}",
+            "target/navguard/gate/agent-navguard-chromium/features/agents"
+        )),
+        "{}",
+        text(&out)
+    );
+    let navigation = std::fs::read_to_string(written.join("navigation.feature")).unwrap();
+    assert!(navigation.contains(&format!("Scenario: {name}")), "{navigation}");
+    assert!(text(&out).contains("gate: 1 passed, 0 failed"), "{}", text(&out));
+}
+
+#[test]
+fn a_built_in_mcp_agent_whose_npm_package_is_not_installed_is_one_line_saying_what_to_run() {
+    let dir = elsewhere();
+    let path = feature(dir.path(), "a.feature", PASSING);
+    let pin = |package: &str| {
+        let manifest = std::fs::read_to_string(root().join("agents/package.json")).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+        manifest["dependencies"][package].as_str().unwrap().to_owned()
+    };
+    // No agents/ here and no NAVGUARD_AGENTS_DIR: it says where it looked and both ways out.
+    let out = navguard_in(dir.path(), &["run", &path, "--agent", "playwright-mcp"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let looked_in = std::path::absolute(dir.path().join("agents")).unwrap();
+    for expected in [
+        format!("agent playwright-mcp: its npm package @playwright/mcp is not installed in {}", looked_in.display()),
+        format!("npm install --ignore-scripts @playwright/mcp@{}", pin("@playwright/mcp")),
+        "set NAVGUARD_AGENTS_DIR=<that folder>".to_owned(),
+    ] {
+        assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
+    }
+    // A folder named by NAVGUARD_AGENTS_DIR that lacks it is named as such.
+    let empty = elsewhere();
+    let folder = empty.path().to_str().unwrap();
+    let out =
+        navguard_in(dir.path(), &["run", &path, "--agent", "chrome-devtools-mcp"], &[("NAVGUARD_AGENTS_DIR", folder)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let expected = format!(
+        "is not installed in {folder}: run `npm install --ignore-scripts chrome-devtools-mcp@{}` there",
+        pin("chrome-devtools-mcp")
+    );
+    assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
 }
