@@ -7,7 +7,7 @@
 use crate::artifacts;
 use crate::error::StartError;
 use crate::report::{self, StepLogWriter};
-use crate::run_context::{RunContext, RunMode};
+use crate::run_context::{RunContext, RunMode, TerminalOutput};
 use crate::summary::{self, ScenarioResult, TaskEnd};
 use crate::timeline::{self, Timeline};
 use crate::world::NavWorld;
@@ -81,6 +81,11 @@ pub struct RunOptions {
     /// that does not answer in time fails its scenario.
     #[arg(long, value_name = "s", default_value_t = DEFAULT_CALL_TIMEOUT.as_secs(), value_parser = at_least_one::<u64>)]
     pub call_timeout: u64,
+    /// Print every step of every scenario as it runs, and the progress of waits live. Without
+    /// it: one line per scenario as it ends (status, time, file:line, name), then each failure
+    /// in full and the summary; progress shows live only on a terminal.
+    #[arg(long, short = 'v', env = "NAVGUARD_VERBOSE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub verbose: bool,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
@@ -340,6 +345,9 @@ pub async fn run_features(request: RunRequest) -> ExitCode {
 /// Runs the features as `request` says. Why a run could not start is the caller's to print.
 pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     let RunRequest { input, options, report_dir, mut mode } = request;
+    if options.verbose {
+        mode.output = TerminalOutput::Steps;
+    }
     match options.agent.as_deref().map(|a| agent_for(a, options.browser.browser)).transpose() {
         Ok(agent) => mode.agent = agent.or(mode.agent),
         Err(e) => return RunOutcome::NotStarted(e),
@@ -372,8 +380,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     if let Err(source) = open_reports(&report_dir) {
         return RunOutcome::NotStarted(StartError::Reports { dir: report_dir, source });
     }
-    let (only_line, shard) = (mode.line, mode.shard);
-    let (name, tags) = (options.name.clone(), options.tags.clone());
+    let selection = Selection::of(&options, &mode);
     let (path, features) = match input {
         Input::Path(path) => (path, None),
         Input::Glob(glob) => (PathBuf::new(), Some(glob)),
@@ -397,7 +404,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         .before(before_hook(Arc::clone(&run)))
         .after(after_hook(Arc::clone(&run)))
         .with_writer(
-            writer::Basic::raw(run.output.clone(), writer::Coloring::Auto, 0)
+            writer::Basic::raw(run.output.steps(run.mode.output == TerminalOutput::Steps), writer::Coloring::Auto, 0)
                 .summarized()
                 .tee::<NavWorld, _>(
                     StepLogWriter::new(run.steps.clone()).discard_stats_writes().discard_arbitrary_writes(),
@@ -406,16 +413,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         )
         .fail_on_skipped()
         .with_cli(cli)
-        .filter_run(path, move |feature, rule, scenario| {
-            let tagged = || {
-                let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
-                tags.as_ref().is_none_or(|t| t.eval(all))
-            };
-            name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
-                && tagged()
-                && shard.is_none_or(|shard| shard.contains(&scenario.name))
-                && only_line.is_none_or(|line| scenario.position.line == line)
-        });
+        .filter_run(path, move |feature, rule, scenario| selection.admits(feature, rule, scenario));
     tokio::select! {
         writer = writer => {
             if let Some(e) = run.launch_error() {
@@ -436,6 +434,38 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
             run.shutdown().await;
             RunOutcome::Interrupted
         }
+    }
+}
+
+/// Which scenarios of the input a run runs: `--name`, `--tags`, the gate's shard and repro's
+/// line narrow them.
+#[derive(Clone, Debug)]
+struct Selection {
+    name: Option<regex::Regex>,
+    tags: Option<TagOperation>,
+    shard: Option<crate::gate::Shard>,
+    line: Option<usize>,
+}
+
+impl Selection {
+    fn of(options: &RunOptions, mode: &RunMode) -> Self {
+        Self { name: options.name.clone(), tags: options.tags.clone(), shard: mode.shard, line: mode.line }
+    }
+
+    fn admits(
+        &self,
+        feature: &cucumber::gherkin::Feature,
+        rule: Option<&cucumber::gherkin::Rule>,
+        scenario: &cucumber::gherkin::Scenario,
+    ) -> bool {
+        let tagged = || {
+            let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
+            self.tags.as_ref().is_none_or(|t| t.eval(all))
+        };
+        self.name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
+            && tagged()
+            && self.shard.is_none_or(|shard| shard.contains(&scenario.name))
+            && self.line.is_none_or(|line| scenario.position.line == line)
     }
 }
 
@@ -488,15 +518,26 @@ async fn finish(
     writer: &impl cucumber::writer::Stats<NavWorld>,
     results: &[ScenarioResult],
 ) -> RunVerdict {
-    let counts = summary::print(results);
+    let output = run.mode.output;
+    let steps_shown = output == TerminalOutput::Steps;
+    // Cucumber's own output names the files that did not parse with the steps; else here.
+    if !steps_shown {
+        summary::print_parse_failures(&run.steps.parse_failures());
+    }
+    summary::print_failures(results, &run.mode.expected, steps_shown);
+    summary::print_not_applicable(results);
+    let counts = summary::Counts::of(results);
     let (passed, failed) = (counts.passed, counts.failed);
     let metrics = crate::gate::measure(results, &Default::default());
-    if !results.is_empty() {
+    // The gate prints the metrics of all its runs at its end, not each run's.
+    let per_run = !matches!(output, TerminalOutput::Gate { .. });
+    if per_run && !results.is_empty() {
+        summary::print_per_feature(results);
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
     }
     let parse_errors = writer.parsing_errors();
     let browsers = run.started_browsers();
-    if let Some(browser) = browsers.first() {
+    if let Some(browser) = browsers.first().filter(|_| per_run) {
         let starts: Vec<String> = browsers.iter().map(|b| b.start_time().as_millis().to_string()).collect();
         match run.session_count() {
             1 => println!("browser start: {} ms", starts.join(", ")),
@@ -547,9 +588,11 @@ fn before_hook(
     &'a cucumber::gherkin::Scenario,
     &'a mut NavWorld,
 ) -> Hook<'a> {
-    move |_, _, _, world| {
+    move |feature, _, scenario, world| {
         let run = Arc::clone(&run);
         async move {
+            let name = format!("{}:{}  {}", report::feature_key(feature), scenario.position.line, scenario.name);
+            world.progress = crate::progress::ScenarioSpan::new(&name, run.live_progress);
             // A panic here is how cucumber fails a scenario from its hook.
             if let Err(e) = world.setup(run).await {
                 panic!("{e}");
