@@ -19,6 +19,7 @@ mod conversation_steps;
 pub mod error;
 pub mod fixtures;
 pub mod gate;
+pub mod libtest;
 mod loop_steps;
 mod parameters;
 pub mod progress;

@@ -36,6 +36,8 @@ pub struct RunMode {
     pub agent_version: Option<String>,
     /// What the terminal shows.
     pub output: TerminalOutput,
+    /// Only the scenarios whose test name this admits (`cargo test <filter>`).
+    pub tests: Option<crate::libtest::TestFilter>,
 }
 
 /// What the terminal shows of a run's scenarios.
@@ -77,6 +79,7 @@ impl Default for RunMode {
             call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
             agent_version: None,
             output: TerminalOutput::default(),
+            tests: None,
         }
     }
 }

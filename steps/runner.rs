@@ -152,83 +152,15 @@ pub struct FeaturesCli {
     /// A feature file or folder, or a glob of feature files [default: features]
     #[arg(long, short = 'i', value_name = "path|glob", value_parser = Input::parse)]
     pub input: Option<Input>,
-    /// Where the reports and the failure artifacts go.
-    #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
-    pub report_dir: PathBuf,
+    /// Where the reports and the failure artifacts go [default: target/navguard; for one
+    /// scenario named with --exact, as nextest runs each, a folder of its own under
+    /// target/navguard/tests]
+    #[arg(long, value_name = "dir")]
+    pub report_dir: Option<PathBuf>,
     #[command(flatten)]
     pub options: RunOptions,
     #[command(flatten)]
-    pub libtest: LibtestArgs,
-}
-
-/// What `cargo test` and `cargo nextest` pass every test binary. The features binary is one
-/// test, `features`, holding every scenario: a filter narrows the scenarios by name (a
-/// substring, as libtest filters tests), one that matches none runs nothing and passes.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct LibtestArgs {
-    /// Only the scenarios whose name contains this text (`cargo test <filter>`); with --exact,
-    /// `features` (the one test `--list` shows) runs them all.
-    #[arg(value_name = "filter")]
-    pub filter: Option<String>,
-    /// The filter is a whole test name.
-    #[arg(long)]
-    pub exact: bool,
-    /// List the one test (`features: test`) and run nothing.
-    #[arg(long)]
-    pub list: bool,
-    /// Only ignored tests: there are none.
-    #[arg(long)]
-    pub ignored: bool,
-    /// Accepted for libtest's sake: scenarios are never ignored.
-    #[arg(long, hide = true)]
-    pub include_ignored: bool,
-    /// Accepted for libtest's sake: the output is never captured.
-    #[arg(long, hide = true)]
-    pub nocapture: bool,
-    #[arg(long, hide = true)]
-    pub show_output: bool,
-    #[arg(long, hide = true, value_name = "fmt")]
-    pub format: Option<String>,
-    #[arg(long, hide = true, value_name = "n")]
-    pub test_threads: Option<usize>,
-    #[arg(long, short = 'q', hide = true)]
-    pub quiet: bool,
-    #[arg(long, hide = true, value_name = "when")]
-    pub color: Option<String>,
-    #[arg(short = 'Z', hide = true, value_name = "flag")]
-    pub unstable: Vec<String>,
-}
-
-/// What the libtest arguments ask of the features binary.
-#[derive(Clone, Debug)]
-pub enum LibtestAsk {
-    /// Print the test list and stop.
-    List { ignored: bool },
-    /// Run nothing and pass (the filter names another test).
-    Nothing,
-    /// Run the scenarios whose name matches (all when `None`).
-    Run(Option<regex::Regex>),
-}
-
-impl LibtestArgs {
-    /// The test the binary lists.
-    pub const TEST: &'static str = "features";
-
-    pub fn ask(&self) -> LibtestAsk {
-        if self.list {
-            return LibtestAsk::List { ignored: self.ignored };
-        }
-        if self.ignored {
-            return LibtestAsk::Nothing;
-        }
-        match (&self.filter, self.exact) {
-            (None, _) => LibtestAsk::Run(None),
-            (Some(f), true) if f == Self::TEST => LibtestAsk::Run(None),
-            (Some(_), true) => LibtestAsk::Nothing,
-            (Some(f), false) if Self::TEST.contains(f.as_str()) => LibtestAsk::Run(None),
-            (Some(f), false) => LibtestAsk::Run(regex::Regex::new(&regex::escape(f)).ok()),
-        }
-    }
+    pub libtest: crate::libtest::LibtestArgs,
 }
 
 /// One run: what it reads, how, and where its reports go.
@@ -437,19 +369,26 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     }
 }
 
-/// Which scenarios of the input a run runs: `--name`, `--tags`, the gate's shard and repro's
-/// line narrow them.
+/// Which scenarios of the input a run runs: `--name`, `--tags`, the gate's shard, repro's line
+/// and libtest's filter all narrow them.
 #[derive(Clone, Debug)]
 struct Selection {
     name: Option<regex::Regex>,
     tags: Option<TagOperation>,
     shard: Option<crate::gate::Shard>,
     line: Option<usize>,
+    tests: Option<crate::libtest::TestFilter>,
 }
 
 impl Selection {
     fn of(options: &RunOptions, mode: &RunMode) -> Self {
-        Self { name: options.name.clone(), tags: options.tags.clone(), shard: mode.shard, line: mode.line }
+        Self {
+            name: options.name.clone(),
+            tags: options.tags.clone(),
+            shard: mode.shard,
+            line: mode.line,
+            tests: mode.tests.clone(),
+        }
     }
 
     fn admits(
@@ -462,11 +401,54 @@ impl Selection {
             let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
             self.tags.as_ref().is_none_or(|t| t.eval(all))
         };
+        let test = || {
+            let name = crate::libtest::test_name(&report::feature_key(feature), scenario.position.line, &scenario.name);
+            self.tests.as_ref().is_none_or(|tests| tests.admits(&name))
+        };
         self.name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
             && tagged()
             && self.shard.is_none_or(|shard| shard.contains(&scenario.name))
             && self.line.is_none_or(|line| scenario.position.line == line)
+            && test()
     }
+}
+
+/// The test names (`cargo test -- --list`, [`crate::libtest`]) of the scenarios a run of
+/// `input` with `options` would run, and of the feature files that do not parse (a run fails
+/// on each), in the order the files are read. Reads the files only: no browser.
+pub async fn scenario_tests(input: &Input, options: &RunOptions, mode: &RunMode) -> Vec<String> {
+    use cucumber::Parser as _;
+    use futures::StreamExt as _;
+    let selection = Selection::of(options, mode);
+    let (path, features) = match input {
+        Input::Path(path) => (path.clone(), None),
+        Input::Glob(glob) => (PathBuf::new(), Some(glob.clone())),
+    };
+    let parsed: Vec<Parsed> = StarBinding::default().parse(path, parser::basic::Cli { features }).collect().await;
+    let mut tests = Vec::new();
+    for feature in parsed {
+        let feature = match feature {
+            Ok(feature) => feature,
+            Err(e) => {
+                // Named by its file, as `--exact` finds it again: a run of it fails on the error.
+                let failure = report::parse_failure(&e);
+                let name = failure.path.map_or(failure.message, |p| report::as_typed(Path::new(&p)));
+                if selection.tests.as_ref().is_none_or(|tests| tests.admits(&name)) {
+                    tests.push(name);
+                }
+                continue;
+            }
+        };
+        let key = report::feature_key(&feature);
+        let scenarios = feature.scenarios.iter().map(|s| (None, s));
+        let in_rules = feature.rules.iter().flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
+        for (rule, scenario) in scenarios.chain(in_rules) {
+            if selection.admits(&feature, rule, scenario) {
+                tests.push(crate::libtest::test_name(&key, scenario.position.line, &scenario.name));
+            }
+        }
+    }
+    tests
 }
 
 /// cucumber's parser, with `*` steps bound as `navguard validate` binds them

@@ -248,8 +248,10 @@ pub fn print_failures(results: &[ScenarioResult], known: &BTreeSet<String>, with
 /// Prints the feature files that did not parse, each with why.
 pub fn print_parse_failures(failures: &[crate::report::ParseFailure]) {
     for failure in failures {
-        println!("\nDID NOT PARSE {}", failure.path.as_deref().unwrap_or("a feature file"));
+        let path = failure.path.as_deref().unwrap_or("a feature file");
+        println!("\nDID NOT PARSE {path}");
         println!("  {}", failure.message.replace('\n', "\n  "));
+        println!("  (`navguard validate {path}` says where)");
     }
 }
 
