@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 fn setup(e: impl std::fmt::Display) -> StepError {
     StepError::Setup(e.to_string())
@@ -124,7 +125,7 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     let plan = world.agent.plan.clone();
     let agent = Agent { hook: Some(&script), ..Agent::new(&*port, &plan, world.agent.effective_config()) };
     let started = Instant::now();
-    let stop = agent.run(&mut task, &cancel).await;
+    let stop = agent.run(&mut task, &cancel).instrument(world.progress.span()).await;
     world.agent.played = Some(plan.clone_played());
     world.agent.took = Some(started.elapsed());
     world.agent.stop = Some(stop);

@@ -15,6 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use tracing::Instrument as _;
 
 /// What happens just before a call is sent.
 #[derive(Clone, Debug)]
@@ -211,13 +212,15 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     }
     let name = world.conformance.name();
     let deadline = world.conformance.call_timeout;
+    let progress = world.progress.span();
     let agent = agent(world).await?;
     if !agent.supports(tool) {
         let why = format!("{name} has no {tool}");
         world.conformance.not_applicable = Some(why.clone());
         return Err(StepError::NotApplicable(format!("not applicable: {why}")));
     }
-    let (answer, unanswered) = match tokio::time::timeout(deadline, agent.call(tool, &args)).await {
+    let (answer, unanswered) = match tokio::time::timeout(deadline, agent.call(tool, &args).instrument(progress)).await
+    {
         Ok(answer) => (answer, false),
         Err(_) => (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }, true),
     };

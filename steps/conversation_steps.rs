@@ -6,6 +6,7 @@ use crate::world::NavWorld;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{TaskTabs, TraceEvent};
+use tracing::Instrument as _;
 
 use navguard::conversation::{Conversation, TurnOutcome};
 use navguard::store::{Field, TaskRecord, TaskStore, TaskUpdate};
@@ -66,7 +67,9 @@ async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
         clients: &world.agent.conversation.clients,
         config: world.agent.effective_config(),
     };
-    let result = conversation.turn(&task_id, &mut task, &url, &plan, Some(&script), &CancellationToken::new()).await;
+    let cancel = CancellationToken::new();
+    let turn = conversation.turn(&task_id, &mut task, &url, &plan, Some(&script), &cancel);
+    let result = turn.instrument(world.progress.span()).await;
     world.agent.task = task;
     if let [first, ..] = script.failures().as_slice() {
         return Err(StepError::Setup(first.clone()));

@@ -20,8 +20,10 @@ mod conversation_steps;
 pub mod error;
 pub mod fixtures;
 pub mod gate;
+pub mod libtest;
 mod loop_steps;
 mod parameters;
+pub mod progress;
 mod reliability_steps;
 pub mod replay;
 pub mod report;
@@ -40,10 +42,19 @@ pub use parameters::Switch;
 pub use runner::run_features;
 
 /// Logs to stderr, filtered by `RUST_LOG` (default: warnings, and the progress of calls that wait,
-/// so that a long wait shows live as what it waits for).
+/// so that a long wait shows live as what it waits for). A scenario's progress is printed after
+/// its name, and only when its run shows progress live ([`progress`]).
 pub fn init_tracing() {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,navguard::progress=info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("warn,{}=info", progress::TARGET)));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
+    let log = tracing_subscriber::fmt::layer().with_ansi(ansi).with_writer(std::io::stderr);
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(log.with_filter(progress::outside_scenarios()))
+        .with(progress::ScenarioProgress)
+        .try_init();
 }

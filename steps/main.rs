@@ -6,7 +6,7 @@ use navguard_harness::Switch;
 use navguard_harness::builtin::{self, Source};
 use navguard_harness::fixtures::FixtureSite;
 use navguard_harness::gate::Shard;
-use navguard_harness::run_context::RunMode;
+use navguard_harness::run_context::{RunMode, TerminalOutput};
 use navguard_harness::runner::{
     BrowserOptions, DEFAULT_REPORT_DIR, Input, RunOptions, RunOutcome, RunRequest, at_least_one, run_features_with,
 };
@@ -404,6 +404,8 @@ async fn repro(target: &str, how: ReproRun, report_dir: &std::path::Path) -> Exi
         sessions: 1,
         agent: None,
         call_timeout: navguard_harness::runner::DEFAULT_CALL_TIMEOUT.as_secs(),
+        // Its steps and the progress of its waits, with the timeline they lead to.
+        verbose: true,
         browser,
     };
     for run in 1..=repeat {
@@ -527,11 +529,17 @@ async fn gate(path: PathBuf, repeat: u32, shard: Option<Shard>, files: GateFiles
     };
     let (mut runs, mut parse_errors) = (Vec::new(), 0);
     for run in 1..=repeat {
+        // A line per scenario in the first run; the repeats list only what did not pass, so the
+        // log stays readable (the report has every run).
+        let output = TerminalOutput::Gate { passes: run == 1 };
+        if run > 1 && !options.verbose {
+            println!("\ngate: run {run} of {repeat} (listing only the scenarios that do not pass)");
+        }
         let request = RunRequest {
             input: Input::Path(path.clone()),
             options: options.clone(),
             report_dir: files.report_dir.join(format!("run-{run}")),
-            mode: RunMode { shard, expected: expected.clone(), ..Default::default() },
+            mode: RunMode { shard, expected: expected.clone(), output, ..Default::default() },
         };
         match run_features_with(request).await {
             RunOutcome::Ran(ran) => {

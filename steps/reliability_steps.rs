@@ -19,6 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 /// How long `When the task ends` waits for the background run.
 const END_DEADLINE: Duration = Duration::from_secs(60);
@@ -122,6 +123,7 @@ async fn start(world: &mut NavWorld, mut task: Task) -> StepResult {
     let store = TaskStore::open(&checkpoint_path(world)?).map_err(|e| setup(format!("the task store: {e}")))?;
     let (control, cancel) = (TaskControl::new(), CancellationToken::new());
     let (agent_control, agent_cancel) = (control.clone(), cancel.clone());
+    let progress = world.progress.span();
     let handle = tokio::spawn(async move {
         let checkpoints = StoredCheckpoints { store: &store, task_id: TASK_ID.into() };
         let agent = Agent {
@@ -131,7 +133,7 @@ async fn start(world: &mut NavWorld, mut task: Task) -> StepResult {
             ..Agent::new(&*port, &plan, config)
         };
         let started = Instant::now();
-        let stop = agent.run(&mut task, &agent_cancel).await;
+        let stop = agent.run(&mut task, &agent_cancel).instrument(progress).await;
         Finished { task, stop, played: plan.clone_played(), took: started.elapsed(), failures: hook.inner.failures() }
     });
     world.agent.background = Some(Background { handle, control, cancel });

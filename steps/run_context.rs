@@ -1,7 +1,7 @@
 //! What all scenarios of one run share: its browser sessions (`--sessions N`, all started by the
 //! first scenario's hook; each scenario runs on the least loaded live one), the browser
-//! settings, the terminal output (held until the sessions have started), and the results the
-//! summary prints.
+//! settings, the terminal output (held until the sessions have started: each scenario's line as
+//! it ends, or cucumber's steps with `--verbose`), and the results the summary prints.
 
 use crate::error::SetupError;
 use crate::gate::Shard;
@@ -9,7 +9,7 @@ use crate::report::StepLog;
 use crate::summary::ScenarioResult;
 use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
 use std::collections::BTreeSet;
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::OnceCell;
@@ -34,6 +34,37 @@ pub struct RunMode {
     pub call_timeout: std::time::Duration,
     /// The agent's name and version as it gave them before the run.
     pub agent_version: Option<String>,
+    /// What the terminal shows.
+    pub output: TerminalOutput,
+    /// Only the scenarios whose test name this admits (`cargo test <filter>`).
+    pub tests: Option<crate::libtest::TestFilter>,
+}
+
+/// What the terminal shows of a run's scenarios.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TerminalOutput {
+    /// One line per scenario as it ends; then the failures in full and the summary: per
+    /// feature, the run's metrics, the closing line (`navguard run`).
+    #[default]
+    Lines,
+    /// Every step of every scenario as cucumber prints it, and the progress of waits live,
+    /// then the same summary (`--verbose`).
+    Steps,
+    /// A run of the gate: one line per scenario as it ends (with `passes: false`, only for
+    /// those that did not pass: the repeats after the first), the failures the gate does not
+    /// expect in full, and the closing line; the gate prints the metrics of all its runs.
+    Gate { passes: bool },
+}
+
+impl TerminalOutput {
+    /// Whether a scenario that ended as `result` gets its one line.
+    fn lists(self, result: &ScenarioResult) -> bool {
+        match self {
+            Self::Lines => true,
+            Self::Steps => false,
+            Self::Gate { passes } => passes || !result.passed(),
+        }
+    }
 }
 
 impl Default for RunMode {
@@ -47,6 +78,8 @@ impl Default for RunMode {
             agent: None,
             call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
             agent_version: None,
+            output: TerminalOutput::default(),
+            tests: None,
         }
     }
 }
@@ -93,6 +126,8 @@ pub struct RunContext {
     pub results: Mutex<Vec<ScenarioResult>>,
     /// Each scenario's steps, as cucumber ran them.
     pub steps: StepLog,
+    /// Whether the progress of waits shows as it comes: on a terminal, or with `--verbose`.
+    pub live_progress: bool,
 }
 
 impl RunContext {
@@ -100,7 +135,6 @@ impl RunContext {
     /// each started with `config`.
     pub fn new(config: BrowserConfig, sessions: usize, report_dir: PathBuf, mode: RunMode) -> Arc<Self> {
         Arc::new(Self {
-            mode,
             pool: OnceCell::new(),
             sessions: sessions.max(1),
             config,
@@ -108,6 +142,8 @@ impl RunContext {
             output: HeldOutput::default(),
             results: Mutex::default(),
             steps: StepLog::default(),
+            live_progress: mode.output == TerminalOutput::Steps || std::io::stderr().is_terminal(),
+            mode,
         })
     }
 
@@ -197,7 +233,11 @@ impl RunContext {
         results
     }
 
+    /// Keeps a finished scenario's result, and prints its line when the output lists it.
     pub fn record(&self, result: ScenarioResult) {
+        if self.mode.output.lists(&result) {
+            self.output.line(&crate::summary::line(&result, &self.mode.expected));
+        }
         self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(result);
     }
 }
@@ -231,6 +271,18 @@ impl HeldOutput {
         }
     }
 
+    /// Writes one line (held as the rest is), in one piece: scenarios end at the same time.
+    pub fn line(&self, text: &str) {
+        let mut out = self.clone();
+        let _ = out.write(format!("{text}\n").as_bytes()).and_then(|_| out.flush());
+    }
+
+    /// What cucumber's own writer prints goes here: shown with `--verbose` (`shown`), else
+    /// dropped (the run prints each scenario's line instead).
+    pub fn steps(&self, shown: bool) -> StepsOutput {
+        StepsOutput(shown.then(|| self.clone()))
+    }
+
     /// Forgets what was held, and everything after it (the run could not start).
     fn drop_held(&self) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Held::Dropped;
@@ -252,6 +304,26 @@ impl std::io::Write for HeldOutput {
         match &*self.0.lock().unwrap_or_else(PoisonError::into_inner) {
             Held::Released => std::io::stdout().flush(),
             Held::Buffer(_) | Held::Dropped => Ok(()),
+        }
+    }
+}
+
+/// Cucumber's step-by-step output: the run's terminal output, or nowhere.
+#[derive(Clone, Debug)]
+pub struct StepsOutput(Option<HeldOutput>);
+
+impl std::io::Write for StepsOutput {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match &mut self.0 {
+            Some(out) => out.write(bytes),
+            None => Ok(bytes.len()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.0 {
+            Some(out) => out.flush(),
+            None => Ok(()),
         }
     }
 }

@@ -7,7 +7,7 @@
 use crate::artifacts;
 use crate::error::StartError;
 use crate::report::{self, StepLogWriter};
-use crate::run_context::{RunContext, RunMode};
+use crate::run_context::{RunContext, RunMode, TerminalOutput};
 use crate::summary::{self, ScenarioResult, TaskEnd};
 use crate::timeline::{self, Timeline};
 use crate::world::NavWorld;
@@ -81,6 +81,11 @@ pub struct RunOptions {
     /// that does not answer in time fails its scenario.
     #[arg(long, value_name = "s", default_value_t = DEFAULT_CALL_TIMEOUT.as_secs(), value_parser = at_least_one::<u64>)]
     pub call_timeout: u64,
+    /// Print every step of every scenario as it runs, and the progress of waits live. Without
+    /// it: one line per scenario as it ends (status, time, file:line, name), then each failure
+    /// in full and the summary; progress shows live only on a terminal.
+    #[arg(long, short = 'v', env = "NAVGUARD_VERBOSE", value_parser = clap::builder::BoolishValueParser::new())]
+    pub verbose: bool,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
@@ -147,83 +152,15 @@ pub struct FeaturesCli {
     /// A feature file or folder, or a glob of feature files [default: features]
     #[arg(long, short = 'i', value_name = "path|glob", value_parser = Input::parse)]
     pub input: Option<Input>,
-    /// Where the reports and the failure artifacts go.
-    #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
-    pub report_dir: PathBuf,
+    /// Where the reports and the failure artifacts go [default: target/navguard; for one
+    /// scenario named with --exact, as nextest runs each, a folder of its own under
+    /// target/navguard/tests]
+    #[arg(long, value_name = "dir")]
+    pub report_dir: Option<PathBuf>,
     #[command(flatten)]
     pub options: RunOptions,
     #[command(flatten)]
-    pub libtest: LibtestArgs,
-}
-
-/// What `cargo test` and `cargo nextest` pass every test binary. The features binary is one
-/// test, `features`, holding every scenario: a filter narrows the scenarios by name (a
-/// substring, as libtest filters tests), one that matches none runs nothing and passes.
-#[derive(clap::Args, Clone, Debug, Default)]
-pub struct LibtestArgs {
-    /// Only the scenarios whose name contains this text (`cargo test <filter>`); with --exact,
-    /// `features` (the one test `--list` shows) runs them all.
-    #[arg(value_name = "filter")]
-    pub filter: Option<String>,
-    /// The filter is a whole test name.
-    #[arg(long)]
-    pub exact: bool,
-    /// List the one test (`features: test`) and run nothing.
-    #[arg(long)]
-    pub list: bool,
-    /// Only ignored tests: there are none.
-    #[arg(long)]
-    pub ignored: bool,
-    /// Accepted for libtest's sake: scenarios are never ignored.
-    #[arg(long, hide = true)]
-    pub include_ignored: bool,
-    /// Accepted for libtest's sake: the output is never captured.
-    #[arg(long, hide = true)]
-    pub nocapture: bool,
-    #[arg(long, hide = true)]
-    pub show_output: bool,
-    #[arg(long, hide = true, value_name = "fmt")]
-    pub format: Option<String>,
-    #[arg(long, hide = true, value_name = "n")]
-    pub test_threads: Option<usize>,
-    #[arg(long, short = 'q', hide = true)]
-    pub quiet: bool,
-    #[arg(long, hide = true, value_name = "when")]
-    pub color: Option<String>,
-    #[arg(short = 'Z', hide = true, value_name = "flag")]
-    pub unstable: Vec<String>,
-}
-
-/// What the libtest arguments ask of the features binary.
-#[derive(Clone, Debug)]
-pub enum LibtestAsk {
-    /// Print the test list and stop.
-    List { ignored: bool },
-    /// Run nothing and pass (the filter names another test).
-    Nothing,
-    /// Run the scenarios whose name matches (all when `None`).
-    Run(Option<regex::Regex>),
-}
-
-impl LibtestArgs {
-    /// The test the binary lists.
-    pub const TEST: &'static str = "features";
-
-    pub fn ask(&self) -> LibtestAsk {
-        if self.list {
-            return LibtestAsk::List { ignored: self.ignored };
-        }
-        if self.ignored {
-            return LibtestAsk::Nothing;
-        }
-        match (&self.filter, self.exact) {
-            (None, _) => LibtestAsk::Run(None),
-            (Some(f), true) if f == Self::TEST => LibtestAsk::Run(None),
-            (Some(_), true) => LibtestAsk::Nothing,
-            (Some(f), false) if Self::TEST.contains(f.as_str()) => LibtestAsk::Run(None),
-            (Some(f), false) => LibtestAsk::Run(regex::Regex::new(&regex::escape(f)).ok()),
-        }
-    }
+    pub libtest: crate::libtest::LibtestArgs,
 }
 
 /// One run: what it reads, how, and where its reports go.
@@ -340,6 +277,9 @@ pub async fn run_features(request: RunRequest) -> ExitCode {
 /// Runs the features as `request` says. Why a run could not start is the caller's to print.
 pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     let RunRequest { input, options, report_dir, mut mode } = request;
+    if options.verbose {
+        mode.output = TerminalOutput::Steps;
+    }
     match options.agent.as_deref().map(|a| agent_for(a, options.browser.browser)).transpose() {
         Ok(agent) => mode.agent = agent.or(mode.agent),
         Err(e) => return RunOutcome::NotStarted(e),
@@ -372,8 +312,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
     if let Err(source) = open_reports(&report_dir) {
         return RunOutcome::NotStarted(StartError::Reports { dir: report_dir, source });
     }
-    let (only_line, shard) = (mode.line, mode.shard);
-    let (name, tags) = (options.name.clone(), options.tags.clone());
+    let selection = Selection::of(&options, &mode);
     let (path, features) = match input {
         Input::Path(path) => (path, None),
         Input::Glob(glob) => (PathBuf::new(), Some(glob)),
@@ -397,7 +336,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         .before(before_hook(Arc::clone(&run)))
         .after(after_hook(Arc::clone(&run)))
         .with_writer(
-            writer::Basic::raw(run.output.clone(), writer::Coloring::Auto, 0)
+            writer::Basic::raw(run.output.steps(run.mode.output == TerminalOutput::Steps), writer::Coloring::Auto, 0)
                 .summarized()
                 .tee::<NavWorld, _>(
                     StepLogWriter::new(run.steps.clone()).discard_stats_writes().discard_arbitrary_writes(),
@@ -406,16 +345,7 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         )
         .fail_on_skipped()
         .with_cli(cli)
-        .filter_run(path, move |feature, rule, scenario| {
-            let tagged = || {
-                let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
-                tags.as_ref().is_none_or(|t| t.eval(all))
-            };
-            name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
-                && tagged()
-                && shard.is_none_or(|shard| shard.contains(&scenario.name))
-                && only_line.is_none_or(|line| scenario.position.line == line)
-        });
+        .filter_run(path, move |feature, rule, scenario| selection.admits(feature, rule, scenario));
     tokio::select! {
         writer = writer => {
             if let Some(e) = run.launch_error() {
@@ -437,6 +367,88 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
             RunOutcome::Interrupted
         }
     }
+}
+
+/// Which scenarios of the input a run runs: `--name`, `--tags`, the gate's shard, repro's line
+/// and libtest's filter all narrow them.
+#[derive(Clone, Debug)]
+struct Selection {
+    name: Option<regex::Regex>,
+    tags: Option<TagOperation>,
+    shard: Option<crate::gate::Shard>,
+    line: Option<usize>,
+    tests: Option<crate::libtest::TestFilter>,
+}
+
+impl Selection {
+    fn of(options: &RunOptions, mode: &RunMode) -> Self {
+        Self {
+            name: options.name.clone(),
+            tags: options.tags.clone(),
+            shard: mode.shard,
+            line: mode.line,
+            tests: mode.tests.clone(),
+        }
+    }
+
+    fn admits(
+        &self,
+        feature: &cucumber::gherkin::Feature,
+        rule: Option<&cucumber::gherkin::Rule>,
+        scenario: &cucumber::gherkin::Scenario,
+    ) -> bool {
+        let tagged = || {
+            let all = feature.tags.iter().chain(rule.iter().flat_map(|r| &r.tags)).chain(&scenario.tags);
+            self.tags.as_ref().is_none_or(|t| t.eval(all))
+        };
+        let test = || {
+            let name = crate::libtest::test_name(&report::feature_key(feature), scenario.position.line, &scenario.name);
+            self.tests.as_ref().is_none_or(|tests| tests.admits(&name))
+        };
+        self.name.as_ref().is_none_or(|re| re.is_match(&scenario.name))
+            && tagged()
+            && self.shard.is_none_or(|shard| shard.contains(&scenario.name))
+            && self.line.is_none_or(|line| scenario.position.line == line)
+            && test()
+    }
+}
+
+/// The test names (`cargo test -- --list`, [`crate::libtest`]) of the scenarios a run of
+/// `input` with `options` would run, and of the feature files that do not parse (a run fails
+/// on each), in the order the files are read. Reads the files only: no browser.
+pub async fn scenario_tests(input: &Input, options: &RunOptions, mode: &RunMode) -> Vec<String> {
+    use cucumber::Parser as _;
+    use futures::StreamExt as _;
+    let selection = Selection::of(options, mode);
+    let (path, features) = match input {
+        Input::Path(path) => (path.clone(), None),
+        Input::Glob(glob) => (PathBuf::new(), Some(glob.clone())),
+    };
+    let parsed: Vec<Parsed> = StarBinding::default().parse(path, parser::basic::Cli { features }).collect().await;
+    let mut tests = Vec::new();
+    for feature in parsed {
+        let feature = match feature {
+            Ok(feature) => feature,
+            Err(e) => {
+                // Named by its file, as `--exact` finds it again: a run of it fails on the error.
+                let failure = report::parse_failure(&e);
+                let name = failure.path.map_or(failure.message, |p| report::as_typed(Path::new(&p)));
+                if selection.tests.as_ref().is_none_or(|tests| tests.admits(&name)) {
+                    tests.push(name);
+                }
+                continue;
+            }
+        };
+        let key = report::feature_key(&feature);
+        let scenarios = feature.scenarios.iter().map(|s| (None, s));
+        let in_rules = feature.rules.iter().flat_map(|r| r.scenarios.iter().map(move |s| (Some(r), s)));
+        for (rule, scenario) in scenarios.chain(in_rules) {
+            if selection.admits(&feature, rule, scenario) {
+                tests.push(crate::libtest::test_name(&key, scenario.position.line, &scenario.name));
+            }
+        }
+    }
+    tests
 }
 
 /// cucumber's parser, with `*` steps bound as `navguard validate` binds them
@@ -488,15 +500,26 @@ async fn finish(
     writer: &impl cucumber::writer::Stats<NavWorld>,
     results: &[ScenarioResult],
 ) -> RunVerdict {
-    let counts = summary::print(results);
+    let output = run.mode.output;
+    let steps_shown = output == TerminalOutput::Steps;
+    // Cucumber's own output names the files that did not parse with the steps; else here.
+    if !steps_shown {
+        summary::print_parse_failures(&run.steps.parse_failures());
+    }
+    summary::print_failures(results, &run.mode.expected, steps_shown);
+    summary::print_not_applicable(results);
+    let counts = summary::Counts::of(results);
     let (passed, failed) = (counts.passed, counts.failed);
     let metrics = crate::gate::measure(results, &Default::default());
-    if !results.is_empty() {
+    // The gate prints the metrics of all its runs at its end, not each run's.
+    let per_run = !matches!(output, TerminalOutput::Gate { .. });
+    if per_run && !results.is_empty() {
+        summary::print_per_feature(results);
         println!("metrics (this run; `navguard gate` judges them):\n{}", metrics.lines());
     }
     let parse_errors = writer.parsing_errors();
     let browsers = run.started_browsers();
-    if let Some(browser) = browsers.first() {
+    if let Some(browser) = browsers.first().filter(|_| per_run) {
         let starts: Vec<String> = browsers.iter().map(|b| b.start_time().as_millis().to_string()).collect();
         match run.session_count() {
             1 => println!("browser start: {} ms", starts.join(", ")),
@@ -547,9 +570,11 @@ fn before_hook(
     &'a cucumber::gherkin::Scenario,
     &'a mut NavWorld,
 ) -> Hook<'a> {
-    move |_, _, _, world| {
+    move |feature, _, scenario, world| {
         let run = Arc::clone(&run);
         async move {
+            let name = format!("{}:{}  {}", report::feature_key(feature), scenario.position.line, scenario.name);
+            world.progress = crate::progress::ScenarioSpan::new(&name, run.live_progress);
             // A panic here is how cucumber fails a scenario from its hook.
             if let Err(e) = world.setup(run).await {
                 panic!("{e}");

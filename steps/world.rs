@@ -47,6 +47,9 @@ pub struct NavWorld {
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
     /// The agent under test of the conformance steps, its calls and what they answered.
     pub conformance: crate::conformance_steps::Conformance,
+    /// The span the scenario's agents run in: their progress is named after the scenario
+    /// ([`crate::progress`]).
+    pub progress: crate::progress::ScenarioSpan,
 }
 
 impl NavWorld {

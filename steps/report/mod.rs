@@ -14,5 +14,5 @@ pub use html::render;
 pub use junit::{Verdict, render_junit, verdict};
 pub use step_log::{
     BackgroundMeta, FeatureMeta, Gherkin, HookRecord, ParseFailure, RuleMeta, StepLog, StepLogWriter, StepRecord,
-    StepStatus, TagAt, error_text, feature_key, panic_text, tag_positions,
+    StepStatus, TagAt, as_typed, error_text, feature_key, panic_text, parse_failure, tag_positions,
 };

@@ -208,7 +208,14 @@ pub(super) type ScenarioKey = (String, usize);
 /// The feature's key part: its path (relative to the working folder when it is inside it, as
 /// people type it), else its name.
 pub fn feature_key(feature: &gherkin::Feature) -> String {
-    let Some(path) = &feature.path else { return feature.name.clone() };
+    match &feature.path {
+        Some(path) => as_typed(path),
+        None => feature.name.clone(),
+    }
+}
+
+/// A path relative to the working folder when it is inside it, as people type it.
+pub fn as_typed(path: &std::path::Path) -> String {
     let here = std::env::current_dir().ok();
     let relative = here.as_deref().and_then(|here| path.strip_prefix(here).ok());
     relative.unwrap_or(path).display().to_string()
@@ -400,7 +407,8 @@ impl StepLogWriter {
     }
 }
 
-fn parse_failure(error: &parser::Error) -> ParseFailure {
+/// The feature file that did not parse, and why.
+pub fn parse_failure(error: &parser::Error) -> ParseFailure {
     let path = match error {
         parser::Error::Parsing(e) => match e.as_ref() {
             gherkin::ParseFileError::Reading { path, .. } | gherkin::ParseFileError::Parsing { path, .. } => {

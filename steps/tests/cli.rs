@@ -573,4 +573,125 @@ fn a_built_in_mcp_agent_whose_npm_package_is_not_installed_is_one_line_saying_wh
         pin("chrome-devtools-mcp")
     );
     assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
+
+/// Two scenarios: one that passes, one whose title check fails (line 7).
+const ONE_FAILS: &str = "Feature: f\n  Scenario: right title\n    Given a tab is open on \"{site}/page?title=Home\"\n    \
+                         Then the page's title is \"Home\"\n\n  Scenario: wrong title\n    \
+                         Given a tab is open on \"{site}/page?title=Home\"\n    Then the page's title is \"Away\"\n    \
+                         And the tab is not loading\n";
+
+/// The lines of `out`'s stdout that are a scenario's one line: `<status> <time> s  <where>  <name>`.
+fn scenario_lines(out: &Output) -> Vec<String> {
+    let line = regex::Regex::new(r"^(ok|FAIL|xfail|n/a) +\d+\.\d s  \S+:\d+  .+$").unwrap();
+    String::from_utf8_lossy(&out.stdout).lines().filter(|l| line.is_match(l)).map(str::to_owned).collect()
+}
+
+#[test]
+fn run_prints_a_line_per_scenario_by_default_and_every_step_with_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "Feature: f\n  Scenario: first\n    Given a tab is open on \"{site}/page?title=One\"\n    \
+                Then the page's title is \"One\"\n\n  Scenario: second\n    \
+                Given a tab is open on \"{site}/page?title=Two\"\n    Then the page's title is \"Two\"\n";
+    let path = feature(dir.path(), "lines.feature", body);
+    let report = dir.path().join("report").display().to_string();
+    let out = navguard(&["run", &path, "--report-dir", &report], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lines = scenario_lines(&out);
+    assert_eq!(lines.len(), 2, "{}", text(&out));
+    for place in [format!("{path}:2  first"), format!("{path}:6  second")] {
+        let line =
+            lines.iter().find(|l| l.ends_with(&place)).unwrap_or_else(|| panic!("{place} not listed: {lines:?}"));
+        assert!(line.starts_with("ok "), "{line:?} is not ok");
+    }
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("a tab is open on") && !stdout.contains("[Summary]"), "steps printed:\n{stdout}");
+    assert!(stdout.trim_end().ends_with("features: 2 passed, 0 failed"), "{stdout}");
+    for verbose in [vec!["-v"], vec!["--verbose"]] {
+        let out = navguard(&[&["run", path.as_str(), "--report-dir", &report][..], &verbose].concat(), None);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        for step in [
+            "Scenario: first",
+            "✔  Given a tab is open on \"{site}/page?title=One\"",
+            "✔  Then the page's title is \"Two\"",
+        ] {
+            assert!(stdout.contains(step), "{verbose:?}: no {step:?} in:\n{stdout}");
+        }
+        assert!(scenario_lines(&out).is_empty(), "{verbose:?} lists the scenarios as well:\n{stdout}");
+    }
+}
+
+#[test]
+fn a_failed_scenario_is_listed_as_it_ends_then_printed_in_full_before_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "t.feature", ONE_FAILS);
+    let report = dir.path().join("report");
+    let out = navguard(&["run", &path, "--report-dir", report.to_str().unwrap()], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let failed = format!("{path}:6  wrong title");
+    let lines = scenario_lines(&out);
+    assert!(lines.iter().any(|l| l.starts_with("FAIL ") && l.ends_with(&failed)), "{stdout}");
+    assert!(lines.iter().any(|l| l.starts_with("ok ") && l.ends_with(&format!("{path}:2  right title"))), "{stdout}");
+    // In full, after the list and before the summary: the failing step, its error, its artifacts.
+    let block = stdout.find(&format!("\nFAILED {failed}\n")).unwrap_or_else(|| panic!("no failure block:\n{stdout}"));
+    let listed = stdout.find(&lines[lines.len() - 1]).unwrap();
+    let summary = stdout.find("navguard: per feature").unwrap_or_else(|| panic!("no summary:\n{stdout}"));
+    assert!(listed < block && block < summary, "not list, failure, summary:\n{stdout}");
+    let full = &stdout[block..summary];
+    for said in [
+        "  at line 8: Then the page's title is \"Away\" (failed)\n",
+        "\"Away\"",
+        "\"Home\"",
+        &format!("  artifacts: {}\n", report.join("artifacts/t/L6-wrong-title").display()),
+    ] {
+        assert!(full.contains(said), "{said:?} missing from the failure:\n{full}");
+    }
+    assert_eq!(stdout.matches("\nFAILED ").count(), 1, "{stdout}");
+    assert!(stdout.trim_end().ends_with("features: 1 passed, 1 failed"), "{stdout}");
+}
+
+#[test]
+fn the_gate_lists_its_first_run_and_then_only_what_did_not_pass_leaving_known_failures_brief() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = feature(dir.path(), "t.feature", ONE_FAILS);
+    let known = feature(dir.path(), "known.txt", "t.feature: wrong title\n");
+    let report = dir.path().join("gate").display().to_string();
+    let out = navguard(&["gate", &path, "--repeat", "2", "--expectations", &known, "--report-dir", &report], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let lines = scenario_lines(&out);
+    let passing: Vec<&String> = lines.iter().filter(|l| l.ends_with("right title")).collect();
+    let known: Vec<&String> = lines.iter().filter(|l| l.ends_with("wrong title")).collect();
+    assert_eq!(passing.len(), 1, "the passing scenario is listed in the first run only:\n{stdout}");
+    assert_eq!(known.len(), 2, "the known failure is listed in each run:\n{stdout}");
+    assert!(known.iter().all(|l| l.starts_with("xfail ")), "{stdout}");
+    assert!(stdout.contains("gate: run 2 of 2 (listing only the scenarios that do not pass)"), "{stdout}");
+    assert!(!stdout.contains("\nFAILED "), "a known failure printed in full:\n{stdout}");
+    assert!(!stdout.contains("navguard: per feature"), "a gate run printed its own table:\n{stdout}");
+    assert!(stdout.contains("gate: PASSED"), "{stdout}");
+}
+
+#[test]
+fn a_run_s_progress_names_its_scenario_and_shows_only_with_verbose_when_not_on_a_terminal() {
+    let feature = format!("{}/features/agent/reliability.feature", root().display());
+    let name = "A wait reports what it waits for at least once a second";
+    let target = scenario_line(&feature, name);
+    let line = target.rsplit_once(':').unwrap().1;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().display().to_string();
+    let run = |extra: &[&str]| {
+        navguard(&[&["run", &feature, "--name", name, "--report-dir", &report][..], extra].concat(), None)
+    };
+    let quiet = run(&[]);
+    assert!(quiet.status.success(), "{}", text(&quiet));
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!stderr.contains("waiting for"), "progress shown on a pipe:\n{stderr}");
+    let verbose = run(&["-v"]);
+    assert!(verbose.status.success(), "{}", text(&verbose));
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    let progress: Vec<&str> = stderr.lines().filter(|l| l.contains("waiting for the navigation to commit (")).collect();
+    let named =
+        format!("features/agent/reliability.feature:{line}  {name}: round 2: waiting for the navigation to commit (");
+    assert!(!progress.is_empty() && progress.iter().all(|l| l.starts_with(&named)), "{stderr}");
 }

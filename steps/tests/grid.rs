@@ -401,7 +401,8 @@ fn features_run_through_a_real_selenium_grid_on_both_browsers() {
         .collect();
     std::fs::write(slow.join("slow.feature"), format!("Feature: slow pages\n{body}")).unwrap();
     let slow = slow.display().to_string();
-    let args = ["run", &slow, "--webdriver-url", &url, "--sessions", "2", "--report-dir", &report("lost")];
+    // Verbose: the feature's first line shows when the held output is released.
+    let args = ["run", &slow, "--verbose", "--webdriver-url", &url, "--sessions", "2", "--report-dir", &report("lost")];
     let mut run = navguard_command(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let (tx, lines) = mpsc::channel();
     let stdout = run.stdout.take().unwrap();
