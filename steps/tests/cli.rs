@@ -573,6 +573,7 @@ fn a_built_in_mcp_agent_whose_npm_package_is_not_installed_is_one_line_saying_wh
         pin("chrome-devtools-mcp")
     );
     assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
+}
 
 /// Two scenarios: one that passes, one whose title check fails (line 7).
 const ONE_FAILS: &str = "Feature: f\n  Scenario: right title\n    Given a tab is open on \"{site}/page?title=Home\"\n    \
