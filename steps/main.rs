@@ -201,12 +201,12 @@ fn main() -> ExitCode {
         }
         Command::Gate { path, repeat, shard, thresholds, expectations, report_dir, options } => {
             let browser = options.browser.browser;
-            let agent = match options.agent.as_deref().map(navguard_harness::agents::description::Description::find) {
+            let agent = match options.agent.as_deref().map(agent_that_can_start) {
                 Some(Err(e)) => {
                     eprintln!("navguard gate: {e}");
                     return ExitCode::from(2);
                 }
-                Some(Ok(d)) => Some(d.name),
+                Some(Ok(name)) => Some(name),
                 None => None,
             };
             let report_dir = report_dir.unwrap_or_else(|| match &agent {
@@ -303,13 +303,25 @@ const FEATURES: &str = "features";
 /// Why the feature files a command reads by default cannot be had.
 #[derive(Debug, thiserror::Error)]
 enum SuiteError {
-    #[error(
-        "no ./features here: give a .feature file or a folder of them (with --agent, `navguard gate` runs \
-         the built-in agent-neutral scenarios without one)"
-    )]
+    #[error("no ./features here: give a .feature file or a folder of them")]
     NoFeatures,
+    /// `gate` with neither a path nor an agent, where there is no `./features`.
+    #[error(
+        "no ./features here: give a .feature file or a folder of them, or an agent (--agent) to run the \
+         built-in agent-neutral scenarios"
+    )]
+    NoSuite,
     #[error(transparent)]
     Scenarios(#[from] navguard_harness::builtin::ScenariosError),
+}
+
+/// The name of the agent `--agent` names, if it can be started: one that cannot (a bad
+/// description, a built-in one whose npm package is not installed) is said at once, before any
+/// file is looked for or written.
+fn agent_that_can_start(name_or_path: &str) -> Result<String, navguard_harness::agents::AgentError> {
+    let description = navguard_harness::agents::description::Description::find(name_or_path)?;
+    description.check_installed()?;
+    Ok(description.name)
 }
 
 /// What `gate` runs when given no path: `./features`, or with an agent the agent-neutral
@@ -318,7 +330,7 @@ fn default_suite(agent: bool, report_dir: &Path) -> Result<PathBuf, SuiteError> 
     if agent {
         return agent_scenarios(report_dir);
     }
-    if Path::new(FEATURES).exists() { Ok(PathBuf::from(FEATURES)) } else { Err(SuiteError::NoFeatures) }
+    if Path::new(FEATURES).exists() { Ok(PathBuf::from(FEATURES)) } else { Err(SuiteError::NoSuite) }
 }
 
 /// `./features/agents`, else the built-in agent-neutral scenarios written under `report_dir`

@@ -75,6 +75,8 @@ pub struct RunOptions {
     pub sessions: usize,
     /// The agent under test of the conformance steps: a built-in agent (navguard,
     /// playwright-mcp, chrome-devtools-mcp) or the path of a description file (agents/*.toml).
+    /// The built-in MCP agents run from their npm packages in $NAVGUARD_AGENTS_DIR, else in
+    /// ./agents.
     #[arg(long, value_name = "name|path")]
     pub agent: Option<String>,
     /// How long one call of the agent under test may take, in seconds (at least 1); a call

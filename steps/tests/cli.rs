@@ -561,18 +561,23 @@ fn a_built_in_mcp_agent_whose_npm_package_is_not_installed_is_one_line_saying_wh
     ] {
         assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
     }
-    // A folder named by NAVGUARD_AGENTS_DIR that lacks it is named as such.
-    let empty = elsewhere();
+    // A folder named by NAVGUARD_AGENTS_DIR that lacks it is named as such; the gate says so
+    // before it writes or reads anything.
+    let (empty, fresh) = (elsewhere(), elsewhere());
     let folder = empty.path().to_str().unwrap();
     let out =
-        navguard_in(dir.path(), &["run", &path, "--agent", "chrome-devtools-mcp"], &[("NAVGUARD_AGENTS_DIR", folder)]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+        navguard_in(fresh.path(), &["gate", "--agent", "chrome-devtools-mcp"], &[("NAVGUARD_AGENTS_DIR", folder)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     let expected = format!(
-        "is not installed in {folder}: run `npm install --ignore-scripts chrome-devtools-mcp@{}` there",
+        "navguard gate: agent chrome-devtools-mcp: its npm package chrome-devtools-mcp is not installed in \
+         {folder}: run `npm install --ignore-scripts chrome-devtools-mcp@{}` there",
         pin("chrome-devtools-mcp")
     );
     assert!(stderr.contains(&expected), "missing {expected:?} in: {stderr}");
+    assert!(!fresh.path().join("target").exists(), "the gate wrote files for an agent that cannot start");
 }
 
 /// Two scenarios: one that passes, one whose title check fails (line 7).
