@@ -106,6 +106,7 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Given the site releases "Earlier"
     And a tab is open on "{site}/gate?name=Earlier"
     And the page runs "new Promise(held => navigator.locks.request('navguard-hold', () => { held(0); return new Promise(() => {}); }))"
+    And the page runs "(fetch('/slow?delay=60000&title=Held').catch(() => {}), 0)"
     And the user navigates the tab to "{site}/page?title=Later"
     And the tab's "load" event arrives
     When the user goes back
