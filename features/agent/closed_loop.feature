@@ -1,5 +1,5 @@
 @agent
-Feature: The closed loop: observe, act, verify (seed 003)
+Feature: The closed loop: observe, act, verify
   Actions are bound to the document the model observed (refs), what the model expects is
   verified on the settled page, done is accepted only when verified on the page that was
   observed, and an agent that repeats itself is warned, then stopped.

@@ -1,6 +1,6 @@
 @agent @contract-coverage-paths
-Feature: The seed's coverage matrix: every navigation path that leaves a transient
-  Seed 000 §6: the seven ways a navigation can be in flight when the agent looks, which guard
+Feature: The navigation design's coverage matrix: every navigation path that leaves a transient
+  docs/design/navigation-transients.md#the-six-transient-paths: the seven ways a navigation can be in flight when the agent looks, which guard
   catches each, and (guards off) the failure it causes. On Chromium an observation of a tab
   whose navigation is in flight gets no answer until the commit and then fails: that is how the
   race shows on an existing tab; a new tab shows it as about:blank.

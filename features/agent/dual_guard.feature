@@ -1,6 +1,6 @@
 @agent @contract-dual-guard
 Feature: The dual guard on the open_url path
-  Seed 000 §2: open_url waits for the commit (first guard) and the top of every round waits too
+  docs/design/navigation-transients.md#the-dual-guard: open_url waits for the commit (first guard) and the top of every round waits too
   (second guard). Either one alone catches the about:blank transient; with both off, the
   original race stops the task.
 

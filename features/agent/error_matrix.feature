@@ -1,7 +1,7 @@
 @agent
-Feature: The seed's error matrix, both columns
-  Seed 000 §5: what each settle outcome means at the top of a round (the task stops, with the
-  seed's message) and in the open_url handler (the call fails, the task goes on, the tab stays
+Feature: The navigation design's error matrix, both columns
+  docs/design/navigation-transients.md#the-error-matrix: what each settle outcome means at the top of a round (the task stops, with the
+  design's message) and in the open_url handler (the call fails, the task goes on, the tab stays
   open for the model to close). The fast-fail row does not apply to open_url: its tab is new,
   so nothing is pinned yet whose origin a pending URL could contradict.
 

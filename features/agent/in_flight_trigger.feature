@@ -1,10 +1,10 @@
 @agent @contract-extended-trigger
 Feature: Any navigation in flight holds the round, not only about:blank
-  The seed's loop-top trigger is "the tab's URL is empty or about:blank": a new tab's transient.
+  The design's loop-top trigger is "the tab's URL is empty or about:blank": a new tab's transient.
   An existing tab that navigates keeps reporting its old URL until the commit (see
   features/browser/existing_tab.feature), so that trigger lets the round observe a page that is
   leaving. navguard's guard also treats any started, uncommitted top-level navigation as in
-  flight. These scenarios show what that catches and the seed's trigger misses.
+  flight. These scenarios show what that catches and the design's trigger misses.
 
   Scenario Outline: A link to a slow page, observed in the next round, with the <trigger> trigger
     Given the agent starts on "{site}/page?title=Home&go=/slow?delay=3000%26title=Next"
@@ -24,7 +24,7 @@ Feature: Any navigation in flight holds the round, not only about:blank
 
   Scenario Outline: A script redirect to another origin, with the <trigger> trigger
     The pending URL reveals the other origin before the commit: the extended trigger stops at
-    once (fast-fail); the seed's trigger lets the round try to observe the leaving page.
+    once (fast-fail); the design's trigger lets the round try to observe the leaving page.
     Given the agent starts on "{site}/js-redirect?title=Here&after=2000&to={other}/slow?delay=7000%26title=Away"
     And the loop-top guard uses the <trigger> in-flight trigger
     And the model plans:

@@ -1,5 +1,5 @@
 @agent
-Feature: Waiting for the network to go idle (seed 001)
+Feature: Waiting for the network to go idle
   wait_for_network_idle waits until the focused tab has had no request in flight for the idle
   window (500 ms unless told), built from the browser's own network events. An endless event
   stream does not keep a page busy; a page that stays busy fails the call with timed out, and

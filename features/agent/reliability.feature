@@ -1,5 +1,5 @@
 @agent
-Feature: The reliability layer: watchdog, waits, pause and resume, checkpoints, segments (seed 001)
+Feature: The reliability layer: watchdog, waits, pause and resume, checkpoints, segments
   Every tool call runs under a watchdog: a deadline, progress at least once a second while it
   waits, retries of what is safe to try again. Waits are event-driven and survive navigations.
   The user may pause a task, the model may ask the user, a long task pauses after its allowed

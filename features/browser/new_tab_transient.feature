@@ -1,6 +1,6 @@
 @browser
 Feature: A new tab reports about:blank until its navigation commits
-  The seed's race, reproduced on a real browser: `chrome.tabs.create` (here browsingContext.create
+  The design's race, reproduced on a real browser: `chrome.tabs.create` (here browsingContext.create
   plus a navigate) returns while the tab still reports about:blank; the start event already
   carries the URL it is heading to.
 

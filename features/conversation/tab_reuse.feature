@@ -1,8 +1,8 @@
 @conversation
 Feature: Tab reuse across conversation turns, the task store, and a sticky primary tab
-  Seed 004: when a task already has a tab, a new turn that needs another URL navigates that tab
-  instead of opening a new one, and the model is offered only the tab-operation tools. Seed 003
-  §2.6: the agent keeps to its primary tab whatever the browser makes active.
+  docs/design/tab-reuse.md: when a task already has a tab, a new turn that needs another URL navigates that tab
+  instead of opening a new one, and the model is offered only the tab-operation tools. The closed loop's
+  sticky primary tab: the agent keeps to its primary tab whatever the browser makes active.
 
   Background:
     Given a new task
