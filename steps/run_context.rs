@@ -274,7 +274,7 @@ impl HeldOutput {
     /// Writes one line (held as the rest is), in one piece: scenarios end at the same time.
     pub fn line(&self, text: &str) {
         let mut out = self.clone();
-        let _ = out.write(format!("{text}\n").as_bytes()).and_then(|_| out.flush());
+        let _ = out.write_all(format!("{text}\n").as_bytes()).and_then(|()| out.flush());
     }
 
     /// What cucumber's own writer prints goes here: shown with `--verbose` (`shown`), else

@@ -521,7 +521,7 @@ async fn finish(
     }
     let parse_errors = writer.parsing_errors();
     let browsers = run.started_browsers();
-    if let Some(browser) = browsers.first().filter(|_| per_run) {
+    if let Some(browser) = browsers.first() {
         let starts: Vec<String> = browsers.iter().map(|b| b.start_time().as_millis().to_string()).collect();
         match run.session_count() {
             1 => println!("browser start: {} ms", starts.join(", ")),

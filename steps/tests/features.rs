@@ -84,8 +84,10 @@ fn nothing_runs(why: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// One scenario's report folder: its feature file and line.
+/// One scenario's report folder: its feature file's path (two folders may hold files of one
+/// name) and its line, e.g. `features-browser-tabs-L35`.
 fn own_folder(file: &str, line: usize) -> String {
-    let stem = std::path::Path::new(file).file_stem().map_or_else(|| "feature".into(), |s| s.to_string_lossy());
-    format!("{stem}-L{line}")
+    let path = std::path::Path::new(file).with_extension("");
+    let parts: Vec<_> = path.components().filter_map(|c| c.as_os_str().to_str()).filter(|c| *c != "/").collect();
+    format!("{}-L{line}", parts.join("-"))
 }
