@@ -24,8 +24,10 @@ struct Cli {
 enum Command {
     /// Run feature files (a file or a folder) with the harness's steps, on a real browser.
     Run {
-        /// A .feature file or a folder of them.
-        path: PathBuf,
+        /// A .feature file or a folder of them [default: ./features; with --agent,
+        /// ./features/agents, else the built-in agent-neutral scenarios, written under the
+        /// report folder]
+        path: Option<PathBuf>,
         /// Where the reports and the failure artifacts go (relative to the current folder).
         #[arg(long, value_name = "dir", default_value = DEFAULT_REPORT_DIR)]
         report_dir: PathBuf,
@@ -192,6 +194,13 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run { path, report_dir, options } => {
+            let path = match path.map_or_else(|| default_suite(options.agent.is_some(), &report_dir), Ok) {
+                Ok(path) => path,
+                Err(e) => {
+                    eprintln!("navguard run: {e}");
+                    return ExitCode::from(2);
+                }
+            };
             let request = RunRequest { input: Input::Path(path), options, report_dir, mode: RunMode::default() };
             runtime.block_on(navguard_harness::run_features(request))
         }
@@ -324,7 +333,7 @@ fn agent_that_can_start(name_or_path: &str) -> Result<String, navguard_harness::
     Ok(description.name)
 }
 
-/// What `gate` runs when given no path: `./features`, or with an agent the agent-neutral
+/// What `run` and `gate` run when given no path: `./features`, or with an agent the agent-neutral
 /// scenarios ([`agent_scenarios`]).
 fn default_suite(agent: bool, report_dir: &Path) -> Result<PathBuf, SuiteError> {
     if agent {

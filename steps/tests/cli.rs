@@ -537,6 +537,15 @@ fn in_a_folder_outside_the_repository_the_gate_of_an_agent_runs_the_built_in_age
     let navigation = std::fs::read_to_string(written.join("navigation.feature")).unwrap();
     assert!(navigation.contains(&format!("Scenario: {name}")), "{navigation}");
     assert!(text(&out).contains("gate: 1 passed, 0 failed"), "{}", text(&out));
+
+    // `run` likewise: with an agent and no path, the built-in scenarios; with neither, one line.
+    let out = navguard_in(dir.path(), &["run", "--agent", "navguard", "--name", name], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("written to target/navguard/features/agents"), "{}", text(&out));
+    assert!(text(&out).contains("features: 1 passed, 0 failed"), "{}", text(&out));
+    let out = navguard_in(dir.path(), &["run"], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("navguard run: no ./features here"), "{}", text(&out));
 }
 
 #[test]
