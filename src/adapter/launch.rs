@@ -43,8 +43,11 @@ pub(super) struct Driver {
 /// kernel closes that end when this process dies, however it dies (SIGKILL included), and the
 /// guardian then kills the process group `$0`. A parent-death signal (`prctl`) would need unsafe
 /// code and follows the spawning thread, not the process; a pipe follows the process.
+/// It ignores SIGTERM, SIGINT and SIGHUP: they are sent to this process's whole group (Ctrl-C,
+/// a closed terminal, a test runner ending a test), which the guardian shares, and a guardian
+/// that died of them would leave the driver and its browser behind.
 /// (`kill -s KILL --`: the form dash, Debian's sh, takes.)
-const GUARDIAN: &str = "while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null";
+const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null";
 
 /// A child's process group (the child and everything it started), killed when this guard is
 /// dropped, and by a guardian process when this process dies any other way, SIGKILL included.

@@ -141,3 +141,30 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
     child.wait().expect("reaped");
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
+
+/// SIGTERM to navguard's whole process group, as Ctrl-C, a closed terminal or a test runner
+/// ending a test send it: the guardian shares the group, ignores the signal, and still ends the
+/// driver and the browser once navguard is gone.
+#[test]
+fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
+    use std::os::unix::process::CommandExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().display().to_string();
+    let mut child = navguard(&["run", "features/agents/navigation.feature", "--name", "go back", "--report-dir", &report])
+        .stdout(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("navguard starts");
+    let pid = child.id();
+    let mut started = Vec::new();
+    wait_until("the driver and its browser to run", START_DEADLINE, || {
+        started = descendants(pid);
+        let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
+        lines.iter().any(|l| l.contains("chromedriver")) && lines.iter().any(|l| l.contains("--user-data-dir"))
+    });
+    let group = format!("-{pid}");
+    let sent = Command::new("kill").args(["-s", "TERM", "--", &group]).status().expect("kill runs");
+    assert!(sent.success(), "kill -s TERM -- {group} failed");
+    child.wait().expect("reaped");
+    wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
+}
