@@ -150,11 +150,12 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
     use std::os::unix::process::CommandExt as _;
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().display().to_string();
-    let mut child = navguard(&["run", "features/agents/navigation.feature", "--name", "go back", "--report-dir", &report])
-        .stdout(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .expect("navguard starts");
+    let mut child =
+        navguard(&["run", "features/agents/navigation.feature", "--name", "go back", "--report-dir", &report])
+            .stdout(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("navguard starts");
     let pid = child.id();
     let mut started = Vec::new();
     wait_until("the driver and its browser to run", START_DEADLINE, || {
