@@ -194,12 +194,9 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Run { path, report_dir, options } => {
-            let path = match path.map_or_else(|| default_suite(options.agent.is_some(), &report_dir), Ok) {
+            let path = match suite("run", path, || default_suite(options.agent.is_some(), &report_dir)) {
                 Ok(path) => path,
-                Err(e) => {
-                    eprintln!("navguard run: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let request = RunRequest { input: Input::Path(path), options, report_dir, mode: RunMode::default() };
             runtime.block_on(navguard_harness::run_features(request))
@@ -222,12 +219,9 @@ fn main() -> ExitCode {
                 Some(a) => PathBuf::from(format!("target/navguard/gate/agent-{a}-{browser}")),
                 None => PathBuf::from(format!("target/navguard/gate/{browser}")),
             });
-            let path = match path.map_or_else(|| default_suite(agent.is_some(), &report_dir), Ok) {
+            let path = match suite("gate", path, || default_suite(agent.is_some(), &report_dir)) {
                 Ok(path) => path,
-                Err(e) => {
-                    eprintln!("navguard gate: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let files = GateFiles::find(thresholds, expectations, agent.as_deref(), browser, report_dir);
             runtime.block_on(gate(path, repeat, shard, files, options))
@@ -237,12 +231,9 @@ fn main() -> ExitCode {
                 eprintln!("navguard compare: give the agents with --agents, not --agent");
                 return ExitCode::from(2);
             }
-            let features = match path.map_or_else(|| agent_scenarios(&report_dir), Ok) {
+            let features = match suite("compare", path, || agent_scenarios(&report_dir)) {
                 Ok(path) => path,
-                Err(e) => {
-                    eprintln!("navguard compare: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(code) => return code,
             };
             let request = navguard_harness::compare::CompareRequest { features, agents, report_dir, options };
             runtime.block_on(navguard_harness::compare::compare(request))
@@ -331,6 +322,19 @@ fn agent_that_can_start(name_or_path: &str) -> Result<String, navguard_harness::
     let description = navguard_harness::agents::description::Description::find(name_or_path)?;
     description.check_installed()?;
     Ok(description.name)
+}
+
+/// The features a command runs: the path it was given, else `default` (which may write the
+/// built-in scenarios out); when there are none, one line naming the command, and exit 2.
+fn suite(
+    command: &str,
+    given: Option<PathBuf>,
+    default: impl FnOnce() -> Result<PathBuf, SuiteError>,
+) -> Result<PathBuf, ExitCode> {
+    given.map_or_else(default, Ok).map_err(|e| {
+        eprintln!("navguard {command}: {e}");
+        ExitCode::from(2)
+    })
 }
 
 /// What `run` and `gate` run when given no path: `./features`, or with an agent the agent-neutral
