@@ -11,7 +11,7 @@
 //! - [`prelude`]: what an embedder needs, in one `use`.
 //!
 //! The conformance harness that proves it on real browsers is the `navguard-harness` crate
-//! (`steps/`).
+//! (`harness/`).
 
 // Every type in a public signature can be named by its user: one reachable only through a
 // field or a return type, and never exported, is a warning.

@@ -63,7 +63,7 @@ pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry,
 pub use verify::{Miss, Verdict};
 pub use watchdog::RetryPolicy;
 
-// The agent's own steps, public only for the harness's benchmarks (steps/benches), which time
+// The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
 #[doc(hidden)]
 pub use guard::{GuardResult, loop_top_guard};

@@ -19,7 +19,7 @@ const START_DEADLINE: Duration = Duration::from_secs(120);
 const CLEANUP_DEADLINE: Duration = Duration::from_secs(30);
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace").to_path_buf()
 }
 
 fn navguard(args: &[&str]) -> Command {

@@ -58,7 +58,7 @@ const KNOWN: &[(&str, bool, &str)] = &[
 
 /// The workspace's top folder: the command runs there, as a user runs it.
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace")
 }
 
 /// `navguard` with `args`, in the workspace, without the browser overrides of the caller's

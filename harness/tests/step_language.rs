@@ -56,7 +56,7 @@ const PLACEHOLDERS: &[(&str, &str, &str)] = &[
 ];
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace")
 }
 
 /// A documented phrase: its keyword, its words after the keyword, and where the doc says it.

@@ -17,7 +17,7 @@ fn main() -> ExitCode {
     navguard_harness::init_tracing();
     // Run from the workspace's top folder, as a user runs `navguard run`: feature paths in the
     // reports, `--input` and the default report folder (target/navguard) are relative to it.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace");
     if let Err(e) = std::env::set_current_dir(root) {
         eprintln!("cannot enter {}: {e}", root.display());
         return ExitCode::from(2);

@@ -23,7 +23,7 @@ const RUN_DEADLINE: Duration = Duration::from_secs(300);
 const GRID_LIFETIME: &str = "900";
 
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace")
 }
 
 fn free_port() -> u16 {

@@ -1,4 +1,4 @@
-//! What the benchmarks in `steps/benches/` share.
+//! What the benchmarks in `harness/benches/` share.
 
 use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
 

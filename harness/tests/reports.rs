@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 /// The workspace's top folder: the command runs there, as a user runs it.
 fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("steps/ sits in the workspace")
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace")
 }
 
 fn navguard(args: &[&str]) -> Output {

@@ -3,7 +3,7 @@
 //! the built-in agents' descriptions and npm pins, and the agent-neutral scenarios.
 //!
 //! Each file stays where the repository keeps it (`gate/`, `agents/`, `features/agents/`), where
-//! CI, the tests and the docs name it; `steps/builtin/` holds links to them, so that the crate's
+//! CI, the tests and the docs name it; `harness/builtin/` holds links to them, so that the crate's
 //! package (which follows links) carries a copy and nothing is read from outside the crate.
 //!
 //! In use, a file given on the command line comes first, then the same path under the current
@@ -24,20 +24,20 @@ pub struct BuiltIn {
 
 /// The gate's thresholds.
 pub const THRESHOLDS: BuiltIn =
-    BuiltIn { path: "gate/thresholds.txt", text: include_str!("builtin/gate/thresholds.txt") };
+    BuiltIn { path: "gate/thresholds.txt", text: include_str!("../builtin/gate/thresholds.txt") };
 
 /// The known failures the gate judges by: each browser's, and each built-in agent's that has
 /// any (navguard's own has none).
 const EXPECTATIONS: &[BuiltIn] = &[
-    BuiltIn { path: "gate/expectations/chromium.txt", text: include_str!("builtin/gate/expectations/chromium.txt") },
-    BuiltIn { path: "gate/expectations/firefox.txt", text: include_str!("builtin/gate/expectations/firefox.txt") },
+    BuiltIn { path: "gate/expectations/chromium.txt", text: include_str!("../builtin/gate/expectations/chromium.txt") },
+    BuiltIn { path: "gate/expectations/firefox.txt", text: include_str!("../builtin/gate/expectations/firefox.txt") },
     BuiltIn {
         path: "gate/expectations/agent-playwright-mcp.txt",
-        text: include_str!("builtin/gate/expectations/agent-playwright-mcp.txt"),
+        text: include_str!("../builtin/gate/expectations/agent-playwright-mcp.txt"),
     },
     BuiltIn {
         path: "gate/expectations/agent-chrome-devtools-mcp.txt",
-        text: include_str!("builtin/gate/expectations/agent-chrome-devtools-mcp.txt"),
+        text: include_str!("../builtin/gate/expectations/agent-chrome-devtools-mcp.txt"),
     },
 ];
 
@@ -49,21 +49,21 @@ pub const AGENT_SCENARIOS_DIR: &str = "features/agents";
 const AGENT_SCENARIOS: &[BuiltIn] = &[
     BuiltIn {
         path: "features/agents/navigation.feature",
-        text: include_str!("builtin/features/agents/navigation.feature"),
+        text: include_str!("../builtin/features/agents/navigation.feature"),
     },
-    BuiltIn { path: "features/agents/hazards.feature", text: include_str!("builtin/features/agents/hazards.feature") },
-    BuiltIn { path: "features/agents/dialogs.feature", text: include_str!("builtin/features/agents/dialogs.feature") },
+    BuiltIn { path: "features/agents/hazards.feature", text: include_str!("../builtin/features/agents/hazards.feature") },
+    BuiltIn { path: "features/agents/dialogs.feature", text: include_str!("../builtin/features/agents/dialogs.feature") },
 ];
 
 /// The built-in agents' descriptions: (name, description).
 pub const AGENTS: &[(&str, &str)] = &[
-    ("navguard", include_str!("builtin/agents/navguard.toml")),
-    ("playwright-mcp", include_str!("builtin/agents/playwright-mcp.toml")),
-    ("chrome-devtools-mcp", include_str!("builtin/agents/chrome-devtools-mcp.toml")),
+    ("navguard", include_str!("../builtin/agents/navguard.toml")),
+    ("playwright-mcp", include_str!("../builtin/agents/playwright-mcp.toml")),
+    ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
 ];
 
 /// The npm manifest that pins the built-in MCP agents' packages (`npm ci` in `agents/`).
-const AGENTS_PACKAGE_JSON: &str = include_str!("builtin/agents/package.json");
+const AGENTS_PACKAGE_JSON: &str = include_str!("../builtin/agents/package.json");
 
 /// The variable that names the folder where the built-in MCP agents' npm packages are
 /// installed; without it, `./agents`.
@@ -247,7 +247,7 @@ mod tests {
     fn a_file_given_comes_before_the_current_folder_s_and_the_built_in_one_comes_last() {
         let given = PathBuf::from("/no/such/thresholds.txt");
         assert_eq!(Source::find(Some(given.clone()), THRESHOLDS.path), Some(Source::Disk(given)));
-        // Unit tests run in steps/, which has no gate/ of its own.
+        // Unit tests run in harness/, which has no gate/ of its own.
         assert_eq!(Source::find(None, THRESHOLDS.path), Some(Source::BuiltIn(THRESHOLDS)));
         assert_eq!(Source::find(None, "gate/expectations/agent-mine.txt"), None);
         let built_in = Source::BuiltIn(THRESHOLDS);
