@@ -1,11 +1,14 @@
 //! The executor's side of the wire: `next` and `report`, each try with a deadline, retried with
 //! backoff while the orchestrator is unreachable or failing (a restart), never on an answer that
 //! refuses the call (4xx). Retrying is safe by the contract: `next` hands out the same action
-//! until it is reported, and a second report of an action changes nothing.
+//! until it is reported, and a second report of an action changes nothing. Its bodies are
+//! [`crate::wire`]'s, the service's own.
 
-use crate::model::{Action, Observation, TaskStatus};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use crate::model::Observation;
+use crate::wire::{self, NextAnswer, NextRequest, ReportAnswer, ReportRequest};
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -31,11 +34,19 @@ impl Refused {
     }
 }
 
-/// `next`'s answer.
-#[derive(Debug, Deserialize)]
-pub(crate) struct NextAnswer {
-    pub(crate) action: Option<Action>,
-    pub(crate) status: Option<TaskStatus>,
+/// Why a call gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CallError {
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// Its request could not be written as JSON (a bug: [`crate::wire`]'s bodies always can be);
+    /// it was not sent.
+    #[error("the executor could not write its {call} request: {source}")]
+    Unwritable {
+        call: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// A try that did not get a usable answer.
@@ -67,38 +78,48 @@ impl Client {
     }
 
     /// The next action: of `task` when given, else of any task not in `except`.
-    pub(crate) async fn next(&self, task: Option<&str>, except: &[String]) -> Result<NextAnswer, Refused> {
-        let body = match task {
-            Some(task) => json!({ "taskId": task }),
-            None => json!({ "exceptTasks": except }),
+    pub(crate) async fn next(&self, task: Option<&str>, except: &[String]) -> Result<NextAnswer, CallError> {
+        let request = match task {
+            Some(task) => NextRequest::of_task(task),
+            None => NextRequest::passing_over(except),
         };
-        let answer = self.call("next", "/api/agent/next", body).await?;
-        serde_json::from_value(answer.clone()).map_err(|e| Refused {
+        let answer = self.call("next", "/api/agent/next", &request).await?;
+        let read = serde_json::from_value(answer.clone()).map_err(|e| Refused {
             call: "next",
             status: 200,
             body: format!("an answer the contract does not know ({e}): {answer}"),
-        })
+        })?;
+        Ok(read)
     }
 
     /// Reports an action's observation; `true` if the orchestrator had it already.
-    pub(crate) async fn report(&self, task: &str, action: &str, observation: &Observation) -> Result<bool, Refused> {
-        let body = json!({ "taskId": task, "actionId": action, "observation": observation });
-        let answer = self.call("report", "/api/agent/report", body).await?;
-        Ok(answer.get("duplicate").and_then(Value::as_bool) == Some(true))
+    pub(crate) async fn report(&self, task: &str, action: &str, observation: &Observation) -> Result<bool, CallError> {
+        let request =
+            ReportRequest { task_id: task.into(), action_id: action.into(), observation: Cow::Borrowed(observation) };
+        let answer = self.call("report", "/api/agent/report", &request).await?;
+        // The report was taken (2xx): an answer this version cannot read does not undo that.
+        match serde_json::from_value::<ReportAnswer>(answer) {
+            Ok(answer) => Ok(answer.duplicate),
+            Err(e) => {
+                tracing::warn!(target: "navguard::executor", "report's answer is not the contract's ({e}); taken as new");
+                Ok(false)
+            }
+        }
     }
 
     /// One call, tried until it is answered or refused.
-    async fn call(&self, call: &'static str, path: &str, body: Value) -> Result<Value, Refused> {
+    async fn call(&self, call: &'static str, path: &str, request: &impl Serialize) -> Result<Value, CallError> {
+        let body = wire::encode(request).map_err(|source| CallError::Unwritable { call, source })?.to_string();
         let mut backoff = FIRST_BACKOFF;
         loop {
-            match self.try_once(call, path, body.to_string()).await {
+            match self.try_once(call, path, body.clone()).await {
                 Ok(answer) => {
                     if self.down.swap(false, Ordering::Relaxed) {
                         tracing::warn!(target: "navguard::executor", "the orchestrator answers again");
                     }
                     return Ok(answer);
                 }
-                Err(Try::Refused(refused)) => return Err(refused),
+                Err(Try::Refused(refused)) => return Err(refused.into()),
                 Err(Try::Again(why)) => {
                     if !self.down.swap(true, Ordering::Relaxed) {
                         tracing::warn!(
