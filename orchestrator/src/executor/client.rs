@@ -147,3 +147,50 @@ impl Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::{AppState, app};
+    use crate::model::{PlanStep, TaskStatus, ToolName};
+    use crate::risk::RiskPolicy;
+    use crate::service::Service;
+    use std::sync::Arc;
+
+    const SECRET: &str = "a-secret-of-32-characters-length";
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_executor_reads_the_service_s_answers_and_a_refusal_keeps_its_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let service = Service::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let step = PlanStep { round: 1, tool: ToolName::Wait, args: serde_json::Map::new() };
+        let (task, _) = service.start("g".into(), Some("http://127.0.0.1:1/".into()), vec![step]).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}/", listener.local_addr().unwrap());
+        let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = Client::new(&base, SECRET.into());
+
+        let passed_over = client.next(None, std::slice::from_ref(&task)).await.unwrap();
+        assert_eq!((passed_over.action, passed_over.status), (None, None));
+        let answer = client.next(None, &[]).await.unwrap();
+        let action = answer.action.unwrap();
+        assert_eq!((action.task_id.as_str(), action.kind), (task.as_str(), ToolName::Wait));
+        assert_eq!(
+            (action.task_url.as_deref(), answer.status),
+            (Some("http://127.0.0.1:1/"), Some(TaskStatus::Running))
+        );
+        assert_eq!(client.next(Some(&task), &[]).await.unwrap().action, Some(action.clone()), "handed out again");
+        assert!(!client.report(&task, &action.action_id, &Observation::default()).await.unwrap());
+        assert!(client.report(&task, &action.action_id, &Observation::default()).await.unwrap(), "a duplicate");
+        let ended = client.next(Some(&task), &[]).await.unwrap();
+        assert_eq!((ended.action, ended.status), (None, Some(TaskStatus::Failed)));
+
+        let Err(CallError::Refused(refused)) = client.next(Some("nope"), &[]).await else { panic!("not refused") };
+        assert!(refused.is_no_such_task(), "{refused}");
+        let Err(CallError::Refused(refused)) = client.report(&task, "never", &Observation::default()).await else {
+            panic!("not refused")
+        };
+        assert_eq!((refused.call, refused.status), ("report", 409), "{refused}");
+    }
+}
