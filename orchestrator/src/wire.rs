@@ -4,8 +4,9 @@
 //! with them. What goes in them (statuses, actions, observations, codes) is [`crate::model`]'s.
 //!
 //! Each field is named as the contract names it, and a field the contract marks optional is
-//! omitted or `null` exactly as it always was: an answer's optional fields are written `null`
-//! (`"action": null`, `"summary": null`), a request's are left out.
+//! omitted or `null` exactly as it always was: an answer's own optional fields are written `null`
+//! (`"action": null`, `"summary": null`); an action's `target` and `taskUrl`, and a request's
+//! optional fields, are left out.
 //!
 //! A body goes on the wire as [`encode`] makes it: a serde_json [`Value`], whose objects keep
 //! their keys sorted (serde_json is built without `preserve_order`), as the `json!` bodies these
