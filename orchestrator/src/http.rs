@@ -1,9 +1,14 @@
-//! The HTTP face of the orchestrator: the contract's paths, bodies, statuses and error codes.
-//! Every request needs `Authorization: Bearer <secret>`, compared in constant time.
+//! The HTTP face of the orchestrator: the contract's paths, statuses and error codes; its
+//! bodies are [`crate::wire`]'s. Every request needs `Authorization: Bearer <secret>`, compared
+//! in constant time.
 
-use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
+use crate::model::ErrorCode;
 use crate::planner::TaskPlanner;
-use crate::service::{Service, ServiceError};
+use crate::service::{Service, ServiceError, TaskView};
+use crate::wire::{
+    self, CancelAnswer, CancelRequest, ConfirmAnswer, ConfirmRequest, ErrorAnswer, NextAnswer, NextRequest,
+    ReportAnswer, ReportRequest, StartAnswer, StartRequest, StatusAnswer, TaskQuery,
+};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -11,9 +16,8 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
@@ -70,7 +74,33 @@ impl AppState {
     }
 }
 
-/// An error answer: `{"error": {"code", "message"}}`.
+/// What an internal error's answer says: the details are the operator's, in the log.
+const INTERNAL: &str = "internal error: see the server's log";
+
+/// An answer: its status and its body, written as the wire has it ([`wire::encode`]).
+#[derive(Debug)]
+struct Answer<T>(StatusCode, T);
+
+impl<T> Answer<T> {
+    fn ok(body: T) -> Self {
+        Self(StatusCode::OK, body)
+    }
+}
+
+impl<T: Serialize> IntoResponse for Answer<T> {
+    fn into_response(self) -> Response {
+        match wire::encode(&self.1) {
+            Ok(body) => (self.0, Json(body)).into_response(),
+            Err(e) => {
+                tracing::error!(target: "navguard::serve", "an answer could not be written: {e}");
+                let code = ErrorCode::Internal;
+                (status_of(code), Json(ErrorAnswer::new(code, INTERNAL))).into_response()
+            }
+        }
+    }
+}
+
+/// An error answer: `{"error": {"code", "message"}}` ([`ErrorAnswer`]).
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
@@ -90,7 +120,7 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(json!({ "error": { "code": self.code.name(), "message": self.message } }))).into_response()
+        Answer(self.status, ErrorAnswer::new(self.code, self.message)).into_response()
     }
 }
 
@@ -112,7 +142,7 @@ impl From<ServiceError> for ApiError {
             // The details (paths, SQL) are the operator's, in the log; the caller learns only
             // that it was not its mistake.
             tracing::error!(target: "navguard::serve", "{e}");
-            return Self::new(status_of(code), code, "internal error: see the server's log");
+            return Self::new(status_of(code), code, INTERNAL);
         }
         Self::new(status_of(code), code, e.to_string())
     }
@@ -171,210 +201,80 @@ pub fn app(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StartBody {
-    goal: String,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    plan: Vec<PlanStep>,
-}
-
-async fn start(State(state): State<Arc<AppState>>, Body(body): Body<StartBody>) -> Result<Response, ApiError> {
+async fn start(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<StartRequest>,
+) -> Result<Answer<StartAnswer>, ApiError> {
     if body.goal.trim().is_empty() {
         return Err(ApiError::bad("goal: must not be empty"));
     }
     let (task_id, status) = state.service.start(body.goal, body.url, body.plan).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "taskId": task_id, "status": status.name() }))).into_response())
+    Ok(Answer(StatusCode::CREATED, StartAnswer { task_id, status }))
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct NextBody {
-    #[serde(default)]
-    task_id: Option<String>,
-    /// Without a taskId: tasks to pass over (an executor's tasks that already have a runner).
-    #[serde(default)]
-    except_tasks: Vec<String>,
-}
-
-async fn next(State(state): State<Arc<AppState>>, Body(body): Body<NextBody>) -> Result<Json<Value>, ApiError> {
-    let (action, status) = state.service.next_except(body.task_id.clone(), body.except_tasks.clone()).await?;
+async fn next(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<NextRequest>,
+) -> Result<Answer<NextAnswer>, ApiError> {
+    let except = body.except_tasks.unwrap_or_default();
+    let (action, status) = state.service.next_except(body.task_id.clone(), except.clone()).await?;
     if action.is_none() {
-        state.plan_ahead(body.task_id, body.except_tasks).await?;
+        state.plan_ahead(body.task_id, except).await?;
     }
-    Ok(Json(json!({ "action": action, "status": status.map(TaskStatus::name) })))
+    Ok(Answer::ok(NextAnswer { action, status }))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ReportBody {
-    task_id: String,
-    action_id: String,
-    observation: Observation,
+async fn report(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<ReportRequest<'static>>,
+) -> Result<Answer<ReportAnswer>, ApiError> {
+    let (task_id, action_id) = (body.task_id.into_owned(), body.action_id.into_owned());
+    let (status, duplicate) = state.service.report(task_id, action_id, body.observation.into_owned()).await?;
+    Ok(Answer::ok(ReportAnswer { status, duplicate }))
 }
 
-async fn report(State(state): State<Arc<AppState>>, Body(body): Body<ReportBody>) -> Result<Json<Value>, ApiError> {
-    let (status, duplicate) = state.service.report(body.task_id, body.action_id, body.observation).await?;
-    Ok(Json(json!({ "status": status.name(), "duplicate": duplicate })))
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ConfirmBody {
-    task_id: String,
-    action_id: String,
-    approved: bool,
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-async fn confirm(State(state): State<Arc<AppState>>, Body(body): Body<ConfirmBody>) -> Result<Json<Value>, ApiError> {
+async fn confirm(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<ConfirmRequest>,
+) -> Result<Answer<ConfirmAnswer>, ApiError> {
     let status = state.service.confirm(body.task_id, body.action_id, body.approved, body.reason).await?;
-    Ok(Json(json!({ "status": status.name() })))
+    Ok(Answer::ok(ConfirmAnswer { status }))
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct TaskBody {
-    task_id: String,
-}
-
-async fn cancel(State(state): State<Arc<AppState>>, Body(body): Body<TaskBody>) -> Result<Json<Value>, ApiError> {
+async fn cancel(
+    State(state): State<Arc<AppState>>,
+    Body(body): Body<CancelRequest>,
+) -> Result<Answer<CancelAnswer>, ApiError> {
     let status = state.service.cancel(body.task_id).await?;
-    Ok(Json(json!({ "status": status.name() })))
+    Ok(Answer::ok(CancelAnswer { status }))
 }
 
-fn task_query(query: Result<Query<TaskBody>, QueryRejection>) -> Result<String, ApiError> {
+impl From<TaskView> for StatusAnswer {
+    fn from(view: TaskView) -> Self {
+        let TaskView { task_id, status, pending, steps, summary, error } = view;
+        Self { task_id, status, pending_action: pending, steps, summary, error }
+    }
+}
+
+fn task_query(query: Result<Query<TaskQuery>, QueryRejection>) -> Result<String, ApiError> {
     query.map(|Query(q)| q.task_id).map_err(|_| ApiError::bad("taskId: the query needs ?taskId=<id>"))
 }
 
 async fn status(
     State(state): State<Arc<AppState>>,
-    query: Result<Query<TaskBody>, QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+    query: Result<Query<TaskQuery>, QueryRejection>,
+) -> Result<Answer<StatusAnswer>, ApiError> {
     let view = state.service.status(task_query(query)?).await?;
-    let pending: Option<Action> = view.pending;
-    Ok(Json(json!({
-        "taskId": view.task_id, "status": view.status.name(), "pendingAction": pending,
-        "steps": view.steps, "summary": view.summary, "error": view.error,
-    })))
+    Ok(Answer::ok(StatusAnswer::from(view)))
 }
 
 async fn audit(
     State(state): State<Arc<AppState>>,
-    query: Result<Query<TaskBody>, QueryRejection>,
+    query: Result<Query<TaskQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let log = state.service.audit_log(task_query(query)?).await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], log).into_response())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::risk::RiskPolicy;
-    use std::path::Path;
-    use std::time::Duration;
-
-    const SECRET: &str = "a-secret-of-32-characters-length";
-
-    /// The service on loopback, in this process; its base URL.
-    async fn serve(dir: &Path) -> String {
-        let service = Service::open(dir, RiskPolicy::default(), false).unwrap();
-        let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        base
-    }
-
-    /// A POST's status and the error code and message of its answer, if it is an error.
-    async fn call(base: &str, path: &str, body: Value) -> (u16, Value) {
-        let client = crate::post::client(Duration::from_secs(10));
-        let url = format!("{base}{path}");
-        let (status, text) = crate::post::post_json(&client, url, Some(SECRET), body.to_string()).await.unwrap();
-        (status, serde_json::from_str(&text).unwrap())
-    }
-
-    fn error(answer: &(u16, Value)) -> (u16, &str, &str) {
-        let error = &answer.1["error"];
-        (answer.0, error["code"].as_str().unwrap_or_default(), error["message"].as_str().unwrap_or_default())
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn an_unknown_tool_or_target_by_or_a_screenshot_not_in_base64_is_a_bad_request_naming_the_field() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = serve(dir.path()).await;
-        let start = |plan: Value| json!({"goal": "g", "plan": plan});
-        let answer = call(&base, "/api/agent/start", start(json!([{"round": 1, "tool": "fly"}]))).await;
-        let (status, code, message) = error(&answer);
-        assert_eq!((status, code), (400, "BAD_REQUEST"), "{message}");
-        assert!(message.contains("plan[0].tool") && message.contains("unknown tool \"fly\""), "{message}");
-        let xpath = json!([{"round": 1, "tool": "click", "args": {"target": {"by": "xpath", "value": "//a"}}}]);
-        let answer = call(&base, "/api/agent/start", start(xpath)).await;
-        assert_eq!(
-            error(&answer),
-            (
-                400,
-                "BAD_REQUEST",
-                "plan[0].args.target: unknown target.by \"xpath\": expected one of selector, text, role, ref"
-            )
-        );
-
-        let (_, started) = call(&base, "/api/agent/start", start(json!([{"round": 1, "tool": "wait"}]))).await;
-        let task = started["taskId"].as_str().unwrap().to_owned();
-        let (_, next) = call(&base, "/api/agent/next", json!({"taskId": task})).await;
-        let action = next["action"]["actionId"].clone();
-        let shots = json!({"artifacts": {"screenshots": ["not base64!"]}});
-        let report = json!({"taskId": task, "actionId": action, "observation": shots});
-        let answer = call(&base, "/api/agent/report", report.clone()).await;
-        let (status, code, message) = error(&answer);
-        assert_eq!((status, code), (400, "BAD_REQUEST"), "{message}");
-        assert!(message.starts_with("observation.artifacts.screenshots[0]: not base64"), "{message}");
-        let fine = json!({"taskId": task, "actionId": action, "observation": {}});
-        assert_eq!(
-            call(&base, "/api/agent/report", fine).await,
-            (200, json!({"status": "RUNNING", "duplicate": false}))
-        );
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_store_or_disk_failure_is_internal_500_never_conflict_and_nothing_of_the_call_is_kept() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = serve(dir.path()).await;
-        // The audit folder turns into a file: no audit line can be written, so no call that
-        // writes one can be answered as done.
-        std::fs::remove_dir_all(dir.path().join("audit")).unwrap();
-        std::fs::write(dir.path().join("audit"), "").unwrap();
-        let start = json!({"goal": "g", "plan": [{"round": 1, "tool": "wait"}]});
-        let answer = call(&base, "/api/agent/start", start).await;
-        assert_eq!(error(&answer), (500, "INTERNAL", "internal error: see the server's log"));
-        let (status, next) = call(&base, "/api/agent/next", json!({})).await;
-        assert_eq!((status, next), (200, json!({"action": null, "status": null})), "the task was rolled back");
-    }
-
-    #[test]
-    fn every_error_code_has_its_status_and_an_internal_error_shows_no_details() {
-        let codes: Vec<(u16, &str)> = ErrorCode::ALL.iter().map(|c| (status_of(*c).as_u16(), c.name())).collect();
-        assert_eq!(
-            codes,
-            [(401, "UNAUTHORIZED"), (400, "BAD_REQUEST"), (404, "NO_SUCH_TASK"), (409, "CONFLICT"), (500, "INTERNAL")]
-        );
-        let failed = crate::service::StoreError::Io {
-            path: "/data/orchestrator.db".into(),
-            source: std::io::Error::other("disk"),
-        };
-        let answer = ApiError::from(ServiceError::from(failed));
-        assert_eq!((answer.status, answer.code), (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal));
-        assert!(!answer.message.contains("/data"), "{}", answer.message);
-    }
-
-    #[test]
-    fn the_secret_comparison_needs_every_byte_and_the_length() {
-        assert!(same_secret(b"0123456789abcdef", b"0123456789abcdef"));
-        assert!(!same_secret(b"0123456789abcdeX", b"0123456789abcdef"));
-        assert!(!same_secret(b"0123456789abcdef0", b"0123456789abcdef"));
-        assert!(!same_secret(b"", b"0123456789abcdef"));
-    }
-}
+mod tests;

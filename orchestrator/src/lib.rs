@@ -2,7 +2,9 @@
 //! plan, or a model through the core's `Planner`), hands its actions one at a time to an executor
 //! beside the browser (the same action, same id, until it is reported; a second report changes
 //! nothing), holds high-risk actions for a human's confirmation, and audits every step to disk
-//! before it answers. The wire contract is `docs/orchestrator-api.md`; every name in it is kept.
+//! before it answers. The wire contract is `docs/orchestrator-api.md`; every name in it is kept:
+//! its names are [`model`]'s, its calls' bodies [`wire`]'s, one set for the service and the
+//! executor alike.
 
 pub mod audit;
 pub mod executor;
@@ -13,6 +15,7 @@ mod post;
 pub mod redact;
 pub mod risk;
 pub mod service;
+pub mod wire;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

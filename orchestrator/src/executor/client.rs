@@ -1,11 +1,14 @@
 //! The executor's side of the wire: `next` and `report`, each try with a deadline, retried with
 //! backoff while the orchestrator is unreachable or failing (a restart), never on an answer that
 //! refuses the call (4xx). Retrying is safe by the contract: `next` hands out the same action
-//! until it is reported, and a second report of an action changes nothing.
+//! until it is reported, and a second report of an action changes nothing. Its bodies are
+//! [`crate::wire`]'s, the service's own.
 
-use crate::model::{Action, Observation, TaskStatus};
-use serde::Deserialize;
-use serde_json::{Value, json};
+use crate::model::Observation;
+use crate::wire::{self, NextAnswer, NextRequest, ReportAnswer, ReportRequest};
+use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -31,11 +34,19 @@ impl Refused {
     }
 }
 
-/// `next`'s answer.
-#[derive(Debug, Deserialize)]
-pub(crate) struct NextAnswer {
-    pub(crate) action: Option<Action>,
-    pub(crate) status: Option<TaskStatus>,
+/// Why a call gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CallError {
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// Its request could not be written as JSON (a bug: [`crate::wire`]'s bodies always can be);
+    /// it was not sent.
+    #[error("the executor could not write its {call} request: {source}")]
+    Unwritable {
+        call: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// A try that did not get a usable answer.
@@ -67,38 +78,48 @@ impl Client {
     }
 
     /// The next action: of `task` when given, else of any task not in `except`.
-    pub(crate) async fn next(&self, task: Option<&str>, except: &[String]) -> Result<NextAnswer, Refused> {
-        let body = match task {
-            Some(task) => json!({ "taskId": task }),
-            None => json!({ "exceptTasks": except }),
+    pub(crate) async fn next(&self, task: Option<&str>, except: &[String]) -> Result<NextAnswer, CallError> {
+        let request = match task {
+            Some(task) => NextRequest::of_task(task),
+            None => NextRequest::passing_over(except),
         };
-        let answer = self.call("next", "/api/agent/next", body).await?;
-        serde_json::from_value(answer.clone()).map_err(|e| Refused {
+        let answer = self.call("next", "/api/agent/next", &request).await?;
+        let read = serde_json::from_value(answer.clone()).map_err(|e| Refused {
             call: "next",
             status: 200,
             body: format!("an answer the contract does not know ({e}): {answer}"),
-        })
+        })?;
+        Ok(read)
     }
 
     /// Reports an action's observation; `true` if the orchestrator had it already.
-    pub(crate) async fn report(&self, task: &str, action: &str, observation: &Observation) -> Result<bool, Refused> {
-        let body = json!({ "taskId": task, "actionId": action, "observation": observation });
-        let answer = self.call("report", "/api/agent/report", body).await?;
-        Ok(answer.get("duplicate").and_then(Value::as_bool) == Some(true))
+    pub(crate) async fn report(&self, task: &str, action: &str, observation: &Observation) -> Result<bool, CallError> {
+        let request =
+            ReportRequest { task_id: task.into(), action_id: action.into(), observation: Cow::Borrowed(observation) };
+        let answer = self.call("report", "/api/agent/report", &request).await?;
+        // The report was taken (2xx): an answer this version cannot read does not undo that.
+        match serde_json::from_value::<ReportAnswer>(answer) {
+            Ok(answer) => Ok(answer.duplicate),
+            Err(e) => {
+                tracing::warn!(target: "navguard::executor", "report's answer is not the contract's ({e}); taken as new");
+                Ok(false)
+            }
+        }
     }
 
     /// One call, tried until it is answered or refused.
-    async fn call(&self, call: &'static str, path: &str, body: Value) -> Result<Value, Refused> {
+    async fn call(&self, call: &'static str, path: &str, request: &impl Serialize) -> Result<Value, CallError> {
+        let body = wire::encode(request).map_err(|source| CallError::Unwritable { call, source })?.to_string();
         let mut backoff = FIRST_BACKOFF;
         loop {
-            match self.try_once(call, path, body.to_string()).await {
+            match self.try_once(call, path, body.clone()).await {
                 Ok(answer) => {
                     if self.down.swap(false, Ordering::Relaxed) {
                         tracing::warn!(target: "navguard::executor", "the orchestrator answers again");
                     }
                     return Ok(answer);
                 }
-                Err(Try::Refused(refused)) => return Err(refused),
+                Err(Try::Refused(refused)) => return Err(refused.into()),
                 Err(Try::Again(why)) => {
                     if !self.down.swap(true, Ordering::Relaxed) {
                         tracing::warn!(
@@ -124,5 +145,52 @@ impl Client {
             500.. => Err(Try::Again(format!("HTTP {status}"))),
             _ => Err(Try::Refused(Refused { call, status, body: text })),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::{AppState, app};
+    use crate::model::{PlanStep, TaskStatus, ToolName};
+    use crate::risk::RiskPolicy;
+    use crate::service::Service;
+    use std::sync::Arc;
+
+    const SECRET: &str = "a-secret-of-32-characters-length";
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_executor_reads_the_service_s_answers_and_a_refusal_keeps_its_status() {
+        let dir = tempfile::tempdir().unwrap();
+        let service = Service::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let step = PlanStep { round: 1, tool: ToolName::Wait, args: serde_json::Map::new() };
+        let (task, _) = service.start("g".into(), Some("http://127.0.0.1:1/".into()), vec![step]).await.unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}/", listener.local_addr().unwrap());
+        let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let client = Client::new(&base, SECRET.into());
+
+        let passed_over = client.next(None, std::slice::from_ref(&task)).await.unwrap();
+        assert_eq!((passed_over.action, passed_over.status), (None, None));
+        let answer = client.next(None, &[]).await.unwrap();
+        let action = answer.action.unwrap();
+        assert_eq!((action.task_id.as_str(), action.kind), (task.as_str(), ToolName::Wait));
+        assert_eq!(
+            (action.task_url.as_deref(), answer.status),
+            (Some("http://127.0.0.1:1/"), Some(TaskStatus::Running))
+        );
+        assert_eq!(client.next(Some(&task), &[]).await.unwrap().action, Some(action.clone()), "handed out again");
+        assert!(!client.report(&task, &action.action_id, &Observation::default()).await.unwrap());
+        assert!(client.report(&task, &action.action_id, &Observation::default()).await.unwrap(), "a duplicate");
+        let ended = client.next(Some(&task), &[]).await.unwrap();
+        assert_eq!((ended.action, ended.status), (None, Some(TaskStatus::Failed)));
+
+        let Err(CallError::Refused(refused)) = client.next(Some("nope"), &[]).await else { panic!("not refused") };
+        assert!(refused.is_no_such_task(), "{refused}");
+        let Err(CallError::Refused(refused)) = client.report(&task, "never", &Observation::default()).await else {
+            panic!("not refused")
+        };
+        assert_eq!((refused.call, refused.status), ("report", 409), "{refused}");
     }
 }

@@ -154,8 +154,8 @@ async fn serve_tasks(
         let busy: Vec<String> = runners.keys().cloned().collect();
         let action = match shared.client.next(None, &busy).await {
             Ok(answer) => answer.action,
-            Err(refused) => {
-                tracing::warn!(target: "navguard::executor", "{refused}");
+            Err(failed) => {
+                tracing::warn!(target: "navguard::executor", "{failed}");
                 None
             }
         };

@@ -5,7 +5,7 @@
 //! the next action from the orchestrator, re-checks its risk on the page as it is now, and hands
 //! it to the core as a tool call, which runs under the core's watchdog, settle and verification.
 
-use super::client::{Client, Refused};
+use super::client::{CallError, Client};
 use super::journal::{Entry, Journal, JournalError};
 use super::secrets::Secrets;
 use crate::model::{Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TargetBy, TaskStatus};
@@ -49,7 +49,7 @@ enum Halt {
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
-    Refused(#[from] Refused),
+    Call(#[from] CallError),
 }
 
 /// The action the core is running now.
@@ -169,8 +169,10 @@ impl<'a> RemotePlanner<'a> {
         loop {
             let answer = match self.shared.client.next(Some(&self.task_id), &[]).await {
                 Ok(answer) => answer,
-                Err(refused) if refused.is_no_such_task() => return Err(Halt::Ended(TaskStatus::Canceled)),
-                Err(refused) => return Err(refused.into()),
+                Err(CallError::Refused(refused)) if refused.is_no_such_task() => {
+                    return Err(Halt::Ended(TaskStatus::Canceled));
+                }
+                Err(e) => return Err(e.into()),
             };
             if let Some(action) = answer.action {
                 return Ok(action);
@@ -244,11 +246,11 @@ impl<'a> RemotePlanner<'a> {
                 Ok(())
             }
             // The task ended (canceled) or is unknown: the next poll says which.
-            Err(refused) if (400..500).contains(&refused.status) => {
+            Err(CallError::Refused(refused)) if (400..500).contains(&refused.status) => {
                 tracing::warn!(target: "navguard::executor", "{refused}");
                 Ok(())
             }
-            Err(refused) => Err(refused.into()),
+            Err(e) => Err(e.into()),
         }
     }
 

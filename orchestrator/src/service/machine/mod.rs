@@ -6,13 +6,18 @@
 //! transaction commits: once a call returns, what it did is on disk, so a kill -9 at any moment
 //! loses nothing that was answered. Its calls block on the disk: [`super::Service`] runs them off
 //! the async runtime.
+//!
+//! Its calls by job: here, a task's start, cancel, status and failure; [`hand_out`], `next` and
+//! `confirm`; [`report`], what the executor reports; [`planning`], the model's steps.
 
-use super::store::{self, ActionRow, ActionState, Store};
-use super::{MODEL_STEP_LIMIT, PLAN_ENDED, ServiceError, TaskView, ids::TaskIds, shown};
-use crate::audit::{Audit, AuditError, AuditEvent, AuditLine, Confirmation, Evidence};
-use crate::model::{Action, Observation, ObservationCode, PlanStep, Risk, Target, TaskStatus, ToolName};
-use crate::planner::{PastStep, PlanningRequest};
-use crate::redact::{redact_text, redacted};
+mod hand_out;
+mod planning;
+mod report;
+
+use super::store::{self, Store};
+use super::{ServiceError, TaskView, ids::TaskIds, shown};
+use crate::audit::{Audit, AuditError, AuditEvent, AuditLine};
+use crate::model::{PlanStep, Target, TaskStatus, ToolName};
 use crate::risk::RiskPolicy;
 use rusqlite::{Connection, Transaction};
 use serde_json::{Map, Value};
@@ -95,212 +100,6 @@ impl Machine {
         })
     }
 
-    /// `next`, passing over the tasks in `except` when no task is named (an executor asks for
-    /// new tasks while its runners poll their own): the task's action in flight (the same until
-    /// reported), or its next one; `None` while it waits for a confirmation, or once it ended.
-    pub(crate) fn next_except(
-        &self,
-        task_id: Option<&str>,
-        except: &[String],
-    ) -> Result<(Option<Action>, Option<TaskStatus>), ServiceError> {
-        self.store.write(|tx| {
-            let ids: Vec<String> = match task_id {
-                Some(id) => vec![id.to_owned()],
-                None => store::live_tasks(tx)?.into_iter().filter(|id| !except.contains(id)).collect(),
-            };
-            let mut last = None;
-            for id in ids {
-                let (action, status) = self.next_of(tx, &id)?;
-                last = Some(status);
-                if action.is_some() {
-                    return Ok((action, Some(status)));
-                }
-            }
-            Ok((None, last))
-        })
-    }
-
-    fn next_of(&self, tx: &Transaction<'_>, task_id: &str) -> Result<(Option<Action>, TaskStatus), ServiceError> {
-        let status = status_of(tx, task_id)?;
-        if status.is_final() || status == TaskStatus::WaitingConfirmation {
-            return Ok((None, status));
-        }
-        let Some(ActionRow { mut action, state }) = store::first_open(tx, task_id)? else {
-            if store::is_model_task(tx, task_id)? {
-                // The model's next step is being planned.
-                return Ok((None, status));
-            }
-            // Only a done the executor verified on the page ends a task SUCCEEDED.
-            self.mark_failed(tx, task_id, PLAN_ENDED)?;
-            return Ok((None, TaskStatus::Failed));
-        };
-        if state == ActionState::Planned {
-            let observed = store::last_observation(tx, task_id)?;
-            action.risk = self.risk.classify(action.kind, action.target.as_ref(), &action.params, observed.as_ref());
-            action.requires_confirmation |= action.risk == Risk::High;
-            if action.requires_confirmation && !action.confirmed {
-                self.await_confirmation(tx, &action)?;
-                return Ok((None, TaskStatus::WaitingConfirmation));
-            }
-            store::set_delivered(tx, &action)?;
-            self.audit.append(&AuditLine {
-                action: Some(shown::audited_action(&action, observed.as_ref())),
-                risk: Some(action.risk),
-                ..AuditLine::new(AuditEvent::Dispatched, task_id, Some(&action.action_id))
-            })?;
-        }
-        action.task_url = store::task_url(tx, task_id)?;
-        Ok((Some(action), status))
-    }
-
-    fn await_confirmation(&self, tx: &Transaction<'_>, action: &Action) -> Result<(), ServiceError> {
-        store::set_awaiting_confirmation(tx, action)?;
-        store::set_status(tx, &action.task_id, TaskStatus::WaitingConfirmation)?;
-        let observed = store::last_observation(tx, &action.task_id)?;
-        self.audit.append(&AuditLine {
-            action: Some(shown::audited_action(action, observed.as_ref())),
-            risk: Some(action.risk),
-            ..AuditLine::new(AuditEvent::ConfirmationRequested, &action.task_id, Some(&action.action_id))
-        })?;
-        Ok(())
-    }
-
-    /// `report`: the observation after an action; `true` if it was a duplicate (nothing changed).
-    pub(crate) fn report(
-        &self,
-        task_id: &str,
-        action_id: &str,
-        observation: &Observation,
-    ) -> Result<(TaskStatus, bool), ServiceError> {
-        self.store.write(|tx| {
-            let status = status_of(tx, task_id)?;
-            let row = store::action_row(tx, task_id, action_id)?.ok_or_else(|| {
-                ServiceError::Conflict(format!("actionId: {action_id} was never handed out for task {task_id}"))
-            })?;
-            match row.state {
-                ActionState::Reported | ActionState::Denied => return Ok((status, true)),
-                ActionState::Planned | ActionState::AwaitingConfirmation => {
-                    return Err(ServiceError::Conflict(format!(
-                        "actionId: {action_id} is not in flight ({})",
-                        row.state
-                    )));
-                }
-                ActionState::Delivered => {}
-            }
-            if status.is_final() {
-                return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
-            }
-            Ok((self.record_report(tx, &row.action, observation)?, false))
-        })
-    }
-
-    fn record_report(
-        &self,
-        tx: &Transaction<'_>,
-        action: &Action,
-        observation: &Observation,
-    ) -> Result<TaskStatus, ServiceError> {
-        let task_id = &action.task_id;
-        let screenshots = self.audit.screenshots(task_id, &action.action_id, &observation.artifacts.screenshots)?;
-        // Kept redacted: what the model is given later is read back from the store.
-        let stored = Observation { artifacts: Default::default(), ..observation.clone() };
-        let stored = redacted(&stored).map_err(AuditError::Encode)?;
-        let seen = |event| AuditLine {
-            observation: Some(stored.clone()),
-            screenshots: Some(screenshots.clone()),
-            ..AuditLine::new(event, task_id, Some(&action.action_id))
-        };
-        if observation.has(ObservationCode::ConfirmationRequired) {
-            self.audit.append(&seen(AuditEvent::RefusedUnconfirmed))?;
-            self.await_confirmation(tx, action)?;
-            return Ok(TaskStatus::WaitingConfirmation);
-        }
-        if observation.has(ObservationCode::NavigationInProgress) {
-            // The action did not run: it is handed out again once the page has settled.
-            store::set_status(tx, task_id, TaskStatus::WaitingPage)?;
-            self.audit.append(&seen(AuditEvent::WaitingPage))?;
-            return Ok(TaskStatus::WaitingPage);
-        }
-        store::set_reported(tx, task_id, &action.action_id, &stored)?;
-        if action.kind == ToolName::Done {
-            return self.record_done(tx, action, observation, Evidence { observation: stored, screenshots });
-        }
-        self.audit.append(&seen(AuditEvent::Reported))?;
-        Ok(TaskStatus::Running)
-    }
-
-    /// A reported `done`: the executor ran it through the core's closed loop. Verified (no
-    /// error), the task succeeds, the audit keeps the evidence (the page it was verified on);
-    /// refused, a model is told why and plans on, a scripted plan fails with the reason.
-    fn record_done(
-        &self,
-        tx: &Transaction<'_>,
-        action: &Action,
-        observation: &Observation,
-        evidence: Evidence,
-    ) -> Result<TaskStatus, ServiceError> {
-        let task_id = &action.task_id;
-        let Some(refusal) = observation.errors.first() else {
-            let summary = action.params.get("summary").and_then(Value::as_str).unwrap_or_default();
-            store::set_succeeded(tx, task_id, summary)?;
-            self.audit.append(&AuditLine {
-                summary: Some(summary.to_owned()),
-                verified: Some(evidence),
-                ..AuditLine::new(AuditEvent::Succeeded, task_id, Some(&action.action_id))
-            })?;
-            return Ok(TaskStatus::Succeeded);
-        };
-        self.audit.append(&AuditLine {
-            observation: Some(evidence.observation),
-            screenshots: Some(evidence.screenshots),
-            ..AuditLine::new(AuditEvent::DoneRefused, task_id, Some(&action.action_id))
-        })?;
-        if store::is_model_task(tx, task_id)? {
-            return Ok(TaskStatus::Running);
-        }
-        // The executor's reason as it gave it (ours: `done: refused: verification failed: …`).
-        let error = match redact_text(&refusal.message) {
-            reason if reason.trim().is_empty() => "done was refused (the executor gave no reason)".to_owned(),
-            reason => reason,
-        };
-        self.mark_failed(tx, task_id, &error)?;
-        Ok(TaskStatus::Failed)
-    }
-
-    /// `confirm`: approves (handed out next, `confirmed: true`) or denies (dropped; the task goes
-    /// on) an action that awaits confirmation.
-    pub(crate) fn confirm(
-        &self,
-        task_id: &str,
-        action_id: &str,
-        approved: bool,
-        reason: Option<&str>,
-    ) -> Result<TaskStatus, ServiceError> {
-        self.store.write(|tx| {
-            let status = status_of(tx, task_id)?;
-            if status.is_final() {
-                return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
-            }
-            let row = store::action_row(tx, task_id, action_id)?.ok_or_else(|| {
-                ServiceError::Conflict(format!("actionId: {action_id} is no action of task {task_id}"))
-            })?;
-            if row.state != ActionState::AwaitingConfirmation {
-                return Err(ServiceError::Conflict(format!(
-                    "actionId: {action_id} does not await a confirmation ({})",
-                    row.state
-                )));
-            }
-            store::set_confirmation(tx, action_id, approved)?;
-            store::set_status(tx, task_id, TaskStatus::Running)?;
-            let event = if approved { AuditEvent::Confirmed } else { AuditEvent::Denied };
-            self.audit.append(&AuditLine {
-                confirmation: Some(Confirmation { approved, reason: reason.map(str::to_owned) }),
-                ..AuditLine::new(event, task_id, Some(action_id))
-            })?;
-            Ok(TaskStatus::Running)
-        })
-    }
-
     /// `cancel`.
     pub(crate) fn cancel(&self, task_id: &str) -> Result<TaskStatus, ServiceError> {
         self.store.write(|tx| {
@@ -327,72 +126,6 @@ impl Machine {
                 summary: row.summary,
                 error: row.error,
             })
-        })
-    }
-
-    /// The model's tasks (`task_id`, or any not in `except`) that are live and have no action
-    /// open: each needs the model's next step.
-    pub(crate) fn needing_a_step(&self, task_id: Option<&str>, except: &[String]) -> Result<Vec<String>, ServiceError> {
-        let ids = self.store.read(store::model_tasks_without_a_step)?;
-        Ok(ids.into_iter().filter(|id| task_id.is_none_or(|t| t == id) && !except.contains(id)).collect())
-    }
-
-    /// What the model is given to plan `task_id`'s next step: the goal, the steps so far with
-    /// their outcomes (denials in words), the last observation; all as the audit keeps them.
-    pub(crate) fn planning_request(&self, task_id: &str) -> Result<PlanningRequest, ServiceError> {
-        self.store.read(|conn| {
-            let (goal, url) =
-                store::task_goal(conn, task_id)?.ok_or_else(|| ServiceError::NoSuchTask(task_id.to_owned()))?;
-            let rows = store::actions_with_observations(conn, task_id)?;
-            let mut steps = Vec::with_capacity(rows.len());
-            let mut before: Option<Observation> = None;
-            for (row, seen) in rows {
-                let shown = shown::audited_action(&row.action, before.as_ref());
-                let outcome = match row.state {
-                    ActionState::Reported => "ran; the page after it was reported",
-                    ActionState::Denied => "denied by the user: it did not run and must not be tried again",
-                    ActionState::AwaitingConfirmation => "awaiting the user's confirmation",
-                    ActionState::Delivered | ActionState::Planned => "not run yet",
-                };
-                let errors =
-                    seen.iter().flat_map(|o| &o.errors).map(|e| format!("{}: {}", e.code, e.message)).collect();
-                steps.push(PastStep {
-                    tool: shown.kind,
-                    args: shown::args_as_told(&shown),
-                    outcome: outcome.into(),
-                    errors,
-                });
-                if seen.is_some() {
-                    before = seen;
-                }
-            }
-            Ok(PlanningRequest { goal, url, steps, observation: store::last_observation(conn, task_id)? })
-        })
-    }
-
-    /// The model's step becomes the task's next action, unless one is open already (another
-    /// `next` planned it first) or the task ended meanwhile. A step the task cannot take (past
-    /// the step limit, or a target not in the contract's form) fails the task, saying why.
-    pub(crate) fn add_step(&self, task_id: &str, step: &PlanStep) -> Result<(), ServiceError> {
-        self.store.write(|tx| {
-            if status_of(tx, task_id)?.is_final() || store::first_open(tx, task_id)?.is_some() {
-                return Ok(());
-            }
-            let seq = store::count_actions(tx, task_id)?;
-            if seq >= MODEL_STEP_LIMIT {
-                let error = format!("the model planned {MODEL_STEP_LIMIT} steps without reaching the goal");
-                return self.mark_failed(tx, task_id, &error);
-            }
-            let (target, params) = match step.target_and_params() {
-                Ok(parts) => parts,
-                Err(e) => return self.mark_failed(tx, task_id, &format!("the model's step: args.target: {e}")),
-            };
-            store::insert_action(tx, task_id, seq, step.tool, target.as_ref(), params)?;
-            self.audit.append(&AuditLine {
-                step: Some(shown::plan_as_audited(std::slice::from_ref(step))),
-                ..AuditLine::new(AuditEvent::Planned, task_id, None)
-            })?;
-            Ok(())
         })
     }
 
@@ -445,6 +178,8 @@ mod tests {
     //! WAITING_PAGE → RUNNING)* → SUCCEEDED (a verified done) | FAILED | CANCELED; one action in
     //! flight; duplicates change nothing.
     use super::*;
+    use crate::model::{Action, Observation, ObservationCode, ReportedError, Risk};
+    use crate::service::PLAN_ENDED;
     use serde_json::json;
 
     fn step(round: u32, tool: ToolName, args: Value) -> PlanStep {
@@ -474,8 +209,6 @@ mod tests {
         let (action, status) = service.next_except(Some(task), &[]).unwrap();
         (action, status.unwrap())
     }
-
-    use crate::model::ReportedError;
 
     #[test]
     fn one_action_in_flight_a_duplicate_report_changes_nothing_and_the_plan_s_done_succeeds() {
