@@ -7,7 +7,6 @@
 //! `agent_steps` and `conversation_steps` (the agent core). The language is documented in
 //! `docs/gherkin-language.md`.
 
-mod agent_state;
 mod agent_steps;
 pub mod agents;
 pub mod artifacts;
@@ -22,24 +21,21 @@ pub mod fixtures;
 pub mod gate;
 pub mod libtest;
 mod loop_steps;
-mod parameters;
 pub mod progress;
 mod reliability_steps;
 pub mod replay;
 pub mod report;
-mod round_hook;
 pub mod run_context;
 pub mod runner;
 mod site_steps;
 pub mod summary;
 pub mod timeline;
-mod user_action;
 mod user_steps;
 pub mod validate;
 pub mod world;
 
-pub use parameters::Switch;
 pub use runner::run_features;
+pub use world::Switch;
 
 /// Logs to stderr, filtered by `RUST_LOG` (default: warnings, and the progress of calls that wait,
 /// so that a long wait shows live as what it waits for). A scenario's progress is printed after
