@@ -1,4 +1,5 @@
-//! The agent's steps: set it up, run it, and read its trace.
+//! The agent core's steps (navguard's own agent, run in process with a scripted model; not an
+//! agent under test): set it up, run it, and read its trace.
 
 use crate::error::{StepError, StepResult, expect_eq, expect_success};
 use crate::world::parameters::{Guard, Switch, Trigger};
