@@ -2,44 +2,39 @@
 //! reports, the timeline, the gate and validate. `cargo test --test features` and the `navguard`
 //! command both link this crate, so both run the same steps and the same code.
 //!
-//! Step definitions are one file per domain: `browser_steps` (tabs, navigation, events),
-//! `site_steps` (the fixture site), `user_steps` (what a person does to the browser),
-//! `agent_steps` and `conversation_steps` (the agent core). The language is documented in
-//! `docs/gherkin-language.md`.
+//! The steps are in two parts. [`world`] holds what every step shares: the cucumber World
+//! (`NavWorld`), the scenario's tabs and fixture site, the agent core's state, the agent under
+//! test's state and call log, the user's actions, the typed step parameters, and the interface
+//! through which the run gives a scenario its browser and settings (`ScenarioRun`, which the
+//! runner's `run_context::RunContext` provides). `steps` has one module per domain of the step
+//! language: `browser`, `site`, `user`, `agent_core` (navguard's agent core in process),
+//! `closed_loop`, `reliability`, `conversation`, and `conformance` (the agent under test). A
+//! step module uses only the world, the core, `error` and `agents`; none imports another, and
+//! nothing outside `steps` imports one. The arrows point one way: runner → world → steps →
+//! core and agents under test. The language is documented in `docs/gherkin-language.md`.
 
-mod agent_state;
-mod agent_steps;
 pub mod agents;
 pub mod artifacts;
 pub mod bench;
-mod browser_steps;
 pub mod builtin;
 pub mod compare;
-mod conformance_steps;
-mod conversation_steps;
 pub mod error;
 pub mod fixtures;
 pub mod gate;
 pub mod libtest;
-mod loop_steps;
-mod parameters;
 pub mod progress;
-mod reliability_steps;
 pub mod replay;
 pub mod report;
-mod round_hook;
 pub mod run_context;
 pub mod runner;
-mod site_steps;
+mod steps;
 pub mod summary;
 pub mod timeline;
-mod user_action;
-mod user_steps;
 pub mod validate;
 pub mod world;
 
-pub use parameters::Switch;
 pub use runner::run_features;
+pub use world::Switch;
 
 /// Logs to stderr, filtered by `RUST_LOG` (default: warnings, and the progress of calls that wait,
 /// so that a long wait shows live as what it waits for). A scenario's progress is printed after

@@ -1,12 +1,15 @@
 //! What all scenarios of one run share: its browser sessions (`--sessions N`, all started by the
 //! first scenario's hook; each scenario runs on the least loaded live one), the browser
 //! settings, the terminal output (held until the sessions have started: each scenario's line as
-//! it ends, or cucumber's steps with `--verbose`), and the results the summary prints.
+//! it ends, or cucumber's steps with `--verbose`), and the results the summary prints. The runner
+//! owns it; a scenario's world sees only the part it needs, through the world's own interface
+//! ([`ScenarioRun`]), which the run context provides.
 
 use crate::error::SetupError;
 use crate::gate::Shard;
 use crate::report::StepLog;
 use crate::summary::ScenarioResult;
+use crate::world::{DEFAULT_CALL_TIMEOUT, ScenarioRun, SessionHold, WorldSettings};
 use navguard::adapter::{BidiBrowser, BrowserConfig, LaunchError};
 use std::collections::BTreeSet;
 use std::io::{IsTerminal as _, Write as _};
@@ -76,7 +79,7 @@ impl Default for RunMode {
             shard: None,
             expected: BTreeSet::new(),
             agent: None,
-            call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
             agent_version: None,
             output: TerminalOutput::default(),
             tests: None,
@@ -99,8 +102,8 @@ pub struct SessionLease {
     pub index: usize,
 }
 
-impl SessionLease {
-    pub fn browser(&self) -> &Arc<BidiBrowser> {
+impl SessionHold for SessionLease {
+    fn browser(&self) -> &Arc<BidiBrowser> {
         &self.pool.sessions[self.index]
     }
 }
@@ -163,35 +166,8 @@ impl RunContext {
         Ok(Arc::new(Pool { loads: Mutex::new(vec![0; started.len()]), sessions: started }))
     }
 
-    /// A session for one scenario: the least loaded live one (the first of equals). The first
-    /// call starts them all; a failed start fails every scenario alike. When every session has
-    /// disconnected, the scenario fails with "browser disconnected".
-    pub async fn lease(&self) -> Result<SessionLease, SetupError> {
-        let pool = self.pool.get_or_init(|| self.start_pool()).await.clone().map_err(SetupError::Browser)?;
-        let index = {
-            // Choosing and counting under one lock keeps concurrent hooks from piling onto one.
-            let mut loads = pool.loads.lock().unwrap_or_else(PoisonError::into_inner);
-            let index = (0..pool.sessions.len())
-                .filter(|&i| !pool.sessions[i].is_disconnected())
-                .min_by_key(|&i| loads[i])
-                .ok_or(SetupError::Disconnected)?;
-            loads[index] += 1;
-            index
-        };
-        Ok(SessionLease { pool, index })
-    }
-
     pub fn browser_kind(&self) -> navguard::adapter::BrowserKind {
         self.config.browser
-    }
-
-    /// A browser of the scenario's own, for an agent under test that attaches to the browser
-    /// (over CDP): it sees every tab of the browser, so it must not share one with another
-    /// scenario. Ended with the scenario.
-    pub async fn own_browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
-        let browser = BidiBrowser::launch(self.config.clone()).await.map_err(|e| SetupError::Browser(Arc::new(e)))?;
-        self.output.release();
-        Ok(Arc::new(browser))
     }
 
     /// How many sessions the run spreads its scenarios over.
@@ -239,6 +215,45 @@ impl RunContext {
             self.output.line(&crate::summary::line(&result, &self.mode.expected));
         }
         self.results.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(result);
+    }
+}
+
+/// The part of the run a scenario's world sees.
+#[async_trait::async_trait]
+impl ScenarioRun for RunContext {
+    fn settings(&self) -> WorldSettings {
+        WorldSettings {
+            guards_off: self.mode.guards_off,
+            agent: self.mode.agent.clone(),
+            call_timeout: self.mode.call_timeout,
+        }
+    }
+
+    /// A session for one scenario: the least loaded live one (the first of equals). The first
+    /// call starts them all; a failed start fails every scenario alike. When every session has
+    /// disconnected, the scenario fails with "browser disconnected".
+    async fn lease(&self) -> Result<Box<dyn SessionHold>, SetupError> {
+        let pool = self.pool.get_or_init(|| self.start_pool()).await.clone().map_err(SetupError::Browser)?;
+        let index = {
+            // Choosing and counting under one lock keeps concurrent hooks from piling onto one.
+            let mut loads = pool.loads.lock().unwrap_or_else(PoisonError::into_inner);
+            let index = (0..pool.sessions.len())
+                .filter(|&i| !pool.sessions[i].is_disconnected())
+                .min_by_key(|&i| loads[i])
+                .ok_or(SetupError::Disconnected)?;
+            loads[index] += 1;
+            index
+        };
+        Ok(Box::new(SessionLease { pool, index }))
+    }
+
+    /// A browser of the scenario's own, for an agent under test that attaches to the browser
+    /// (over CDP): it sees every tab of the browser, so it must not share one with another
+    /// scenario. Ended with the scenario.
+    async fn own_browser(&self) -> Result<Arc<BidiBrowser>, SetupError> {
+        let browser = BidiBrowser::launch(self.config.clone()).await.map_err(|e| SetupError::Browser(Arc::new(e)))?;
+        self.output.release();
+        Ok(Arc::new(browser))
     }
 }
 

@@ -30,8 +30,7 @@ pub const DEFAULT_CONCURRENCY: usize = 4;
 /// Where a run's reports go unless `--report-dir` says otherwise.
 pub const DEFAULT_REPORT_DIR: &str = "target/navguard";
 
-/// How long one call of the agent under test may take unless `--call-timeout` says otherwise.
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(30);
+pub use crate::world::DEFAULT_CALL_TIMEOUT;
 
 /// How long closing a scenario's tabs may take.
 const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
@@ -603,7 +602,7 @@ fn after_hook(
             if not_applicable.is_some() {
                 failure = None;
             }
-            let calls = world.as_ref().map(|w| w.conformance.records()).unwrap_or_default();
+            let calls = world.as_ref().map(|w| summary::call_records(&w.conformance)).unwrap_or_default();
             let feature_path = report::feature_key(feature);
             let folder = run
                 .report_dir

@@ -90,6 +90,18 @@ pub struct CallRecord {
     pub failed_as: Option<String>,
 }
 
+/// The calls of a scenario's agent under test, as the reports show them.
+pub fn call_records(log: &crate::world::Conformance) -> Vec<CallRecord> {
+    log.calls()
+        .map(|(call, c)| CallRecord {
+            call,
+            tool: c.tool.name().to_owned(),
+            took_ms: c.answer.took.as_millis() as u64,
+            failed_as: c.answer.failure.as_ref().map(|f| f.class.name().to_owned()),
+        })
+        .collect()
+}
+
 /// How an agent's task ended, as far as the gate's rates need it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskEnd {

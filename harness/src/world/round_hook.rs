@@ -1,7 +1,10 @@
-//! The user's planned actions, performed just before the agent's rounds.
+//! The user's planned actions, performed just before the agent core's rounds. The agent core's,
+//! the conversation and the reliability steps all run the core with them.
 
+use super::NavWorld;
+use super::user_action::UserAction;
+use crate::error::StepResult;
 use crate::fixtures::Placeholders;
-use crate::user_action::UserAction;
 use async_trait::async_trait;
 use navguard::agent::{RoundHook, TaskTabs};
 use navguard::browser::BrowserPort;
@@ -18,6 +21,16 @@ pub(crate) struct UserScript {
     pub placeholders: Placeholders,
     /// Actions that failed (the scenario fails on them after the run).
     pub failures: Mutex<Vec<String>>,
+}
+
+/// The user's planned actions, taken from the world, as a round hook.
+pub(crate) fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
+    Ok(UserScript {
+        port: world.port()?.clone(),
+        actions: std::mem::take(&mut world.agent.user_actions),
+        placeholders: world.site()?.placeholders(),
+        failures: Mutex::new(Vec::new()),
+    })
 }
 
 #[async_trait]

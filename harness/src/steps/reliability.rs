@@ -2,15 +2,13 @@
 //! background that pauses, resumes and restarts from its checkpoint, and segments. The language
 //! is in docs/gherkin-language.md ("Waits, the watchdog, intervention and segments").
 
-use crate::agent_steps::user_script;
 use crate::error::{StepError, StepResult, expect_eq};
-use crate::round_hook::UserScript;
-use crate::world::{EVENT_DEADLINE, NavWorld};
+use crate::world::round_hook::{UserScript, user_script};
+use crate::world::{Background, CheckpointFile, EVENT_DEADLINE, Finished, NavWorld};
 use async_trait::async_trait;
 use cucumber::{given, then, when};
 use navguard::agent::{
-    Agent, PauseReason, RoundHook, ScriptedPlanner, StopReason, StoredCheckpoints, Task, TaskControl, TaskTabs,
-    TraceEvent,
+    Agent, PauseReason, RoundHook, StopReason, StoredCheckpoints, Task, TaskControl, TaskTabs, TraceEvent,
 };
 use navguard::browser::BrowserPort;
 use navguard::store::TaskStore;
@@ -25,42 +23,6 @@ use tracing::Instrument as _;
 const END_DEADLINE: Duration = Duration::from_secs(60);
 /// The task id the scenario's checkpoints are kept under.
 const TASK_ID: &str = "scenario-task";
-
-/// A task running in the background, and the user's handle on it.
-#[derive(Debug)]
-pub struct Background {
-    handle: tokio::task::JoinHandle<Finished>,
-    pub control: TaskControl,
-    cancel: CancellationToken,
-}
-
-impl Background {
-    /// Stops the run (the user's Stop) and waits for it, at most `deadline`; then drops it.
-    pub async fn stop(self, deadline: Duration) {
-        self.cancel.cancel();
-        let abort = self.handle.abort_handle();
-        if tokio::time::timeout(deadline, self.handle).await.is_err() {
-            abort.abort();
-        }
-    }
-}
-
-/// How a background run ended.
-#[derive(Debug)]
-struct Finished {
-    task: Task,
-    stop: StopReason,
-    played: ScriptedPlanner,
-    took: Duration,
-    failures: Vec<String>,
-}
-
-/// The scenario's task store for checkpoints: a file in a folder removed with the scenario.
-#[derive(Debug)]
-pub struct CheckpointFile {
-    _dir: tempfile::TempDir,
-    path: PathBuf,
-}
 
 fn setup(text: impl Into<String>) -> StepError {
     StepError::Setup(text.into())
@@ -104,11 +66,11 @@ impl RoundHook for Started {
 /// The scenario's checkpoint store, made on first use.
 fn checkpoint_path(world: &mut NavWorld) -> StepResult<PathBuf> {
     if let Some(file) = &world.agent.checkpoints {
-        return Ok(file.path.clone());
+        return Ok(file.path().to_owned());
     }
-    let dir = tempfile::tempdir().map_err(|e| setup(format!("no folder for the task store: {e}")))?;
-    let path = dir.path().join("tasks.db");
-    world.agent.checkpoints = Some(CheckpointFile { _dir: dir, path: path.clone() });
+    let file = CheckpointFile::create().map_err(|e| setup(format!("no folder for the task store: {e}")))?;
+    let path = file.path().to_owned();
+    world.agent.checkpoints = Some(file);
     Ok(path)
 }
 

@@ -1,17 +1,17 @@
-//! The agent's steps: set it up, run it, and read its trace.
+//! The agent core's steps (navguard's own agent, run in process with a scripted model; not an
+//! agent under test): set it up, run it, and read its trace.
 
-use crate::browser_steps::{open_loaded_tab, same_url};
 use crate::error::{StepError, StepResult, expect_eq, expect_success};
-use crate::parameters::{Guard, Switch, Trigger};
-use crate::round_hook::UserScript;
-use crate::user_action::UserAction;
-use crate::world::{EVENT_DEADLINE, NavWorld};
+use crate::world::parameters::{Guard, Switch, Trigger};
+use crate::world::round_hook::user_script;
+use crate::world::user_action::UserAction;
+use crate::world::{EVENT_DEADLINE, NavWorld, Placeholders, same_url};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{Agent, GuardDecision, ToolName, ToolReply, TraceEvent, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument as _;
@@ -22,7 +22,7 @@ fn setup(e: impl std::fmt::Display) -> StepError {
 
 #[given(expr = "the agent starts on {string}")]
 async fn the_agent_starts_on(world: &mut NavWorld, url: String) -> StepResult {
-    let tab = open_loaded_tab(world, &url).await?;
+    let tab = world.open_loaded_tab(&url).await?;
     let committed = world.port()?.tab(&tab).await?.url;
     let origin =
         safe_parse_origin(&committed).ok_or_else(|| setup(format!("the start page {committed} has no origin")))?;
@@ -103,16 +103,6 @@ async fn before_round_the_user(world: &mut NavWorld, round: u32, action: UserAct
     world.agent.user_actions.entry(round).or_default().push(action);
 }
 
-/// The user's planned actions, taken from the world, as a round hook.
-pub(crate) fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
-    Ok(UserScript {
-        port: world.port()?.clone(),
-        actions: std::mem::take(&mut world.agent.user_actions),
-        placeholders: world.site()?.placeholders(),
-        failures: Mutex::new(Vec::new()),
-    })
-}
-
 /// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
 async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> StepResult {
     let port = world.port()?.clone();
@@ -155,7 +145,7 @@ fn spawn_during(
     cancel: &CancellationToken,
     port: &Arc<dyn BrowserPort>,
     tab: Option<TabId>,
-    placeholders: crate::fixtures::Placeholders,
+    placeholders: Placeholders,
 ) -> tokio::task::JoinHandle<()> {
     let (cancel, port) = (cancel.clone(), port.clone());
     tokio::spawn(async move {

@@ -3,130 +3,16 @@
 //! names another (`--agent`). The fixture site's request log and, where the agent shares the
 //! harness's browser, the browser's own events are the truth of what a call really did.
 
-use crate::agents::description::Description;
 use crate::agents::{AgentUnderTest, Answer, FailureClass, NeutralTool};
 use crate::error::{StepError, StepResult};
-use crate::user_action::UserAction;
-use crate::world::NavWorld;
+use crate::world::user_action::UserAction;
+use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::browser::{NavEventKind, TabId};
 use serde_json::Value;
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument as _;
-
-/// What happens just before a call is sent.
-#[derive(Clone, Debug)]
-enum Before {
-    /// The user acts on the agent's tab.
-    User(UserAction),
-    /// The model thinks.
-    Pause(Duration),
-    /// The page has opened a dialog (by the browser's event).
-    Dialog,
-}
-
-/// The agent under test in one scenario, and what its calls answered.
-pub struct Conformance {
-    /// The run's agent (navguard's core when `None`).
-    pub agent_description: Option<Arc<Description>>,
-    agent: Option<Box<dyn AgentUnderTest>>,
-    /// The calls made, by number.
-    calls: BTreeMap<u32, Made>,
-    before: BTreeMap<u32, Vec<Before>>,
-    /// Why the scenario does not apply to this agent, once a step found out.
-    pub not_applicable: Option<String>,
-    /// How long one call may take (`--call-timeout`).
-    pub call_timeout: Duration,
-}
-
-/// One call made, and what it answered.
-#[derive(Debug)]
-struct Made {
-    tool: NeutralTool,
-    args: Value,
-    answer: Answer,
-    /// It gave no answer in time: that fails the scenario once its table is sent.
-    unanswered: bool,
-}
-
-impl std::fmt::Debug for Conformance {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Conformance")
-            .field("agent", &self.agent_description.as_ref().map(|d| &d.name))
-            .field("calls", &self.calls.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for Conformance {
-    fn default() -> Self {
-        Self {
-            agent_description: None,
-            agent: None,
-            calls: BTreeMap::new(),
-            before: BTreeMap::new(),
-            not_applicable: None,
-            call_timeout: crate::runner::DEFAULT_CALL_TIMEOUT,
-        }
-    }
-}
-
-impl Conformance {
-    /// Ends the agent (its process and whatever it started).
-    pub async fn close(&mut self) {
-        if let Some(agent) = self.agent.take() {
-            agent.close().await;
-        }
-    }
-
-    /// Each call's tool, args and whole answer, as JSON; `None` when no call was made.
-    pub fn transcript(&self) -> Option<String> {
-        if self.calls.is_empty() {
-            return None;
-        }
-        let calls: Vec<Value> = self
-            .calls
-            .iter()
-            .map(|(n, c)| serde_json::json!({ "call": n, "tool": c.tool.name(), "args": c.args, "answer": c.answer }))
-            .collect();
-        serde_json::to_string_pretty(&calls).ok()
-    }
-
-    /// Its calls as the reports show them (the set-up navigate, call 0, is not one).
-    pub fn records(&self) -> Vec<crate::summary::CallRecord> {
-        self.calls
-            .iter()
-            .map(|(n, c)| crate::summary::CallRecord {
-                call: *n,
-                tool: c.tool.name().to_owned(),
-                took_ms: c.answer.took.as_millis() as u64,
-                failed_as: c.answer.failure.as_ref().map(|f| f.class.name().to_owned()),
-            })
-            .collect()
-    }
-
-    /// Call `n`'s answer.
-    fn answer(&self, n: u32) -> Option<&Answer> {
-        self.calls.get(&n).map(|c| &c.answer)
-    }
-
-    /// The latest call whose answer held a snapshot.
-    fn latest_snapshot(&self) -> Option<u32> {
-        self.calls.iter().rev().find(|(_, c)| c.answer.elements.is_some()).map(|(n, _)| *n)
-    }
-
-    /// The first call that gave no answer in time.
-    fn first_unanswered(&self) -> Option<u32> {
-        self.calls.iter().find(|(_, c)| c.unanswered).map(|(n, _)| *n)
-    }
-
-    fn name(&self) -> String {
-        self.agent_description.as_ref().map_or_else(|| "navguard".to_owned(), |d| d.name.clone())
-    }
-}
 
 /// Starts the scenario's agent, once.
 async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>> {
@@ -200,9 +86,9 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     for before in world.conformance.before.remove(&n).unwrap_or_default() {
         match before {
             // The scenario's own think time between two calls: the pause is what is tested.
-            Before::Pause(pause) => tokio::time::sleep(pause).await,
-            Before::Dialog => until_a_dialog_is_open(world).await?,
-            Before::User(action) => {
+            BeforeCall::Pause(pause) => tokio::time::sleep(pause).await,
+            BeforeCall::Dialog => until_a_dialog_is_open(world).await?,
+            BeforeCall::User(action) => {
                 let tab = agents_tab(world).await?;
                 let placeholders = world.site()?.placeholders();
                 let port = world.port()?.clone();
@@ -224,7 +110,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         Ok(answer) => (answer, false),
         Err(_) => (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }, true),
     };
-    world.conformance.calls.insert(n, Made { tool, args, answer, unanswered });
+    world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
 }
 
@@ -289,16 +175,16 @@ async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
 
 #[given(expr = "before call {int} the user {action}")]
 async fn before_call_the_user(world: &mut NavWorld, n: u32, action: UserAction) {
-    world.conformance.before.entry(n).or_default().push(Before::User(action));
+    world.conformance.before.entry(n).or_default().push(BeforeCall::User(action));
 }
 
 #[given(expr = "before call {int} the page has opened a dialog")]
 async fn before_call_dialog(world: &mut NavWorld, n: u32) {
-    world.conformance.before.entry(n).or_default().push(Before::Dialog);
+    world.conformance.before.entry(n).or_default().push(BeforeCall::Dialog);
 }
 
 /// Waits until a page of the agent's browser (its user context, for the core) has a dialog
-/// open, by the browser's own event, at most [`crate::world::EVENT_DEADLINE`].
+/// open, by the browser's own event, at most [`EVENT_DEADLINE`].
 async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
     let port = world.port()?.clone();
     // Subscribe before looking: a dialog that opens in between is still seen.
@@ -315,7 +201,7 @@ async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
             }
         }
     };
-    let deadline = crate::world::EVENT_DEADLINE;
+    let deadline = EVENT_DEADLINE;
     tokio::time::timeout(deadline, opened)
         .await
         .map_err(|_| StepError::Timeout { what: "a page to open a dialog".into(), after: deadline })?
@@ -323,7 +209,7 @@ async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
 
 #[given(expr = "before call {int} {int} ms pass")]
 async fn before_call_pause(world: &mut NavWorld, n: u32, ms: u64) {
-    world.conformance.before.entry(n).or_default().push(Before::Pause(Duration::from_millis(ms)));
+    world.conformance.before.entry(n).or_default().push(BeforeCall::Pause(Duration::from_millis(ms)));
 }
 
 fn answer(world: &NavWorld, n: u32) -> StepResult<&Answer> {

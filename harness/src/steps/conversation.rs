@@ -3,6 +3,7 @@
 
 use crate::error::{StepError, StepResult, expect_eq, expect_success};
 use crate::world::NavWorld;
+use crate::world::round_hook::user_script;
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
 use navguard::agent::{TaskTabs, TraceEvent};
@@ -59,7 +60,7 @@ async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
     world.mark()?;
     let url = world.expand(&url);
     let plan = world.agent.plan.clone();
-    let script = crate::agent_steps::user_script(world)?;
+    let script = user_script(world)?;
     let mut task = std::mem::take(&mut world.agent.task);
     let start = task.trace.entries.len();
     let conversation = Conversation {

@@ -1,39 +1,16 @@
 //! Steps about tabs, navigations and their events, straight on the browser port.
 
 use crate::error::{StepError, StepResult, expect_eq};
-use crate::parameters::{Event, event_kind};
-use crate::world::NavWorld;
+use crate::world::parameters::{Event, event_kind};
+use crate::world::{EVENT_DEADLINE, NavWorld, same_url};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::browser::{NavEvent, NavEventKind, TabId};
+use navguard::browser::{NavEvent, NavEventKind};
 use std::time::Duration;
-
-/// URLs compared as the browser normalizes them (`http://h:1` is `http://h:1/`).
-pub(crate) fn same_url(a: &str, b: &str) -> bool {
-    match (url::Url::parse(a), url::Url::parse(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
-/// Opens a tab and waits until its first page has loaded, or has started to leave by itself
-/// (a page that redirects before its load event never fires it).
-pub(crate) async fn open_loaded_tab(world: &mut NavWorld, url: &str) -> StepResult<TabId> {
-    world.mark()?;
-    let url = world.expand(url);
-    let tab = world.port()?.create_tab(&url, true).await?;
-    world.adopt(tab.clone());
-    let settled = |e: &NavEvent| {
-        let leaving = e.kind == NavEventKind::Started && !e.url.as_deref().is_some_and(|u| same_url(u, &url));
-        e.tab == tab && (e.kind == NavEventKind::Load || leaving)
-    };
-    world.wait_for_event(&format!("tab {tab} to load {url}"), settled).await?;
-    Ok(tab)
-}
 
 #[given(expr = "a tab is open on {string}")]
 async fn a_tab_is_open(world: &mut NavWorld, url: String) -> StepResult {
-    open_loaded_tab(world, &url).await.map(|_| ())
+    world.open_loaded_tab(&url).await.map(|_| ())
 }
 
 #[when(expr = "a new tab is created on {string}")]
@@ -253,13 +230,13 @@ async fn no_answer_within(world: &mut NavWorld, ms: u64) -> StepResult {
 #[then("the page's answer is an error")]
 async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
     let answer = pending_answer(world)?;
-    let result = tokio::time::timeout(crate::world::EVENT_DEADLINE, answer).await;
+    let result = tokio::time::timeout(EVENT_DEADLINE, answer).await;
     world.pending_answer = None;
     match result {
         Ok(Ok(Err(_))) => Ok(()),
         Ok(Ok(Ok(value))) => Err(StepError::Expectation(format!("the page answered {value}"))),
         Ok(Err(e)) => Err(StepError::Setup(e.to_string())),
-        Err(_) => Err(StepError::Timeout { what: "the page's answer".into(), after: crate::world::EVENT_DEADLINE }),
+        Err(_) => Err(StepError::Timeout { what: "the page's answer".into(), after: EVENT_DEADLINE }),
     }
 }
 
@@ -267,10 +244,10 @@ async fn the_answer_is_an_error(world: &mut NavWorld) -> StepResult {
 async fn the_page_answers(world: &mut NavWorld, expected: String) -> StepResult {
     let expected = world.expand(&expected);
     let answer = pending_answer(world)?;
-    let result = tokio::time::timeout(crate::world::EVENT_DEADLINE, answer).await;
+    let result = tokio::time::timeout(EVENT_DEADLINE, answer).await;
     let value = match result {
         Err(_) => {
-            return Err(StepError::Timeout { what: "the page's answer".into(), after: crate::world::EVENT_DEADLINE });
+            return Err(StepError::Timeout { what: "the page's answer".into(), after: EVENT_DEADLINE });
         }
         Ok(joined) => joined.map_err(|e| StepError::Setup(e.to_string()))??,
     };

@@ -1,14 +1,15 @@
-//! The agent's part of the world: settings, the scripted model, the user's planned actions,
-//! the task and how it ended.
+//! The agent core's part of the world (navguard's own agent, run in process, not an agent under
+//! test): settings, the scripted model, the user's planned actions, the task and how it ended.
 
-use crate::user_action::UserAction;
+use super::background::{Background, CheckpointFile};
+use super::user_action::UserAction;
 use navguard::agent::{AgentConfig, ScriptedPlanner, SettleReport, StopReason, Task};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// What the agent steps set up and record.
+/// What the agent core's steps set up and record.
 #[derive(Debug, Default)]
-pub struct AgentState {
+pub struct AgentCoreState {
     pub config: AgentConfig,
     pub plan: ScriptedPlanner,
     /// The plan as the last run played it: what the model was shown.
@@ -28,12 +29,12 @@ pub struct AgentState {
     /// `navguard repro --guards off`: both guards off, whatever the scenario says.
     pub force_guards_off: bool,
     /// A task running in the background (`When the agent starts the task`).
-    pub background: Option<crate::reliability_steps::Background>,
+    pub background: Option<Background>,
     /// The task store its checkpoints go to.
-    pub checkpoints: Option<crate::reliability_steps::CheckpointFile>,
+    pub checkpoints: Option<CheckpointFile>,
 }
 
-impl AgentState {
+impl AgentCoreState {
     /// The settings a run uses: the scenario's, with both guards off when forced.
     pub fn effective_config(&self) -> navguard::agent::AgentConfig {
         let mut config = self.config.clone();

@@ -1,9 +1,9 @@
 //! What a person does to the browser while the scenario runs.
 
 use crate::error::StepResult;
-use crate::parameters::KeyName;
-use crate::user_action::TabAction;
 use crate::world::NavWorld;
+use crate::world::parameters::KeyName;
+use crate::world::user_action::TabAction;
 use cucumber::{given, when};
 use navguard::browser::{Key, Target};
 
