@@ -1,13 +1,13 @@
 //! Running one checked tool call against the port and the task's tabs.
 
-use super::action_settle::{ActionSettleEnd, settle_action};
 use super::config::AgentConfig;
 use super::error::{ToolError, ToolFailure};
-use super::network_idle::{IdleOutcome, wait_for_network_idle};
 use super::origin::{origin_text, safe_parse_origin};
 use super::restricted::is_restricted_url;
 use super::settle::SettleOutcome;
-use super::settle_wait::{SettleReport, UrlSettle};
+use super::settle::{ActionSettleEnd, settle_action};
+use super::settle::{IdleOutcome, wait_for_network_idle};
+use super::settle::{SettleReport, UrlSettle};
 use super::tabs::{TabRef, TaskTabs};
 use super::tools::{Tool, ToolName};
 use super::trace::Note;

@@ -5,8 +5,8 @@
 use super::config::{AgentConfig, InFlightTrigger};
 use super::origin::{safe_parse_origin, same_origin};
 use super::restricted::is_restricted_url;
+use super::settle::UrlSettle;
 use super::settle::{SettleOutcome, is_transient};
-use super::settle_wait::UrlSettle;
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::trace::GuardDecision;

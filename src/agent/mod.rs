@@ -3,7 +3,7 @@
 //! - the round ([`Agent::run`]): loop-top guard → observe → one model turn ([`Planner`]) → its
 //!   tool calls in order → next round; round limit, Stop, and a [`Trace`] of every decision;
 //! - [`wait_for_url_settle`] / [`UrlSettle`]: the navigation settle waiter, a pure state machine
-//!   (`SettleMachine`, src/agent/settle.rs) driven by events, the clock and Stop, with its
+//!   (`SettleMachine`, src/agent/settle/machine.rs) driven by events, the clock and Stop, with its
 //!   [`SettleOutcome`]s;
 //! - the loop-top guard and the open_url guard (in the tool), each switchable ([`AgentConfig`])
 //!   so the original race can be reproduced;
@@ -15,7 +15,6 @@
 //! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
 //! time alone (hidden from the documentation).
 
-mod action_settle;
 mod args;
 mod checkpoint;
 mod config;
@@ -23,10 +22,8 @@ mod control;
 mod error;
 mod execute;
 mod guard;
-mod network_idle;
 mod observe;
 mod origin;
-mod page_settle;
 mod planner;
 mod progress;
 mod restricted;
@@ -34,7 +31,6 @@ mod run;
 mod segment;
 mod session;
 mod settle;
-mod settle_wait;
 mod stop;
 mod tabs;
 mod tool_spec;
@@ -53,8 +49,7 @@ pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, Scr
 pub use progress::Pattern;
 pub use run::{Agent, RoundHook, Task};
 pub use session::{Session, SessionAnswer};
-pub use settle::{SettleKind, SettleOutcome};
-pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
+pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
@@ -68,11 +63,11 @@ pub use watchdog::RetryPolicy;
 #[doc(hidden)]
 pub use guard::{GuardResult, loop_top_guard};
 #[doc(hidden)]
-pub use network_idle::{IdleOutcome, wait_for_network_idle};
-#[doc(hidden)]
-pub use page_settle::{PageState, wait_for_quiet_page};
-#[doc(hidden)]
 pub use settle::is_transient;
+#[doc(hidden)]
+pub use settle::{IdleOutcome, wait_for_network_idle};
+#[doc(hidden)]
+pub use settle::{PageState, wait_for_quiet_page};
 
 pub(crate) use restricted::is_restricted_url;
 

@@ -69,7 +69,7 @@ fn last_load(events: &[NavEvent], tab: &TabId) -> Option<Instant> {
 
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,
 /// if one did: the page had begun to leave.
-pub(super) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
+pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
     port.events()
         .into_iter()
         .filter(|e| e.seq >= position && e.tab == *tab)

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How an action settle ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ActionSettleEnd {
+pub(in crate::agent) enum ActionSettleEnd {
     /// The quiet window passed with no navigation event.
     Quiet,
     /// The cap was reached first.
@@ -62,7 +62,7 @@ impl QuietWindow {
 
 /// Waits for the quiet window on `tab`, given a subscription taken before the action; a
 /// dialog the page opens ends it at once.
-pub(super) async fn settle_action(
+pub(in crate::agent) async fn settle_action(
     mut events: EventStream,
     tab: &TabId,
     quiet: Duration,

@@ -2,7 +2,7 @@
 //! Stop. Subscribes before reading the tab, so a commit in between is never lost; the
 //! subscription is dropped on every path, so no listener is left behind.
 
-use super::settle::{SettleMachine, SettleOutcome};
+use super::machine::{SettleMachine, SettleOutcome};
 use crate::browser::{BrowserError, BrowserPort, EventStream, TabId, TabInfo};
 use std::time::Duration;
 use tokio::time::Instant;
