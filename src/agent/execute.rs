@@ -2,8 +2,8 @@
 
 use super::config::AgentConfig;
 use super::error::{ToolError, ToolFailure};
-use super::origin::{origin_text, safe_parse_origin};
-use super::restricted::is_restricted_url;
+use super::guards::is_restricted_url;
+use super::guards::{origin_text, safe_parse_origin};
 use super::settle::SettleOutcome;
 use super::settle::{ActionSettleEnd, settle_action};
 use super::settle::{IdleOutcome, wait_for_network_idle};

@@ -21,12 +21,10 @@ mod config;
 mod control;
 mod error;
 mod execute;
-mod guard;
+mod guards;
 mod observe;
-mod origin;
 mod planner;
 mod progress;
-mod restricted;
 mod run;
 mod segment;
 mod session;
@@ -43,8 +41,8 @@ pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
 pub use config::{AgentConfig, InFlightTrigger};
 pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use error::FailureKind;
+pub use guards::safe_parse_origin;
 pub use observe::{Element, FormContext, Observation, observe};
-pub use origin::safe_parse_origin;
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
 pub use progress::Pattern;
 pub use run::{Agent, RoundHook, Task};
@@ -61,7 +59,7 @@ pub use watchdog::RetryPolicy;
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
 #[doc(hidden)]
-pub use guard::{GuardResult, loop_top_guard};
+pub use guards::{GuardResult, loop_top_guard};
 #[doc(hidden)]
 pub use settle::is_transient;
 #[doc(hidden)]
@@ -69,7 +67,7 @@ pub use settle::{IdleOutcome, wait_for_network_idle};
 #[doc(hidden)]
 pub use settle::{PageState, wait_for_quiet_page};
 
-pub(crate) use restricted::is_restricted_url;
+pub(crate) use guards::is_restricted_url;
 
 #[cfg(test)]
 mod loop_tests;

@@ -6,7 +6,7 @@ use super::control::{PauseReason, TaskControl};
 use super::error::Refusal;
 use super::error::{FailureKind, ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun};
-use super::guard::{GuardResult, loop_top_guard};
+use super::guards::{GuardResult, loop_top_guard};
 use super::observe::{Observation, blocked, observe};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
 use super::progress::{Progress, ProgressDetector, Signature};

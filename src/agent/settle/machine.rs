@@ -2,7 +2,7 @@
 //! time, it decides one of six outcomes. No I/O and no clock of its own, so every ordering of
 //! "tab read" and "commit event" is a unit test.
 
-use crate::agent::origin::same_origin;
+use crate::agent::guards::same_origin;
 use crate::browser::{NavEvent, NavEventKind, NavigationId, TabId, TabInfo};
 use std::time::Duration;
 use tokio::time::Instant;

@@ -10,12 +10,12 @@ pub fn safe_parse_origin(url: &str) -> Option<Origin> {
 }
 
 /// The origin as text, e.g. `http://127.0.0.1:8080`.
-pub(super) fn origin_text(origin: &Origin) -> String {
+pub(in crate::agent) fn origin_text(origin: &Origin) -> String {
     origin.ascii_serialization()
 }
 
 /// Whether `url` is on `origin`.
-pub(super) fn same_origin(url: &str, origin: &Origin) -> bool {
+pub(in crate::agent) fn same_origin(url: &str, origin: &Origin) -> bool {
     safe_parse_origin(url).is_some_and(|o| o == *origin)
 }
 

@@ -2,14 +2,14 @@
 //! pending URL on another origin stops at once (fast-fail), otherwise wait for the commit; then
 //! the restricted-URL check and the origin check.
 
-use super::config::{AgentConfig, InFlightTrigger};
 use super::origin::{safe_parse_origin, same_origin};
 use super::restricted::is_restricted_url;
-use super::settle::UrlSettle;
-use super::settle::{SettleOutcome, is_transient};
-use super::stop::StopReason;
-use super::tabs::TaskTabs;
-use super::trace::GuardDecision;
+use crate::agent::config::{AgentConfig, InFlightTrigger};
+use crate::agent::settle::UrlSettle;
+use crate::agent::settle::{SettleOutcome, is_transient};
+use crate::agent::stop::StopReason;
+use crate::agent::tabs::TaskTabs;
+use crate::agent::trace::GuardDecision;
 use crate::browser::{BrowserError, BrowserPort, TabId, TabInfo};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -28,7 +28,7 @@ pub struct GuardResult {
 
 impl GuardResult {
     /// The guard itself did not end by its deadline (a browser that stopped answering).
-    pub(super) fn timed_out(after: Duration) -> Self {
+    pub(in crate::agent) fn timed_out(after: Duration) -> Self {
         let cause = BrowserError::Timeout { op: "the loop-top guard".into(), after };
         Self {
             read_url: String::new(),
