@@ -15,12 +15,9 @@
 //! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
 //! time alone (hidden from the documentation).
 
-mod args;
 mod checkpoint;
 mod config;
 mod control;
-mod error;
-mod execute;
 mod guards;
 mod observe;
 mod planner;
@@ -31,7 +28,6 @@ mod session;
 mod settle;
 mod stop;
 mod tabs;
-mod tool_spec;
 mod tools;
 mod trace;
 mod verify;
@@ -40,7 +36,6 @@ mod watchdog;
 pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
 pub use config::{AgentConfig, InFlightTrigger};
 pub use control::{ControlState, Pause, PauseReason, TaskControl};
-pub use error::FailureKind;
 pub use guards::safe_parse_origin;
 pub use observe::{Element, FormContext, Observation, observe};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
@@ -50,7 +45,8 @@ pub use session::{Session, SessionAnswer};
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, SavedTabs, TaskTabs};
-pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
+pub use tools::FailureKind;
+pub use tools::{Repeat, RiskHint, ToolSpec, model_tools};
 pub use tools::{ToolName, ToolSet};
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 pub use verify::{Miss, Verdict};

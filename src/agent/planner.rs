@@ -31,7 +31,7 @@ pub struct CallResult {
     pub result: ToolReply,
     /// A failed call's kind (the words are in `result`).
     #[serde(skip)]
-    pub failure: Option<super::error::FailureKind>,
+    pub failure: Option<super::tools::FailureKind>,
 }
 
 /// What a tool call answered the model. Words on both sides: the model reads text, and the

@@ -5,9 +5,9 @@
 //! reports `waiting for <what> (<s> s)`, so a user (or a UI) never mistakes a long wait for a
 //! hang. The retry policy is pure ([`RetryPolicy::decide`]), so it unit-tests without a browser.
 
-use super::error::{FailureKind, ToolError};
-use super::tool_spec::Repeat;
+use super::tools::Repeat;
 use super::tools::ToolName;
+use super::tools::{FailureKind, ToolError};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -131,7 +131,7 @@ fn not_repeatable(tool: ToolName, kind: FailureKind, navigated: bool) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::error::ToolFailure;
+    use crate::agent::tools::ToolFailure;
     use crate::browser::{BrowserError, TabId};
 
     fn browser(e: BrowserError, tool: ToolName) -> ToolError {

@@ -1,9 +1,9 @@
 //! A tool call's failure. It fails the call, never the task: the loop goes on and the model
 //! sees the message, which names the tool first ("{tool}: …").
 
-use super::settle::SettleKind;
-use super::tools::{ToolName, ToolSet};
-use super::verify::ExpectError;
+use super::tool::{ToolName, ToolSet};
+use crate::agent::settle::SettleKind;
+use crate::agent::verify::ExpectError;
 use crate::browser::{BrowserError, Dialog, ElementRef, MalformedRef, TabId};
 use std::time::Duration;
 

@@ -8,8 +8,8 @@
 
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
-use super::tabs::TabRef;
-use super::verify::Expectation;
+use crate::agent::tabs::TabRef;
+use crate::agent::verify::Expectation;
 use crate::browser::{Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -117,20 +117,20 @@ impl Tool {
 }
 
 /// The tool a call names; an unknown name is [`ToolError::UnknownTool`].
-pub(super) fn parse_name(name: &str) -> Result<ToolName, ToolError> {
+pub(in crate::agent) fn parse_name(name: &str) -> Result<ToolName, ToolError> {
     name.parse().map_err(|_| ToolError::UnknownTool { name: name.to_owned() })
 }
 
 /// A checked call: the tool, and what the model expects of the page after it.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Call {
+pub(in crate::agent) struct Call {
     pub tool: Tool,
     pub expect: Option<Expectation>,
 }
 
 /// Checks the arguments of a call of `tool`, `expect` included. A missing `args` counts as
 /// `{}`.
-pub(super) fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
+pub(in crate::agent) fn parse_call(tool: ToolName, args: &Value) -> Result<Call, ToolError> {
     let expect = match args.get("expect") {
         None | Some(Value::Null) => None,
         Some(value) => Some(Expectation::parse(value).map_err(|source| ToolFailure::BadExpect { source }.of(tool))?),
@@ -153,7 +153,7 @@ pub(super) fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::tool_spec::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
+    use crate::agent::tools::spec::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
     use crate::agent::verify::ExpectKey;
     use crate::browser::ElementRef;
     use serde_json::json;

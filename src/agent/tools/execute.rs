@@ -1,25 +1,25 @@
 //! Running one checked tool call against the port and the task's tabs.
 
-use super::config::AgentConfig;
 use super::error::{ToolError, ToolFailure};
-use super::guards::is_restricted_url;
-use super::guards::{origin_text, safe_parse_origin};
-use super::settle::SettleOutcome;
-use super::settle::{ActionSettleEnd, settle_action};
-use super::settle::{IdleOutcome, wait_for_network_idle};
-use super::settle::{SettleReport, UrlSettle};
-use super::tabs::{TabRef, TaskTabs};
-use super::tools::{Tool, ToolName};
-use super::trace::Note;
-use super::verify::{ExpectKey, Expectation, check_now_and_on, verify};
-use super::watchdog::Phase;
+use super::tool::{Tool, ToolName};
+use crate::agent::config::AgentConfig;
+use crate::agent::guards::is_restricted_url;
+use crate::agent::guards::{origin_text, safe_parse_origin};
+use crate::agent::settle::SettleOutcome;
+use crate::agent::settle::{ActionSettleEnd, settle_action};
+use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
+use crate::agent::settle::{SettleReport, UrlSettle};
+use crate::agent::tabs::{TabRef, TaskTabs};
+use crate::agent::trace::Note;
+use crate::agent::verify::{ExpectKey, Expectation, check_now_and_on, verify};
+use crate::agent::watchdog::Phase;
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// What a tool call did.
 #[derive(Debug)]
-pub(super) struct ToolRun {
+pub(in crate::agent) struct ToolRun {
     /// Its result text, or its error.
     pub result: Result<String, ToolError>,
     /// open_url's guard: its outcome and wait.
@@ -33,17 +33,17 @@ pub(super) struct ToolRun {
 }
 
 impl ToolRun {
-    pub(super) fn ok(text: String) -> Self {
+    pub(in crate::agent) fn ok(text: String) -> Self {
         Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None }
     }
 
-    pub(super) fn err(e: ToolError) -> Self {
+    pub(in crate::agent) fn err(e: ToolError) -> Self {
         Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None }
     }
 }
 
 /// What a tool needs.
-pub(super) struct ToolContext<'a> {
+pub(in crate::agent) struct ToolContext<'a> {
     pub port: &'a dyn BrowserPort,
     pub config: &'a AgentConfig,
     pub cancel: &'a CancellationToken,
@@ -72,7 +72,7 @@ fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
 
 impl ToolContext<'_> {
     /// Runs `tool`.
-    pub(super) async fn run(&self, tabs: &mut TaskTabs, tool: Tool) -> ToolRun {
+    pub(in crate::agent) async fn run(&self, tabs: &mut TaskTabs, tool: Tool) -> ToolRun {
         match tool {
             Tool::OpenUrl { url, active } => self.open_url(tabs, url, active).await,
             Tool::FocusTab { tab } => self.focus_tab(tabs, &tab).await,
