@@ -2,8 +2,8 @@
 //! agent or in a new one after a restart, and the difference between the page at the pause and
 //! the page at the resume, told to the model.
 
+use super::closed_loop::{Element, Observation};
 use super::control::PauseReason;
-use super::observe::{Element, Observation};
 use super::tabs::SavedTabs;
 use crate::store::{StoreError, TaskStore};
 use serde::{Deserialize, Serialize};

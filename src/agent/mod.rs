@@ -16,12 +16,11 @@
 //! time alone (hidden from the documentation).
 
 mod checkpoint;
+mod closed_loop;
 mod config;
 mod control;
 mod guards;
-mod observe;
 mod planner;
-mod progress;
 mod run;
 mod segment;
 mod session;
@@ -30,16 +29,16 @@ mod stop;
 mod tabs;
 mod tools;
 mod trace;
-mod verify;
 mod watchdog;
 
 pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
+pub use closed_loop::Pattern;
+pub use closed_loop::{Element, FormContext, Observation, observe};
+pub use closed_loop::{Miss, Verdict};
 pub use config::{AgentConfig, InFlightTrigger};
 pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use guards::safe_parse_origin;
-pub use observe::{Element, FormContext, Observation, observe};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
-pub use progress::Pattern;
 pub use run::{Agent, RoundHook, Task};
 pub use session::{Session, SessionAnswer};
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
@@ -49,7 +48,6 @@ pub use tools::FailureKind;
 pub use tools::{Repeat, RiskHint, ToolSpec, model_tools};
 pub use tools::{ToolName, ToolSet};
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
-pub use verify::{Miss, Verdict};
 pub use watchdog::RetryPolicy;
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time

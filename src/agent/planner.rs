@@ -1,7 +1,7 @@
 //! The model seam: the loop asks a [`Planner`] for one turn per round. An LLM client plugs in
 //! here without touching the loop; [`ScriptedPlanner`] plays a fixed plan for the harness.
 
-use super::observe::Observation;
+use super::closed_loop::Observation;
 use super::tools::ToolName;
 use async_trait::async_trait;
 use serde::Serialize;
@@ -226,7 +226,7 @@ fn resolve_text(text: &str, round: u32, seen: &BTreeMap<u32, Observation>) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::observe::Element;
+    use crate::agent::closed_loop::Element;
     use crate::browser::TabId;
 
     fn observed(document: &str) -> Observation {

@@ -1,13 +1,13 @@
 //! The trace of every decision a task made: what assertions, reports and the terminal
 //! timeline read.
 
+use super::closed_loop::Pattern;
+use super::closed_loop::Verdict;
 use super::control::PauseReason;
 use super::planner::ToolReply;
-use super::progress::Pattern;
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
 use super::tools::ToolName;
-use super::verify::Verdict;
 use crate::browser::{DialogKind, TabId};
 use serde::Serialize;
 use serde_json::Value;

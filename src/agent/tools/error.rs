@@ -2,8 +2,8 @@
 //! sees the message, which names the tool first ("{tool}: …").
 
 use super::tool::{ToolName, ToolSet};
+use crate::agent::closed_loop::ExpectError;
 use crate::agent::settle::SettleKind;
-use crate::agent::verify::ExpectError;
 use crate::browser::{BrowserError, Dialog, ElementRef, MalformedRef, TabId};
 use std::time::Duration;
 

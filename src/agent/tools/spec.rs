@@ -10,7 +10,7 @@
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
 use super::tool::{Tool, ToolName};
-use crate::agent::verify::{ExpectKey, Expectation};
+use crate::agent::closed_loop::{ExpectKey, Expectation};
 use crate::browser::Key;
 use serde_json::{Value, json};
 use std::time::Duration;

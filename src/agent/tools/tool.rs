@@ -8,8 +8,8 @@
 
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
+use crate::agent::closed_loop::Expectation;
 use crate::agent::tabs::TabRef;
-use crate::agent::verify::Expectation;
 use crate::browser::{Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -153,8 +153,8 @@ pub(super) fn parse_args(tool: ToolName, args: &Value) -> Result<Tool, ToolError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::closed_loop::ExpectKey;
     use crate::agent::tools::spec::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
-    use crate::agent::verify::ExpectKey;
     use crate::browser::ElementRef;
     use serde_json::json;
 

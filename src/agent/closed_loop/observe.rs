@@ -176,7 +176,7 @@ pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation,
 }
 
 /// What can be said of a page a dialog blocks: its URL and the dialog.
-pub(super) fn blocked(tab: &TabId, url: String, dialog: Dialog) -> Observation {
+pub(in crate::agent) fn blocked(tab: &TabId, url: String, dialog: Dialog) -> Observation {
     Observation {
         snapshot: String::new(),
         tab: tab.clone(),

@@ -158,7 +158,7 @@ struct Checked {
 /// Checks `expectation` on `tab` until it holds or `timeout` passes. A navigation in flight is
 /// waited out first, and a check cut off by a navigation (its document replaced) is re-armed
 /// on the new document; only a lost tab or browser is an error.
-pub(super) async fn verify(
+pub(in crate::agent) async fn verify(
     port: &dyn BrowserPort,
     tab: &TabId,
     expectation: &Expectation,
@@ -170,7 +170,7 @@ pub(super) async fn verify(
 /// Checks `expectation` on the page as it is, without waiting out a navigation in flight first
 /// (a click's target is looked for on the page the model saw, as Playwright's actionability
 /// checks do); a check cut off by a navigation is still re-armed on the new document.
-pub(super) async fn check_now_and_on(
+pub(in crate::agent) async fn check_now_and_on(
     port: &dyn BrowserPort,
     tab: &TabId,
     expectation: &Expectation,

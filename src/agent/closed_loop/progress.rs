@@ -2,12 +2,12 @@
 //! two states, is an agent going nowhere. A pure detector over the actions' signatures, so it
 //! is tested without a browser.
 
-use super::tools::ToolName;
+use crate::agent::tools::ToolName;
 use serde::Serialize;
 
 /// One action as the detector sees it: which tool, on what, on which page state.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(super) struct Signature {
+pub(in crate::agent) struct Signature {
     pub tool: ToolName,
     /// The action's target and arguments, canonical (the same call gives the same text).
     pub target: String,
@@ -57,7 +57,7 @@ impl std::fmt::Display for Pattern {
 
 /// The detector's answer for one action.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Progress {
+pub(in crate::agent) enum Progress {
     Fine,
     /// Tell the model; the task goes on.
     Warn(Pattern),
@@ -67,14 +67,14 @@ pub(super) enum Progress {
 
 /// The detector: the task's actions so far.
 #[derive(Clone, Debug, Default)]
-pub(super) struct ProgressDetector {
+pub(in crate::agent) struct ProgressDetector {
     thresholds: Thresholds,
     history: Vec<Signature>,
 }
 
 impl ProgressDetector {
     /// Records an action and judges the history it completes.
-    pub(super) fn record(&mut self, signature: Signature) -> Progress {
+    pub(in crate::agent) fn record(&mut self, signature: Signature) -> Progress {
         self.history.push(signature);
         let t = self.thresholds;
         let cycles = self.cycles();
