@@ -15,30 +15,28 @@
 //! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
 //! time alone (hidden from the documentation).
 
-mod checkpoint;
 mod closed_loop;
 mod config;
-mod control;
 mod guards;
 mod planner;
+mod reliability;
 mod run;
-mod segment;
 mod session;
 mod settle;
 mod stop;
 mod tabs;
 mod tools;
 mod trace;
-mod watchdog;
 
-pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
 pub use closed_loop::Pattern;
 pub use closed_loop::{Element, FormContext, Observation, observe};
 pub use closed_loop::{Miss, Verdict};
 pub use config::{AgentConfig, InFlightTrigger};
-pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use guards::safe_parse_origin;
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
+pub use reliability::RetryPolicy;
+pub use reliability::{Checkpoint, Checkpoints, StoredCheckpoints};
+pub use reliability::{ControlState, Pause, PauseReason, TaskControl};
 pub use run::{Agent, RoundHook, Task};
 pub use session::{Session, SessionAnswer};
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
@@ -48,7 +46,6 @@ pub use tools::FailureKind;
 pub use tools::{Repeat, RiskHint, ToolSpec, model_tools};
 pub use tools::{ToolName, ToolSet};
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
-pub use watchdog::RetryPolicy;
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.

@@ -1,14 +1,15 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
-use super::checkpoint::{Checkpoint, Checkpoints, changes};
 use super::closed_loop::{Expectation, verify};
 use super::closed_loop::{Observation, blocked, observe};
 use super::closed_loop::{Progress, ProgressDetector, Signature};
 use super::config::AgentConfig;
-use super::control::{PauseReason, TaskControl};
 use super::guards::{GuardResult, loop_top_guard};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
-use super::segment::summarise;
+use super::reliability::summarise;
+use super::reliability::{Checkpoint, Checkpoints, changes};
+use super::reliability::{PauseReason, TaskControl};
+use super::reliability::{Phase, RetryDecision, watch};
 use super::settle::{PageState, left_since, wait_for_quiet_page};
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
@@ -17,7 +18,6 @@ use super::tools::{Call, Tool, ToolName, ToolSet, parse_call, parse_name};
 use super::tools::{FailureKind, ToolError, ToolFailure};
 use super::tools::{ToolContext, ToolRun};
 use super::trace::{Note, RepairReason, Trace, TraceEvent};
-use super::watchdog::{Phase, RetryDecision, watch};
 use crate::browser::{BrowserError, BrowserPort, EventStream, NavEventKind, TabId};
 use async_trait::async_trait;
 use std::sync::Arc;

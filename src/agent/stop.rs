@@ -1,8 +1,8 @@
 //! Why a task stopped, with the exact messages a user sees.
 
 use super::closed_loop::Pattern;
-use super::control::PauseReason;
 use super::planner::PlannerError;
+use super::reliability::PauseReason;
 use super::tools::ToolName;
 use crate::browser::BrowserError;
 use serde::ser::{Serialize, SerializeMap, Serializer};

@@ -3,8 +3,8 @@
 
 use super::closed_loop::Pattern;
 use super::closed_loop::Verdict;
-use super::control::PauseReason;
 use super::planner::ToolReply;
+use super::reliability::PauseReason;
 use super::settle::SettleOutcome;
 use super::stop::StopReason;
 use super::tools::ToolName;

@@ -6,13 +6,13 @@ use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, verify
 use crate::agent::config::AgentConfig;
 use crate::agent::guards::is_restricted_url;
 use crate::agent::guards::{origin_text, safe_parse_origin};
+use crate::agent::reliability::Phase;
 use crate::agent::settle::SettleOutcome;
 use crate::agent::settle::{ActionSettleEnd, settle_action};
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::agent::tabs::{TabRef, TaskTabs};
 use crate::agent::trace::Note;
-use crate::agent::watchdog::Phase;
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

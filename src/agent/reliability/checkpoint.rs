@@ -2,9 +2,9 @@
 //! agent or in a new one after a restart, and the difference between the page at the pause and
 //! the page at the resume, told to the model.
 
-use super::closed_loop::{Element, Observation};
 use super::control::PauseReason;
-use super::tabs::SavedTabs;
+use crate::agent::closed_loop::{Element, Observation};
+use crate::agent::tabs::SavedTabs;
 use crate::store::{StoreError, TaskStore};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -64,7 +64,7 @@ impl Checkpoints for StoredCheckpoints<'_> {
 
 /// What the user changed between the pause (`before`) and the resume (`after`), one sentence
 /// each, every one beginning "the user changed".
-pub(super) fn changes(before: &Observation, after: &Observation) -> Vec<String> {
+pub(in crate::agent) fn changes(before: &Observation, after: &Observation) -> Vec<String> {
     let mut said = Vec::new();
     if before.url != after.url {
         said.push(format!("the user changed the URL from {:?} to {:?}", before.url, after.url));

@@ -2,15 +2,15 @@
 //! new segment the model is given a summary of the last one (its calls, their outcomes, the
 //! pages it saw), so a task of many steps keeps its thread without the whole history.
 
-use super::planner::ToolReply;
-use super::trace::{Trace, TraceEvent};
+use crate::agent::planner::ToolReply;
+use crate::agent::trace::{Trace, TraceEvent};
 use std::fmt::Write;
 
 /// The longest call result a summary repeats.
 const RESULT_CHARS: usize = 80;
 
 /// The summary of rounds `first..=last` of `trace`.
-pub(super) fn summarise(trace: &Trace, first: u32, last: u32) -> String {
+pub(in crate::agent) fn summarise(trace: &Trace, first: u32, last: u32) -> String {
     let mut calls = Vec::new();
     let mut pages: Vec<String> = Vec::new();
     let (mut ok, mut failed) = (0, 0);

@@ -5,9 +5,9 @@
 //! reports `waiting for <what> (<s> s)`, so a user (or a UI) never mistakes a long wait for a
 //! hang. The retry policy is pure ([`RetryPolicy::decide`]), so it unit-tests without a browser.
 
-use super::tools::Repeat;
-use super::tools::ToolName;
-use super::tools::{FailureKind, ToolError};
+use crate::agent::tools::Repeat;
+use crate::agent::tools::ToolName;
+use crate::agent::tools::{FailureKind, ToolError};
 use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -20,11 +20,11 @@ pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// What a call is waiting for right now, as progress reports say it. Shared between the call
 /// (which sets it) and the watchdog (which reads it).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Phase(Arc<Mutex<Option<String>>>);
+pub(in crate::agent) struct Phase(Arc<Mutex<Option<String>>>);
 
 impl Phase {
     /// The call now waits for `what` ("the navigation to commit").
-    pub(super) fn set(&self, what: impl Into<String>) {
+    pub(in crate::agent) fn set(&self, what: impl Into<String>) {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(what.into());
     }
 
@@ -41,7 +41,7 @@ pub(super) fn progress_text(what: &str, waited: Duration) -> String {
 /// Runs `call` until it ends or `deadline` passes (then `None`: the call is dropped, which
 /// cancels whatever it waited for). Every [`PROGRESS_EVERY`] while it runs, `report` gets the
 /// progress words of its current [`Phase`] (or `fallback`, if the call set none).
-pub(super) async fn watch<F: Future>(
+pub(in crate::agent) async fn watch<F: Future>(
     call: F,
     deadline: Duration,
     phase: &Phase,

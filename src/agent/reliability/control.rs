@@ -107,16 +107,16 @@ impl TaskControl {
         }
     }
 
-    pub(super) fn pause_requested(&self) -> bool {
+    pub(in crate::agent) fn pause_requested(&self) -> bool {
         *self.state.borrow() == ControlState::PauseRequested
     }
 
-    pub(super) fn enter_pause(&self, after_round: u32, reason: PauseReason) {
+    pub(in crate::agent) fn enter_pause(&self, after_round: u32, reason: PauseReason) {
         self.state.send_replace(ControlState::Paused(Pause { after_round, reason }));
     }
 
     /// Waits until the task is resumed.
-    pub(super) async fn until_resumed(&self) {
+    pub(in crate::agent) async fn until_resumed(&self) {
         let mut seen = self.state.subscribe();
         while matches!(&*seen.borrow_and_update(), ControlState::Paused(_)) {
             if seen.changed().await.is_err() {
