@@ -16,36 +16,30 @@
 //! time alone (hidden from the documentation).
 
 mod closed_loop;
-mod config;
 mod guards;
-mod planner;
 mod reliability;
-mod run;
-mod session;
+mod round;
 mod settle;
-mod stop;
-mod tabs;
 mod tools;
-mod trace;
 
 pub use closed_loop::Pattern;
 pub use closed_loop::{Element, FormContext, Observation, observe};
 pub use closed_loop::{Miss, Verdict};
-pub use config::{AgentConfig, InFlightTrigger};
 pub use guards::safe_parse_origin;
-pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
 pub use reliability::RetryPolicy;
 pub use reliability::{Checkpoint, Checkpoints, StoredCheckpoints};
 pub use reliability::{ControlState, Pause, PauseReason, TaskControl};
-pub use run::{Agent, RoundHook, Task};
-pub use session::{Session, SessionAnswer};
+pub use round::{Agent, RoundHook, Task};
+pub use round::{AgentConfig, InFlightTrigger};
+pub use round::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
+pub use round::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
+pub use round::{Pinned, SavedTabs, TaskTabs};
+pub use round::{Session, SessionAnswer};
+pub use round::{StopKind, StopReason};
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
-pub use stop::{StopKind, StopReason};
-pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use tools::FailureKind;
 pub use tools::{Repeat, RiskHint, ToolSpec, model_tools};
 pub use tools::{ToolName, ToolSet};
-pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
@@ -59,6 +53,3 @@ pub use settle::{IdleOutcome, wait_for_network_idle};
 pub use settle::{PageState, wait_for_quiet_page};
 
 pub(crate) use guards::is_restricted_url;
-
-#[cfg(test)]
-mod loop_tests;

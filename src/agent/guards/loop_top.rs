@@ -4,12 +4,12 @@
 
 use super::origin::{safe_parse_origin, same_origin};
 use super::restricted::is_restricted_url;
-use crate::agent::config::{AgentConfig, InFlightTrigger};
+use crate::agent::round::GuardDecision;
+use crate::agent::round::StopReason;
+use crate::agent::round::TaskTabs;
+use crate::agent::round::{AgentConfig, InFlightTrigger};
 use crate::agent::settle::UrlSettle;
 use crate::agent::settle::{SettleOutcome, is_transient};
-use crate::agent::stop::StopReason;
-use crate::agent::tabs::TaskTabs;
-use crate::agent::trace::GuardDecision;
 use crate::browser::{BrowserError, BrowserPort, TabId, TabInfo};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

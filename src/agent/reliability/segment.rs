@@ -2,8 +2,8 @@
 //! new segment the model is given a summary of the last one (its calls, their outcomes, the
 //! pages it saw), so a task of many steps keeps its thread without the whole history.
 
-use crate::agent::planner::ToolReply;
-use crate::agent::trace::{Trace, TraceEvent};
+use crate::agent::round::ToolReply;
+use crate::agent::round::{Trace, TraceEvent};
 use std::fmt::Write;
 
 /// The longest call result a summary repeats.

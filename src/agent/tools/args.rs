@@ -3,7 +3,7 @@
 
 use super::error::{ToolError, ToolFailure};
 use super::tool::ToolName;
-use crate::agent::tabs::TabRef;
+use crate::agent::round::TabRef;
 use crate::browser::{ElementRef, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;

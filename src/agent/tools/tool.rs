@@ -9,7 +9,7 @@
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
 use crate::agent::closed_loop::Expectation;
-use crate::agent::tabs::TabRef;
+use crate::agent::round::TabRef;
 use crate::browser::{Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;

@@ -1,13 +1,13 @@
 //! The trace of every decision a task made: what assertions, reports and the terminal
 //! timeline read.
 
-use super::closed_loop::Pattern;
-use super::closed_loop::Verdict;
 use super::planner::ToolReply;
-use super::reliability::PauseReason;
-use super::settle::SettleOutcome;
 use super::stop::StopReason;
-use super::tools::ToolName;
+use crate::agent::closed_loop::Pattern;
+use crate::agent::closed_loop::Verdict;
+use crate::agent::reliability::PauseReason;
+use crate::agent::settle::SettleOutcome;
+use crate::agent::tools::ToolName;
 use crate::browser::{DialogKind, TabId};
 use serde::Serialize;
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! error matrix of docs/design/navigation-transients.md, both guard switches, Stop, bad tool input. Pure logic only; the real
 //! browser features are the evidence that the guards work.
 
-use super::*;
+use crate::agent::*;
 use crate::browser::{BrowserPort, SimPort, TabId};
 use serde_json::json;
 use std::time::Duration;

@@ -6,11 +6,11 @@
 //! the loop would make (the page went to another origin, the tab closed) is the look's answer,
 //! and the session goes on: the caller decides what comes next.
 
-use super::closed_loop::Observation;
 use super::planner::{CallResult, ToolCall, ToolReply};
 use super::run::{Agent, Observed, Task, record_call, update_ledger};
 use super::stop::StopReason;
 use super::trace::TraceEvent;
+use crate::agent::closed_loop::Observation;
 use crate::browser::EventStream;
 use tokio_util::sync::CancellationToken;
 

@@ -1,8 +1,8 @@
 //! The model seam: the loop asks a [`Planner`] for one turn per round. An LLM client plugs in
 //! here without touching the loop; [`ScriptedPlanner`] plays a fixed plan for the harness.
 
-use super::closed_loop::Observation;
-use super::tools::ToolName;
+use crate::agent::closed_loop::Observation;
+use crate::agent::tools::ToolName;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
@@ -31,7 +31,7 @@ pub struct CallResult {
     pub result: ToolReply,
     /// A failed call's kind (the words are in `result`).
     #[serde(skip)]
-    pub failure: Option<super::tools::FailureKind>,
+    pub failure: Option<crate::agent::tools::FailureKind>,
 }
 
 /// What a tool call answered the model. Words on both sides: the model reads text, and the

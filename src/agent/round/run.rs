@@ -1,23 +1,23 @@
 //! The round: loop-top guard → observe → one model turn → its tool calls in order → next round.
 
-use super::closed_loop::{Expectation, verify};
-use super::closed_loop::{Observation, blocked, observe};
-use super::closed_loop::{Progress, ProgressDetector, Signature};
 use super::config::AgentConfig;
-use super::guards::{GuardResult, loop_top_guard};
 use super::planner::{CallResult, PlanRequest, Planner, ToolCall, ToolReply};
-use super::reliability::summarise;
-use super::reliability::{Checkpoint, Checkpoints, changes};
-use super::reliability::{PauseReason, TaskControl};
-use super::reliability::{Phase, RetryDecision, watch};
-use super::settle::{PageState, left_since, wait_for_quiet_page};
 use super::stop::StopReason;
 use super::tabs::TaskTabs;
-use super::tools::Refusal;
-use super::tools::{Call, Tool, ToolName, ToolSet, parse_call, parse_name};
-use super::tools::{FailureKind, ToolError, ToolFailure};
-use super::tools::{ToolContext, ToolRun};
 use super::trace::{Note, RepairReason, Trace, TraceEvent};
+use crate::agent::closed_loop::{Expectation, verify};
+use crate::agent::closed_loop::{Observation, blocked, observe};
+use crate::agent::closed_loop::{Progress, ProgressDetector, Signature};
+use crate::agent::guards::{GuardResult, loop_top_guard};
+use crate::agent::reliability::summarise;
+use crate::agent::reliability::{Checkpoint, Checkpoints, changes};
+use crate::agent::reliability::{PauseReason, TaskControl};
+use crate::agent::reliability::{Phase, RetryDecision, watch};
+use crate::agent::settle::{PageState, left_since, wait_for_quiet_page};
+use crate::agent::tools::Refusal;
+use crate::agent::tools::{Call, Tool, ToolName, ToolSet, parse_call, parse_name};
+use crate::agent::tools::{FailureKind, ToolError, ToolFailure};
+use crate::agent::tools::{ToolContext, ToolRun};
 use crate::browser::{BrowserError, BrowserPort, EventStream, NavEventKind, TabId};
 use async_trait::async_trait;
 use std::sync::Arc;

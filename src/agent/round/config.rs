@@ -1,8 +1,8 @@
 //! The agent's settings, each guard switchable on its own so the harness can reproduce the
 //! original race on demand.
 
-use super::reliability::RetryPolicy;
-use super::tools::ToolName;
+use crate::agent::reliability::RetryPolicy;
+use crate::agent::tools::ToolName;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

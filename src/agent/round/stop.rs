@@ -1,9 +1,9 @@
 //! Why a task stopped, with the exact messages a user sees.
 
-use super::closed_loop::Pattern;
 use super::planner::PlannerError;
-use super::reliability::PauseReason;
-use super::tools::ToolName;
+use crate::agent::closed_loop::Pattern;
+use crate::agent::reliability::PauseReason;
+use crate::agent::tools::ToolName;
 use crate::browser::BrowserError;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::sync::Arc;
