@@ -6,12 +6,17 @@
 //! The other groups are the round's parts (guards, settle, tools, closed loop, reliability);
 //! this one puts them in order and keeps the record of what each decided.
 
+mod calls;
 mod config;
+mod done;
+mod look;
+mod pause;
 mod planner;
 mod run;
 mod session;
 mod stop;
 mod tabs;
+mod task;
 mod trace;
 
 #[cfg(test)]
@@ -19,10 +24,11 @@ mod loop_tests;
 
 pub use config::{AgentConfig, InFlightTrigger};
 pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
-pub use run::{Agent, RoundHook, Task};
+pub use run::{Agent, RoundHook};
 pub use session::{Session, SessionAnswer};
 pub use stop::{StopKind, StopReason};
 pub use tabs::{Pinned, SavedTabs, TaskTabs};
+pub use task::Task;
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
 
 pub(crate) use tabs::TabRef;

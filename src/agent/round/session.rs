@@ -6,9 +6,12 @@
 //! the loop would make (the page went to another origin, the tab closed) is the look's answer,
 //! and the session goes on: the caller decides what comes next.
 
+use super::calls::record_call;
+use super::look::Observed;
 use super::planner::{CallResult, ToolCall, ToolReply};
-use super::run::{Agent, Observed, Task, record_call, update_ledger};
+use super::run::Agent;
 use super::stop::StopReason;
+use super::task::{Task, update_ledger};
 use super::trace::TraceEvent;
 use crate::agent::closed_loop::Observation;
 use crate::browser::EventStream;
