@@ -11,9 +11,21 @@
 //!   watchdog's retries and a model API's tool list ([`model_tools`]) derive;
 //! - restricted URLs, origins ([`safe_parse_origin`]), the action settle.
 //!
-//! What is public is what an embedder needs (most of it also in [`crate::prelude`]); the
-//! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
-//! time alone (hidden from the documentation).
+//! The sources are grouped by what each part is for, one folder each:
+//!
+//! - `round/`: the loop and what it keeps: the agent, the task and its tabs, the settings, the
+//!   planner seam, the stop, the trace, the one-call session;
+//! - `guards/`: the loop-top guard and the URL checks (restricted URLs, origins);
+//! - `settle/`: the waits (a navigation's commit, a quiet page, an action's settle, network
+//!   idle);
+//! - `tools/`: the tools, their table, their arguments, their execution and failures;
+//! - `closed_loop/`: the observation, verification and the no-progress detector;
+//! - `reliability/`: the watchdog, pause and resume, checkpoints, segments.
+//!
+//! What is public is what an embedder needs (most of it also in [`crate::prelude`]), all of it
+//! re-exported here, at one path whatever folder it lives in; the pieces the round is made of
+//! stay inside, apart from the few waits the harness's benchmarks time alone (hidden from the
+//! documentation).
 
 mod closed_loop;
 mod guards;
@@ -22,34 +34,24 @@ mod round;
 mod settle;
 mod tools;
 
-pub use closed_loop::Pattern;
-pub use closed_loop::{Element, FormContext, Observation, observe};
-pub use closed_loop::{Miss, Verdict};
+pub use closed_loop::{Element, FormContext, Miss, Observation, Pattern, Verdict, observe};
 pub use guards::safe_parse_origin;
-pub use reliability::RetryPolicy;
-pub use reliability::{Checkpoint, Checkpoints, StoredCheckpoints};
-pub use reliability::{ControlState, Pause, PauseReason, TaskControl};
-pub use round::{Agent, RoundHook, Task};
-pub use round::{AgentConfig, InFlightTrigger};
-pub use round::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
-pub use round::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
-pub use round::{Pinned, SavedTabs, TaskTabs};
-pub use round::{Session, SessionAnswer};
-pub use round::{StopKind, StopReason};
+pub use reliability::{
+    Checkpoint, Checkpoints, ControlState, Pause, PauseReason, RetryPolicy, StoredCheckpoints, TaskControl,
+};
+pub use round::{
+    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, Note, Pinned, PlanRequest,
+    Planner, PlannerError, RepairReason, RoundHook, SavedTabs, ScriptedPlanner, Session, SessionAnswer, StopKind,
+    StopReason, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent,
+};
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
-pub use tools::FailureKind;
-pub use tools::{Repeat, RiskHint, ToolSpec, model_tools};
-pub use tools::{ToolName, ToolSet};
+pub use tools::{FailureKind, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
 #[doc(hidden)]
 pub use guards::{GuardResult, loop_top_guard};
 #[doc(hidden)]
-pub use settle::is_transient;
-#[doc(hidden)]
-pub use settle::{IdleOutcome, wait_for_network_idle};
-#[doc(hidden)]
-pub use settle::{PageState, wait_for_quiet_page};
+pub use settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
 
 pub(crate) use guards::is_restricted_url;
