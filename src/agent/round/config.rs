@@ -18,6 +18,23 @@ pub enum InFlightTrigger {
 }
 
 /// The agent's settings.
+///
+/// ```
+/// use navguard::prelude::*;
+/// use std::time::Duration;
+///
+/// let config = AgentConfig::default();
+/// assert!(config.open_url_guard && config.loop_top_guard);
+/// assert_eq!(config.settle_timeout, Duration::from_secs(5));
+///
+/// // Each guard switches off on its own; with both off, the agent has the original race back.
+/// let racy = AgentConfig { open_url_guard: false, loop_top_guard: false, ..AgentConfig::default() };
+/// assert!(!racy.open_url_guard && !racy.loop_top_guard);
+///
+/// // The watchdog gives a call that waits by design its own length and a grace.
+/// let deadline = config.deadline_for(ToolName::Wait, Some(Duration::from_secs(30)));
+/// assert_eq!(deadline, Duration::from_secs(32));
+/// ```
 #[derive(Clone, Debug)]
 pub struct AgentConfig {
     /// How long a settle waits for a commit.

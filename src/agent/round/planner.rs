@@ -86,6 +86,36 @@ impl PlannerError {
 }
 
 /// The model: one turn per round.
+///
+/// A model client implements it: given the round's observation (taken after the guards), the
+/// tools it may call and what the last calls answered, it answers with the calls to make.
+///
+/// ```
+/// use async_trait::async_trait;
+/// use navguard::prelude::*;
+/// use serde_json::json;
+///
+/// /// Opens a page, then calls it done.
+/// struct OpenThenDone;
+///
+/// #[async_trait]
+/// impl Planner for OpenThenDone {
+///     async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+///         let call = match request.observation {
+///             None => ToolCall { name: "open_url".into(), args: json!({ "url": "https://example.com/" }) },
+///             Some(page) => ToolCall { name: "done".into(), args: json!({ "summary": page.title }) },
+///         };
+///         Ok(ModelTurn { calls: vec![call] })
+///     }
+/// }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), PlannerError> {
+///     let request = PlanRequest { round: 1, observation: None, tools: ToolName::ALL, previous: &[], notices: &[] };
+///     assert_eq!(OpenThenDone.next_turn(request).await?.calls[0].name, "open_url");
+///     Ok(())
+/// }
+/// ```
 #[async_trait]
 pub trait Planner: Send + Sync {
     async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError>;
@@ -98,6 +128,27 @@ pub trait Planner: Send + Sync {
 /// `<css>`, and `{ref:<css>@<r>}` the one round r's observation gave it (which may be stale by
 /// now: that is the point of such a plan). A selector no observation listed stays as
 /// `{unknown ref:<css>}`, which no tool takes.
+///
+/// ```
+/// use navguard::prelude::*;
+/// use serde_json::json;
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), PlannerError> {
+///     let mut plan = ScriptedPlanner::new();
+///     plan.add(1, "open_url", json!({ "url": "https://example.com/" }));
+///
+///     // Round 1, no page yet: the calls planned for it, as a model would answer.
+///     let request = PlanRequest { round: 1, observation: None, tools: ToolName::ALL, previous: &[], notices: &[] };
+///     let turn = plan.next_turn(request).await?;
+///     assert_eq!(turn.calls, [ToolCall { name: "open_url".into(), args: json!({ "url": "https://example.com/" }) }]);
+///
+///     // A round with nothing planned answers with no call (the agent then stops: no action).
+///     let request = PlanRequest { round: 2, observation: None, tools: ToolName::ALL, previous: &[], notices: &[] };
+///     assert!(plan.next_turn(request).await?.calls.is_empty());
+///     Ok(())
+/// }
+/// ```
 #[derive(Debug, Default)]
 pub struct ScriptedPlanner {
     rounds: BTreeMap<u32, Vec<ToolCall>>,

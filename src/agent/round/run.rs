@@ -26,6 +26,30 @@ pub trait RoundHook: Send + Sync {
 }
 
 /// The agent: a browser, a model, settings, and optionally a hook.
+///
+/// ```no_run
+/// use navguard::prelude::*;
+/// use serde_json::json;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let browser = BidiBrowser::launch(BrowserConfig::default()).await?; // Chromium, headless
+///     let port = browser.open_port().await?; // a set of tabs of its own
+///     let mut plan = ScriptedPlanner::new(); // your model goes here
+///     plan.add(1, "open_url", json!({ "url": "https://example.com/" }));
+///     plan.add(2, "done", json!({ "summary": "opened it", "expect": { "title": "Example Domain" } }));
+///
+///     let mut task = Task::default();
+///     let cancel = CancellationToken::new(); // cancel() is the user's Stop
+///     let stop = Agent::new(&port, &plan, AgentConfig::default()).run(&mut task, &cancel).await;
+///     println!("{}", stop.message());
+///     for entry in &task.trace.entries {
+///         println!("round {}: {:?}", entry.round, entry.event);
+///     }
+///     browser.shutdown().await;
+///     Ok(())
+/// }
+/// ```
 pub struct Agent<'a> {
     pub port: &'a dyn BrowserPort,
     pub planner: &'a dyn Planner,

@@ -15,6 +15,20 @@ crate::closed_set! {
     /// How a task ended. The causes are shared (a stop is cloned into the trace); two stops are
     /// equal when their kinds and details are. Serialised as `{"reason": <kind>}` with the
     /// `summary` or the `detail` text.
+    ///
+    /// ```
+    /// use navguard::prelude::*;
+    ///
+    /// let stop = StopReason::OriginChanged;
+    /// assert_eq!(stop.kind(), StopKind::OriginChanged);
+    /// assert_eq!(stop.kind().name(), "origin-changed"); // its name in the trace
+    /// assert_eq!(stop.message(), "Page navigated to a different origin, agent stopped");
+    /// assert!(!stop.is_success());
+    ///
+    /// let done = StopReason::Done { summary: "booked the table".into() };
+    /// assert!(done.is_success());
+    /// assert_eq!(done.message(), "booked the table");
+    /// ```
     #[derive(Clone, Debug)]
     pub enum StopReason by kind {
         /// The model called `done`: the task succeeded.

@@ -158,6 +158,20 @@ crate::closed_set! {
     /// [`Repeat`](super::Repeat) rule), whether the model's input was at fault, the executor's
     /// observation codes, a conformance profile's failure class. Typed, so nobody reads it off
     /// the message.
+    ///
+    /// ```
+    /// use navguard::prelude::*;
+    ///
+    /// // A target that has not appeared yet may still appear: the call is worth another try.
+    /// assert!(FailureKind::NotFound.may_pass());
+    /// // Bad arguments stay bad: the model is told, and nothing is tried again.
+    /// assert!(!FailureKind::BadInput.may_pass());
+    ///
+    /// // Kinds travel by name (the executor's codes, a conformance profile's classes).
+    /// assert_eq!("stale-ref".parse::<FailureKind>()?, FailureKind::StaleRef);
+    /// assert_eq!(FailureKind::WaitExpired.to_string(), "wait-expired");
+    /// # Ok::<(), navguard::names::UnknownName>(())
+    /// ```
     pub enum FailureKind("failure kind") {
         /// The call's arguments were at fault: an unknown tool or one not offered, a missing or
         /// bad argument, a selector, key or URL the browser could not use, no tab to act on.

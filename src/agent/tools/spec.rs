@@ -417,6 +417,21 @@ impl ToolSpec {
 }
 
 /// Every tool as a model API's `tools` list.
+///
+/// ```
+/// use navguard::agent::ToolSet;
+/// use navguard::prelude::*;
+///
+/// // A task that has its tab already is offered every tool but the ones that make a tab.
+/// let tools = model_tools(ToolSet::Tab.tools());
+/// let names: Vec<&str> = tools.iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+/// assert!(names.contains(&"click"));
+/// assert!(!names.contains(&"open_url"));
+///
+/// // Each entry has OpenAI's function-calling shape, the arguments as a JSON Schema.
+/// assert_eq!(tools[0]["type"], "function");
+/// assert_eq!(tools[0]["function"]["parameters"]["type"], "object");
+/// ```
 pub fn model_tools(tools: impl IntoIterator<Item = ToolName>) -> Vec<Value> {
     tools.into_iter().map(|t| t.spec().as_model_tool()).collect()
 }

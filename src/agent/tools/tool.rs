@@ -16,6 +16,22 @@ use std::time::Duration;
 
 crate::closed_set! {
     /// A tool the model may call, by its wire name.
+    ///
+    /// ```
+    /// use navguard::prelude::*;
+    ///
+    /// let tool: ToolName = "open_url".parse()?;
+    /// assert_eq!(tool, ToolName::OpenUrl);
+    /// assert_eq!(tool.name(), "open_url");
+    /// // What the tool table knows of it: open_url makes a tab, so a task that has one already
+    /// // is not offered it.
+    /// assert!(tool.creates_tab());
+    ///
+    /// // A name that is no tool is refused, with the names there are.
+    /// let unknown = "open_tab".parse::<ToolName>().unwrap_err();
+    /// assert!(unknown.to_string().starts_with(r#"unknown tool "open_tab": expected one of open_url, "#));
+    /// # Ok::<(), navguard::names::UnknownName>(())
+    /// ```
     pub enum ToolName("tool");
 
     /// A tool call with checked arguments.
