@@ -26,19 +26,23 @@ impl UnknownName {
 /// Declares a closed set. Each member is `Variant = "wire-name"`; the set's own name (for
 /// errors) comes first:
 ///
-/// ```ignore
-/// closed_set! {
+/// ```
+/// navguard::closed_set! {
 ///     /// What a tab did.
 ///     pub enum Kind("navigation event kind") { Started = "started", Load = "load" }
 /// }
+///
+/// assert_eq!("load".parse::<Kind>(), Ok(Kind::Load));
+/// assert_eq!(Kind::Started.to_string(), "started");
+/// assert_eq!(Kind::ALL, [Kind::Started, Kind::Load]);
 /// ```
 ///
 /// A set can also be the kinds of an enum whose members carry data: both are declared at once,
 /// the data enum's members with their fields and wire names, and the set of their kinds is
 /// derived from it with a method that gives a value's kind (so the two cannot drift apart):
 ///
-/// ```ignore
-/// closed_set! {
+/// ```
+/// navguard::closed_set! {
 ///     /// The kinds of [`Stop`], by their names in the trace.
 ///     pub enum StopKind("stop reason");
 ///     /// How a task ended.
@@ -48,6 +52,10 @@ impl UnknownName {
 ///         User = "user",
 ///     }
 /// }
+///
+/// let stop = Stop::Done { summary: "booked".into() };
+/// assert_eq!(stop.kind(), StopKind::Done);
+/// assert_eq!(stop.kind().name(), "done");
 /// ```
 #[macro_export]
 macro_rules! closed_set {

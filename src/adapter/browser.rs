@@ -65,6 +65,24 @@ impl Default for BrowserConfig {
 }
 
 /// A browser session driven over BiDi.
+///
+/// ```no_run
+/// use navguard::prelude::*;
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     // Firefox ESR with geckodriver; `webdriver_url` would take a running remote end instead.
+///     let config = BrowserConfig { browser: BrowserKind::Firefox, ..BrowserConfig::default() };
+///     let browser = BidiBrowser::launch(config).await?;
+///     // Each port is a user context: its own tabs, events and cookies, so two agents can share
+///     // one browser without seeing each other's pages.
+///     let (first, second) = (browser.open_port().await?, browser.open_port().await?);
+///     browser.close_port(&second).await?;
+///     browser.close_port(&first).await?;
+///     browser.shutdown().await;
+///     Ok(())
+/// }
+/// ```
 pub struct BidiBrowser {
     client: BidiClient,
     router: Router,

@@ -3,7 +3,7 @@
 //! - the round ([`Agent::run`]): loop-top guard → observe → one model turn ([`Planner`]) → its
 //!   tool calls in order → next round; round limit, Stop, and a [`Trace`] of every decision;
 //! - [`wait_for_url_settle`] / [`UrlSettle`]: the navigation settle waiter, a pure state machine
-//!   (`SettleMachine`, src/agent/settle.rs) driven by events, the clock and Stop, with its
+//!   (`SettleMachine`, src/agent/settle/machine.rs) driven by events, the clock and Stop, with its
 //!   [`SettleOutcome`]s;
 //! - the loop-top guard and the open_url guard (in the tool), each switchable ([`AgentConfig`])
 //!   so the original race can be reproduced;
@@ -11,70 +11,47 @@
 //!   watchdog's retries and a model API's tool list ([`model_tools`]) derive;
 //! - restricted URLs, origins ([`safe_parse_origin`]), the action settle.
 //!
-//! What is public is what an embedder needs (most of it also in [`crate::prelude`]); the
-//! pieces the round is made of stay inside, apart from the few waits the harness's benchmarks
-//! time alone (hidden from the documentation).
+//! The sources are grouped by what each part is for, one folder each:
+//!
+//! - `round/`: the loop and what it keeps: the agent, the task and its tabs, the settings, the
+//!   planner seam, the stop, the trace, the one-call session;
+//! - `guards/`: the loop-top guard and the URL checks (restricted URLs, origins);
+//! - `settle/`: the waits (a navigation's commit, a quiet page, an action's settle, network
+//!   idle);
+//! - `tools/`: the tools, their table, their arguments, their execution and failures;
+//! - `closed_loop/`: the observation, verification and the no-progress detector;
+//! - `reliability/`: the watchdog, pause and resume, checkpoints, segments.
+//!
+//! What is public is what an embedder needs (most of it also in [`crate::prelude`]), all of it
+//! re-exported here, at one path whatever folder it lives in; the pieces the round is made of
+//! stay inside, apart from the few waits the harness's benchmarks time alone (hidden from the
+//! documentation).
 
-mod action_settle;
-mod args;
-mod checkpoint;
-mod config;
-mod control;
-mod error;
-mod execute;
-mod guard;
-mod network_idle;
-mod observe;
-mod origin;
-mod page_settle;
-mod planner;
-mod progress;
-mod restricted;
-mod run;
-mod segment;
-mod session;
+mod closed_loop;
+mod guards;
+mod reliability;
+mod round;
 mod settle;
-mod settle_wait;
-mod stop;
-mod tabs;
-mod tool_spec;
 mod tools;
-mod trace;
-mod verify;
-mod watchdog;
 
-pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
-pub use config::{AgentConfig, InFlightTrigger};
-pub use control::{ControlState, Pause, PauseReason, TaskControl};
-pub use error::FailureKind;
-pub use observe::{Element, FormContext, Observation, observe};
-pub use origin::safe_parse_origin;
-pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
-pub use progress::Pattern;
-pub use run::{Agent, RoundHook, Task};
-pub use session::{Session, SessionAnswer};
-pub use settle::{SettleKind, SettleOutcome};
-pub use settle_wait::{SettleReport, UrlSettle, wait_for_url_settle};
-pub use stop::{StopKind, StopReason};
-pub use tabs::{Pinned, SavedTabs, TaskTabs};
-pub use tool_spec::{Repeat, RiskHint, ToolSpec, model_tools};
-pub use tools::{ToolName, ToolSet};
-pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
-pub use verify::{Miss, Verdict};
-pub use watchdog::RetryPolicy;
+pub use closed_loop::{Element, FormContext, Miss, Observation, Pattern, Verdict, observe};
+pub use guards::safe_parse_origin;
+pub use reliability::{
+    Checkpoint, Checkpoints, ControlState, Pause, PauseReason, RetryPolicy, StoredCheckpoints, TaskControl,
+};
+pub use round::{
+    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, Note, Pinned, PlanRequest,
+    Planner, PlannerError, RepairReason, RoundHook, SavedTabs, ScriptedPlanner, Session, SessionAnswer, StopKind,
+    StopReason, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent,
+};
+pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
+pub use tools::{FailureKind, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
 #[doc(hidden)]
-pub use guard::{GuardResult, loop_top_guard};
+pub use guards::{GuardResult, loop_top_guard};
 #[doc(hidden)]
-pub use network_idle::{IdleOutcome, wait_for_network_idle};
-#[doc(hidden)]
-pub use page_settle::{PageState, wait_for_quiet_page};
-#[doc(hidden)]
-pub use settle::is_transient;
+pub use settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
 
-pub(crate) use restricted::is_restricted_url;
-
-#[cfg(test)]
-mod loop_tests;
+pub(crate) use guards::is_restricted_url;

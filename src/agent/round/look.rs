@@ -1,0 +1,171 @@
+//! A round's look at the page: the loop-top guard (under the watchdog), the wait for a quiet
+//! page, then the snapshot; again if the page began to leave meanwhile, and a page a dialog
+//! blocks is shown as its dialog.
+
+use super::calls::report_progress;
+use super::run::Agent;
+use super::stop::StopReason;
+use super::task::Task;
+use super::trace::{Note, TraceEvent};
+use crate::agent::closed_loop::{Observation, blocked, observe};
+use crate::agent::guards::{GuardResult, loop_top_guard};
+use crate::agent::reliability::{Phase, watch};
+use crate::agent::settle::{PageState, left_since, wait_for_quiet_page};
+use crate::browser::{BrowserError, TabId};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// The round's observation, and where the event stream stood when it was taken: `done`
+/// checks that nothing started to leave since.
+pub(super) struct Observed {
+    pub(super) observation: Observation,
+    pub(super) position: u64,
+}
+
+/// How many times a round tries to observe a page that keeps leaving before it gives up.
+const OBSERVE_ATTEMPTS: usize = 4;
+
+impl Agent<'_> {
+    /// The loop-top guard, then the wait for a quiet page, then the snapshot; again if the page
+    /// began to leave meanwhile (it is in flight then, and the guard settles it). With the
+    /// loop-top guard off, the page is observed as it is (the original race).
+    pub(super) async fn guard_and_observe(
+        &self,
+        task: &mut Task,
+        round: u32,
+        cancel: &CancellationToken,
+    ) -> Result<Option<Observed>, StopReason> {
+        for _ in 0..OBSERVE_ATTEMPTS {
+            let guard = self.watched_guard(task, round, cancel).await;
+            let waited_ms = guard.waited.as_millis() as u64;
+            task.trace
+                .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
+            guard.verdict?;
+            let Some(tab) = task.tabs.focused().cloned() else { return Ok(None) };
+            if let Some(dialog) = self.port.open_dialog(&tab) {
+                return self.blocked(task, round, &tab, dialog).await;
+            }
+            if self.config.loop_top_guard {
+                let quiet = wait_for_quiet_page(self.port, &tab, self.config.action_quiet, self.config.settle_timeout);
+                let state = tokio::select! {
+                    () = cancel.cancelled() => return Err(StopReason::User),
+                    state = quiet => state.map_err(observation_stop)?,
+                };
+                if state == PageState::Blocked
+                    && let Some(dialog) = self.port.open_dialog(&tab)
+                {
+                    return self.blocked(task, round, &tab, dialog).await;
+                }
+                if state == PageState::Leaving {
+                    task.trace.record(round, TraceEvent::Note { note: Note::LeftBeforeObserved });
+                    continue;
+                }
+            }
+            let position = self.port.position();
+            let observed = tokio::select! {
+                () = cancel.cancelled() => return Err(StopReason::User),
+                observed = observe(self.port, &tab) => observed,
+            };
+            // A dialog that opened while the page was read blocks it now, whatever the read
+            // gave: Chromium 156 holds the snapshot's script behind it, Firefox ESR 153 runs it.
+            if let Some(dialog) = self.port.open_dialog(&tab) {
+                return self.blocked(task, round, &tab, dialog).await;
+            }
+            let mut observation = match observed {
+                Ok(observation) => observation,
+                // Held by a dialog that is answered already: the page goes on, look again.
+                Err(e) if e.is_dialog_open() => continue,
+                // A snapshot cut off because the page began to leave under it (Chromium holds a
+                // script sent to a navigating tab, then fails it): the page is in flight now,
+                // and the guard settles it. With the guard off, the failure stands (the race).
+                Err(e) if self.config.loop_top_guard && left_since(self.port, &tab, position).is_some() => {
+                    let note = Note::LeftWhileObserved { to: None, error: Some(e.to_string()) };
+                    task.trace.record(round, TraceEvent::Note { note });
+                    continue;
+                }
+                Err(e) => return Err(observation_stop(e)),
+            };
+            if self.config.loop_top_guard
+                && let Some(url) = left_since(self.port, &tab, position)
+            {
+                let note = Note::LeftWhileObserved { to: Some(url.to_string()), error: None };
+                task.trace.record(round, TraceEvent::Note { note });
+                continue;
+            }
+            task.snapshots += 1;
+            observation.snapshot = format!("s{}", task.snapshots);
+            task.tabs.note_document(&observation.document, &tab);
+            task.trace.record(
+                round,
+                TraceEvent::Observed {
+                    url: observation.url.clone(),
+                    title: observation.title.clone(),
+                    snapshot: observation.snapshot.clone(),
+                    document: observation.document.clone(),
+                },
+            );
+            return Ok(Some(Observed { observation, position }));
+        }
+        let kept_leaving = BrowserError::Timeout {
+            op: format!("observing a page that stays put ({OBSERVE_ATTEMPTS} tries)"),
+            after: self.config.settle_timeout,
+        };
+        Err(StopReason::ObservationFailed { source: Arc::new(kept_leaving) })
+    }
+
+    /// The observation of a page a dialog blocks: its URL and the dialog, for the model to
+    /// answer (nothing else can be read of it until then).
+    async fn blocked(
+        &self,
+        task: &mut Task,
+        round: u32,
+        tab: &TabId,
+        dialog: crate::browser::Dialog,
+    ) -> Result<Option<Observed>, StopReason> {
+        let position = self.port.position();
+        let url = self.port.tab(tab).await.map_err(observation_stop)?.url;
+        task.snapshots += 1;
+        let mut observation = blocked(tab, url, dialog);
+        observation.snapshot = format!("s{}", task.snapshots);
+        let dialog = observation.dialog.as_ref().map(ToString::to_string).unwrap_or_default();
+        task.trace.record(round, TraceEvent::Note { note: Note::PageBlocked { dialog } });
+        task.trace.record(
+            round,
+            TraceEvent::Observed {
+                url: observation.url.clone(),
+                title: String::new(),
+                snapshot: observation.snapshot.clone(),
+                document: String::new(),
+            },
+        );
+        Ok(Some(Observed { observation, position }))
+    }
+
+    /// The loop-top guard, reporting progress while it waits for a navigation to commit.
+    async fn watched_guard(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> GuardResult {
+        let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel);
+        if !self.config.watchdog {
+            return guard.await;
+        }
+        let phase = Phase::default();
+        // The guard's own settle timeout ends it; this deadline only backs that up.
+        let deadline = self.config.settle_timeout + self.config.tool_timeout;
+        let trace = &mut task.trace;
+        let watched = watch(guard, deadline, &phase, "the navigation to commit", |t| report_progress(trace, round, t));
+        match watched.await {
+            Some(result) => result,
+            None => GuardResult::timed_out(deadline),
+        }
+    }
+}
+
+/// Why a failed wait for a quiet page, or a failed snapshot, stops the task.
+fn observation_stop(e: BrowserError) -> StopReason {
+    if e.is_tab_gone() {
+        StopReason::TabClosed
+    } else if e.is_disconnected() {
+        StopReason::browser(e)
+    } else {
+        StopReason::ObservationFailed { source: Arc::new(e) }
+    }
+}

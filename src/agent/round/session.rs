@@ -1,0 +1,112 @@
+//! The core as a tool layer: tools called one at a time by someone other than the round loop
+//! (a conformance harness, a server that offers the core's tools), each answered with what the
+//! loop would show its model next. A call runs as it does in a round (checked, under the
+//! watchdog, refs checked against their document, the action settle, `expect` verified); then
+//! the next round's look: the loop-top guard, the wait for a quiet page, the snapshot. A stop
+//! the loop would make (the page went to another origin, the tab closed) is the look's answer,
+//! and the session goes on: the caller decides what comes next.
+
+use super::calls::record_call;
+use super::look::Observed;
+use super::planner::{CallResult, ToolCall, ToolReply};
+use super::run::Agent;
+use super::stop::StopReason;
+use super::task::{Task, update_ledger};
+use super::trace::TraceEvent;
+use crate::agent::closed_loop::Observation;
+use crate::browser::EventStream;
+use tokio_util::sync::CancellationToken;
+
+/// A task driven one tool call at a time, by whichever agent (its port, its settings) the
+/// caller hands each call.
+#[derive(Default)]
+pub struct Session {
+    task: Task,
+    cancel: CancellationToken,
+    /// The latest look's page: `done` and the no-progress detector judge calls against it.
+    observed: Option<Observed>,
+    /// The port's events since the first call: the tabs the task's pages open join its ledger.
+    events: Option<EventStream>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("round", &self.task.round).finish_non_exhaustive()
+    }
+}
+
+/// What one call answered.
+#[derive(Debug)]
+pub struct SessionAnswer {
+    /// The call's own result, as the model would be told it.
+    pub call: CallResult,
+    /// The page after it, as the next round would observe it; a stop if the loop would stop
+    /// there (then the page was not observed).
+    pub page: Result<Option<Observation>, StopReason>,
+}
+
+impl Session {
+    /// A session on a new task.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The task: its tabs and its trace.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// Runs `call` in the current round, then looks at the page as the next round would.
+    pub async fn call(&mut self, agent: &Agent<'_>, call: ToolCall) -> SessionAnswer {
+        if self.task.round == 0 {
+            self.begin_round();
+        }
+        if self.events.is_none() {
+            self.events = Some(agent.port.subscribe());
+        }
+        let round = self.task.round;
+        let observed = self.observed.take();
+        let mut warnings = Vec::new();
+        let (run, stuck) =
+            agent.one_call(&mut self.task, round, &call, observed.as_ref(), &mut warnings, &self.cancel).await;
+        let mut results = Vec::with_capacity(1);
+        let ended = record_call(&mut self.task, round, &call, run, &mut results).or(stuck);
+        let result = results.pop().unwrap_or_else(|| CallResult {
+            tool: call.name.clone(),
+            result: ToolReply::Failed(format!("{}: the call gave no result", call.name)),
+            failure: None,
+        });
+        let page = match ended {
+            // The call itself stopped the task (the browser went away): no look.
+            Some(reason) if reason.kind() != super::stop::StopKind::Done => Err(reason),
+            _ => self.look(agent).await,
+        };
+        SessionAnswer { call: result, page }
+    }
+
+    /// Begins a round and looks at the page: the loop-top guard, the quiet page, the snapshot.
+    pub async fn look(&mut self, agent: &Agent<'_>) -> Result<Option<Observation>, StopReason> {
+        self.begin_round();
+        let round = self.task.round;
+        // As the loop does between rounds: tabs the pages opened join the task's ledger.
+        let events = self.events.get_or_insert_with(|| agent.port.subscribe());
+        update_ledger(&mut self.task, round, events);
+        match agent.guard_and_observe(&mut self.task, round, &self.cancel).await {
+            Ok(observed) => {
+                let page = observed.as_ref().map(|o| o.observation.clone());
+                self.task.last_seen.clone_from(&page);
+                self.observed = observed;
+                Ok(page)
+            }
+            Err(reason) => {
+                self.task.trace.record(round, TraceEvent::Stopped { reason: reason.clone() });
+                Err(reason)
+            }
+        }
+    }
+
+    fn begin_round(&mut self) {
+        self.task.round += 1;
+        self.task.trace.record(self.task.round, TraceEvent::RoundStarted);
+    }
+}

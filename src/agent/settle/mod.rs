@@ -1,0 +1,21 @@
+//! The waits: until a navigation commits (the settle machine and its waiter), until a
+//! committed page has stayed quiet before it is observed, until an action's navigation events
+//! have died down, and until the network is idle.
+//!
+//! Each is a pure state machine fed with events and the time, and a driver around it that owns
+//! the subscription and the clock: the machines are unit tests, and no wait polls the browser.
+//! They sit together because the round, the guards and the tools all wait in these few ways.
+
+mod action;
+mod machine;
+mod network_idle;
+mod page;
+mod wait;
+
+pub use machine::{SettleKind, SettleOutcome, is_transient};
+pub use network_idle::{IdleOutcome, wait_for_network_idle};
+pub use page::{PageState, wait_for_quiet_page};
+pub use wait::{SettleReport, UrlSettle, wait_for_url_settle};
+
+pub(super) use action::{ActionSettleEnd, settle_action};
+pub(super) use page::left_since;

@@ -1,0 +1,78 @@
+//! Observe only a settled page (docs/design/closed-loop.md): after a commit the round waits until the page has
+//! loaded and stayed quiet — no navigation started — for the quiet window. Pages that redirect
+//! themselves right after their load (a script on load, a meta refresh of 0, a sign-in bounce)
+//! show their navigation within that window, and are then handled as in flight.
+
+use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId};
+use std::time::{Duration, Instant};
+
+/// How the wait for a quiet page ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageState {
+    /// Loaded, and no navigation started for the quiet window: observe it.
+    Quiet,
+    /// A navigation started: the page is leaving; settle it first.
+    Leaving,
+    /// The page has a dialog open: it will not change until the dialog is answered.
+    Blocked,
+}
+
+/// Waits until `tab` has loaded and stayed quiet for `quiet` after its load, at most `limit`
+/// (a page still loading at the limit is observed as it is). A page that loaded longer than
+/// `quiet` ago costs one tab read.
+pub async fn wait_for_quiet_page(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    quiet: Duration,
+    limit: Duration,
+) -> Result<PageState, BrowserError> {
+    let mut events = port.subscribe_from(port.position());
+    let info = port.tab(tab).await?;
+    if info.dialog.is_some() {
+        return Ok(PageState::Blocked);
+    }
+    if info.pending_url.is_some() {
+        return Ok(PageState::Leaving);
+    }
+    let mut loaded_at = if info.loading { None } else { last_load(&port.events(), tab) };
+    if !info.loading && loaded_at.is_none() {
+        // The port saw no load of this page: it loaded before the port was there.
+        return Ok(PageState::Quiet);
+    }
+    let deadline = Instant::now() + limit;
+    loop {
+        let until = loaded_at.map_or(deadline, |at| (at + quiet).min(deadline));
+        if Instant::now() >= until {
+            return Ok(PageState::Quiet);
+        }
+        let next = tokio::time::timeout_at(until.into(), events.next()).await;
+        let Ok(event) = next else { continue };
+        let event = event.map_err(|_| BrowserError::Disconnected)?;
+        if event.tab != *tab {
+            continue;
+        }
+        match event.kind {
+            NavEventKind::Started => return Ok(PageState::Leaving),
+            NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
+            NavEventKind::Load => loaded_at = Some(event.at),
+            NavEventKind::DialogOpened => return Ok(PageState::Blocked),
+            _ => {}
+        }
+    }
+}
+
+/// When the port last saw `tab` load (or, with no load yet, commit).
+fn last_load(events: &[NavEvent], tab: &TabId) -> Option<Instant> {
+    let mine = || events.iter().rev().filter(|e| e.tab == *tab);
+    mine().find(|e| e.kind == NavEventKind::Load).or_else(|| mine().find(|e| e.kind.proves_commit())).map(|e| e.at)
+}
+
+/// The URL of a navigation of `tab` that started at or after `position` in the event stream,
+/// if one did: the page had begun to leave.
+pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
+    port.events()
+        .into_iter()
+        .filter(|e| e.seq >= position && e.tab == *tab)
+        .find(|e| matches!(e.kind, NavEventKind::Started | NavEventKind::Committed))
+        .map(|e| e.url.unwrap_or_default())
+}

@@ -1,0 +1,22 @@
+//! The tools the model may call: what each is ([`Tool`], and [`ToolName`] derived from it),
+//! one table of what is known of each (its description and argument schema for a model API,
+//! its parser, whether it is input, creates a tab, needs the page, may be retried, its risk),
+//! the strict readers its arguments are parsed with, its execution, and how a call fails.
+//!
+//! A new tool is written in these files and nowhere else: the compiler asks for its entry in
+//! the table and its execution, and the parser, the tool sets, the watchdog's retries and the
+//! model's tool list all derive from the table.
+
+mod args;
+mod error;
+mod execute;
+mod spec;
+mod tool;
+
+pub use error::FailureKind;
+pub use spec::{Repeat, RiskHint, ToolSpec, model_tools};
+pub use tool::{ToolName, ToolSet};
+
+pub(super) use error::{Refusal, ToolError, ToolFailure};
+pub(super) use execute::{ToolContext, ToolRun};
+pub(super) use tool::{Call, Tool, parse_call, parse_name};

@@ -1,0 +1,486 @@
+//! One table of what is known about each tool, so that the facts live in one place: what a
+//! model is told of it (its description and the JSON Schema of its arguments, sent as a model
+//! API's `tools`), how its arguments are parsed (the parser beside the schema), whether it is a
+//! user's input on the page, whether it creates a tab, whether a dialog open on the page refuses
+//! it, whether the watchdog may try it again, and how the orchestrator rates its risk. Adding a
+//! tool is its member of [`Tool`] (with its wire name), its arm of [`ToolName::spec`] (the
+//! compiler asks for it, and the entry for its description, schema and parser), and its
+//! execution.
+
+use super::args::Args;
+use super::error::{ToolError, ToolFailure};
+use super::tool::{Tool, ToolName};
+use crate::agent::closed_loop::{ExpectKey, Expectation};
+use crate::browser::Key;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// The longest `wait` (or `wait_for` timeout) the model may ask for.
+pub(super) const MAX_WAIT: Duration = Duration::from_secs(60);
+/// `wait_for`'s (and `wait_for_network_idle`'s) timeout when the model gives none.
+pub(super) const WAIT_FOR_TIMEOUT: Duration = Duration::from_secs(10);
+/// `wait_for_network_idle`'s idle window when the model gives none (Playwright's too).
+pub(super) const NETWORK_IDLE: Duration = Duration::from_millis(500);
+/// The longest idle window the model may ask for.
+const MAX_IDLE: Duration = Duration::from_secs(10);
+
+/// A tool's parser: its checked call from its arguments (`expect` aside).
+type Parse = fn(&Args<'_>) -> Result<Tool, ToolError>;
+
+/// Whether the watchdog may try a failed call again: what its first attempt may already have
+/// done decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    /// Trying again does no harm (the call's effect is the same however often it is made).
+    Freely,
+    /// A user's input: tried again only when the failure shows it never reached the page (not
+    /// a timeout, and no navigation began after it).
+    UnlessDelivered,
+    /// Never, for this reason (the trace keeps it).
+    Never(&'static str),
+}
+
+/// What the orchestrator looks at to rate a call's risk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RiskHint {
+    /// Nothing on the page changes because of it (a wait, a question, the tab pointer).
+    None,
+    /// It acts on a control of the page: the control's accessible name and form decide (a
+    /// button that says "Pay" is high-risk).
+    Control,
+    /// It loads a URL.
+    Navigation,
+    /// It answers a question the page asked (accepting may leave the page or confirm an act).
+    Dialog,
+    /// It ends the task.
+    Done,
+}
+
+/// What is known about a tool.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolSpec {
+    pub name: ToolName,
+    /// What a model is told it does.
+    pub description: &'static str,
+    /// The JSON Schema of its arguments.
+    args: fn() -> Value,
+    /// Its arguments' parser, which the schema describes.
+    pub(crate) parse: Parse,
+    /// A user's input on the page (a click, typing, a key).
+    pub input: bool,
+    /// It creates a tab: a task that has one already is not offered it.
+    pub creates_tab: bool,
+    /// It acts on or reads the focused tab's page, so a dialog open there refuses it: the page
+    /// takes no input and runs no script until the dialog is answered, and the model must see
+    /// what the page asked before anything else happens to it.
+    pub needs_the_page: bool,
+    pub repeat: Repeat,
+    pub risk: RiskHint,
+}
+
+/// An object schema of `properties`, `required` naming the arguments it cannot do without.
+fn object(properties: Value, required: &[&str]) -> Value {
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = json!(required);
+    }
+    schema
+}
+
+/// `properties` with the arguments of a call that names an element (a ref from the
+/// observation, or a selector) and what it expects of the page afterwards.
+fn on_element(mut properties: Value) -> Value {
+    properties["ref"] = json!({"type": "string", "description": "an element's ref from the current observation"});
+    properties["selector"] = json!({"type": "string", "description": "a CSS selector, when the element has no ref"});
+    with_expect(properties)
+}
+
+/// `properties` with what a call may say it expects of the page afterwards (checked: the call
+/// fails when it does not hold).
+fn with_expect(mut properties: Value) -> Value {
+    properties["expect"] = json!({
+        "type": "object",
+        "description": "what the page must show afterwards: text, url, selector or title; the call fails when it does not",
+    });
+    properties
+}
+
+impl ToolName {
+    /// What is known about this tool.
+    pub const fn spec(self) -> ToolSpec {
+        const fn spec(name: ToolName, description: &'static str, args: fn() -> Value, parse: Parse) -> ToolSpec {
+            ToolSpec {
+                name,
+                description,
+                args,
+                parse,
+                input: false,
+                creates_tab: false,
+                needs_the_page: false,
+                repeat: Repeat::Freely,
+                risk: RiskHint::None,
+            }
+        }
+        match self {
+            Self::OpenUrl => ToolSpec {
+                creates_tab: true,
+                risk: RiskHint::Navigation,
+                // Its tab exists already and stays for the model; another try opens another.
+                repeat: Repeat::Never("a tab was already opened"),
+                ..spec(
+                    self,
+                    "Open a URL in a new tab, which becomes the task's tab. Waits until the page has committed.",
+                    || {
+                        object(
+                            json!({"url": {"type": "string"}, "active": {"type": "boolean", "description": "make it the browser's active tab (default true)"}}),
+                            &["url"],
+                        )
+                    },
+                    |a| Ok(Tool::OpenUrl { url: a.url("url")?, active: a.flag("active", true)? }),
+                )
+            },
+            Self::FocusTab => spec(
+                self,
+                "Act on another of the task's tabs from now on.",
+                || {
+                    object(
+                        json!({"tab": {"type": "string", "description": "@primary, @opened, @opened#N, @active or a tab id"}}),
+                        &["tab"],
+                    )
+                },
+                |a| {
+                    let value = a.raw("tab").ok_or_else(|| a.missing("tab"))?;
+                    Ok(Tool::FocusTab { tab: a.tab("tab", value)? })
+                },
+            ),
+            Self::Navigate => ToolSpec {
+                needs_the_page: true,
+                risk: RiskHint::Navigation,
+                ..spec(
+                    self,
+                    "Load a URL in the focused tab.",
+                    || object(json!({"url": {"type": "string"}}), &["url"]),
+                    |a| Ok(Tool::Navigate { url: a.url("url")? }),
+                )
+            },
+            Self::GoBack => ToolSpec {
+                needs_the_page: true,
+                risk: RiskHint::Navigation,
+                repeat: Repeat::Never("another step back would skip a page"),
+                ..spec(
+                    self,
+                    "Go back one page in the focused tab's history.",
+                    || object(json!({}), &[]),
+                    |_| Ok(Tool::GoBack),
+                )
+            },
+            Self::Click => ToolSpec {
+                input: true,
+                needs_the_page: true,
+                repeat: Repeat::UnlessDelivered,
+                risk: RiskHint::Control,
+                ..spec(
+                    self,
+                    "Click an element of the focused tab's page.",
+                    || object(on_element(json!({})), &[]),
+                    |a| Ok(Tool::Click { target: a.target()? }),
+                )
+            },
+            Self::Type => ToolSpec {
+                input: true,
+                needs_the_page: true,
+                repeat: Repeat::UnlessDelivered,
+                risk: RiskHint::Control,
+                ..spec(
+                    self,
+                    "Type text into an element of the focused tab's page, and press Enter after it when submit is true.",
+                    || {
+                        object(
+                            on_element(
+                                json!({"text": {"type": "string"}, "submit": {"type": "boolean", "description": "press Enter after typing (default false)"}}),
+                            ),
+                            &["text"],
+                        )
+                    },
+                    |a| Ok(Tool::Type { target: a.target()?, text: a.text("text")?, submit: a.flag("submit", false)? }),
+                )
+            },
+            Self::PressKey => ToolSpec {
+                input: true,
+                needs_the_page: true,
+                repeat: Repeat::UnlessDelivered,
+                risk: RiskHint::Control,
+                ..spec(
+                    self,
+                    "Press a key in the focused tab's page.",
+                    || {
+                        object(
+                            with_expect(
+                                json!({"key": {"type": "string", "description": "Enter, Escape, Tab, Backspace, ArrowUp/Down/Left/Right or Space"}}),
+                            ),
+                            &["key"],
+                        )
+                    },
+                    parse_press_key,
+                )
+            },
+            Self::HandleDialog => ToolSpec {
+                risk: RiskHint::Dialog,
+                // The first answer may have reached the page (and closed the dialog, or left it).
+                repeat: Repeat::Never("the dialog may already have been answered"),
+                ..spec(
+                    self,
+                    "Answer the dialog (alert, confirm, prompt, or a question before leaving the page) the focused tab's page has open.",
+                    || {
+                        object(
+                            json!({"accept": {"type": "boolean", "description": "true: OK (leave the page); false: Cancel (stay)"}, "text": {"type": "string", "description": "a prompt's answer"}}),
+                            &["accept"],
+                        )
+                    },
+                    parse_handle_dialog,
+                )
+            },
+            Self::CloseTabs => spec(
+                self,
+                "Close some of the task's tabs.",
+                || {
+                    object(
+                        json!({"tabs": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "tab references: @opened, @opened#N or tab ids"}}),
+                        &["tabs"],
+                    )
+                },
+                parse_close_tabs,
+            ),
+            Self::Wait => ToolSpec {
+                repeat: Repeat::Never("a wait that timed out is its answer"),
+                ..spec(
+                    self,
+                    "Wait a fixed time (prefer wait_for).",
+                    || {
+                        object(
+                            json!({"ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT.as_millis() as u64}}),
+                            &["ms"],
+                        )
+                    },
+                    parse_wait,
+                )
+            },
+            Self::WaitFor => ToolSpec {
+                needs_the_page: true,
+                repeat: Repeat::Never("a wait that timed out is its answer"),
+                ..spec(
+                    self,
+                    "Wait until the focused tab's page shows a selector (present, visible or absent), a text or a URL prefix; all given must hold.",
+                    || {
+                        object(
+                            json!({"selector": {"type": "string"}, "state": {"enum": ["present", "visible", "absent"]}, "text": {"type": "string"}, "url": {"type": "string"}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT.as_millis() as u64}}),
+                            &[],
+                        )
+                    },
+                    parse_wait_for,
+                )
+            },
+            Self::WaitForNetworkIdle => ToolSpec {
+                needs_the_page: true,
+                repeat: Repeat::Never("a wait that timed out is its answer"),
+                ..spec(
+                    self,
+                    "Wait until the focused tab has had no request in flight for idle_ms.",
+                    || {
+                        object(
+                            json!({"idle_ms": {"type": "integer", "minimum": 1, "maximum": MAX_IDLE.as_millis() as u64}, "timeout_ms": {"type": "integer", "minimum": 1, "maximum": MAX_WAIT.as_millis() as u64}}),
+                            &[],
+                        )
+                    },
+                    |a| {
+                        Ok(Tool::WaitForNetworkIdle {
+                            idle: a.millis(
+                                "idle_ms",
+                                NETWORK_IDLE,
+                                MAX_IDLE,
+                                "a whole number of milliseconds from 1 to 10000",
+                            )?,
+                            timeout: a.millis(
+                                "timeout_ms",
+                                WAIT_FOR_TIMEOUT,
+                                MAX_WAIT,
+                                "a whole number of milliseconds from 1 to 60000",
+                            )?,
+                        })
+                    },
+                )
+            },
+            Self::AskUser => ToolSpec {
+                repeat: Repeat::Never("it is not an action"),
+                ..spec(
+                    self,
+                    "Pause the task and ask the user; it goes on when the user resumes it.",
+                    || object(json!({"question": {"type": "string"}}), &["question"]),
+                    |a| Ok(Tool::AskUser { question: a.string("question")? }),
+                )
+            },
+            Self::Done => ToolSpec {
+                needs_the_page: true,
+                risk: RiskHint::Done,
+                repeat: Repeat::Never("it is not an action"),
+                ..spec(
+                    self,
+                    "End the task as succeeded; accepted only when verified on the page you observed.",
+                    || object(with_expect(json!({"summary": {"type": "string"}})), &[]),
+                    |a| Ok(Tool::Done { summary: a.text("summary").unwrap_or_default() }),
+                )
+            },
+        }
+    }
+}
+
+fn parse_press_key(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let key = a.string("key")?;
+    match Key::parse(&key) {
+        Ok(key) => Ok(Tool::PressKey { key }),
+        Err(_) => Err(a.bad("key", "a key name (Enter, Escape, Tab, Backspace, Arrow…, Space)", &Value::String(key))),
+    }
+}
+
+/// `accept` must be said (there is no safe default answer); `text` only for a prompt.
+fn parse_handle_dialog(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let accept = match a.given("accept") {
+        None => return Err(a.missing("accept")),
+        Some(_) => a.flag("accept", false)?,
+    };
+    let text = match a.given("text") {
+        None => None,
+        Some(_) => Some(a.text("text")?),
+    };
+    Ok(Tool::HandleDialog { accept, text })
+}
+
+fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let list = match a.given("tabs") {
+        None => return Err(a.missing("tabs")),
+        Some(Value::Array(list)) if !list.is_empty() => list,
+        Some(other) => return Err(a.bad("tabs", "a non-empty list of tab references", other)),
+    };
+    let tabs = list.iter().map(|v| a.tab("tabs", v)).collect::<Result<_, _>>()?;
+    Ok(Tool::CloseTabs { tabs })
+}
+
+fn parse_wait(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let value = a.raw("ms").ok_or_else(|| a.missing("ms"))?;
+    match value.as_u64() {
+        Some(ms) if Duration::from_millis(ms) <= MAX_WAIT => Ok(Tool::Wait { duration: Duration::from_millis(ms) }),
+        _ => Err(a.bad("ms", "a whole number of milliseconds up to 60000", value)),
+    }
+}
+
+/// `wait_for`: a selector (present, or absent with `state`), a text, a URL prefix, or any
+/// of them together; all must hold.
+fn parse_wait_for(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let mut until = Vec::new();
+    if a.given("selector").is_some() {
+        let selector = a.string("selector")?;
+        let key = match a.given("state") {
+            None => ExpectKey::Present,
+            Some(Value::String(s)) if s == "present" => ExpectKey::Present,
+            Some(Value::String(s)) if s == "visible" => ExpectKey::Visible,
+            Some(Value::String(s)) if s == "absent" => ExpectKey::Absent,
+            Some(other) => return Err(a.bad("state", "\"present\", \"visible\" or \"absent\"", other)),
+        };
+        until.push((key, selector));
+    }
+    for (arg, key) in [("text", ExpectKey::Text), ("url", ExpectKey::Url)] {
+        if a.given(arg).is_some() {
+            until.push((key, a.string(arg)?));
+        }
+    }
+    if until.is_empty() {
+        return Err(a.fail(ToolFailure::NothingToWaitFor));
+    }
+    let timeout =
+        a.millis("timeout_ms", WAIT_FOR_TIMEOUT, MAX_WAIT, "a whole number of milliseconds from 1 to 60000")?;
+    Ok(Tool::WaitFor { until: Expectation(until), timeout })
+}
+
+impl ToolSpec {
+    /// The JSON Schema of its arguments.
+    pub fn schema(&self) -> Value {
+        (self.args)()
+    }
+
+    /// The tool as a model API's `tools` entry (OpenAI's function-calling shape).
+    pub fn as_model_tool(&self) -> Value {
+        json!({
+            "type": "function",
+            "function": {"name": self.name.name(), "description": self.description, "parameters": self.schema()},
+        })
+    }
+}
+
+/// Every tool as a model API's `tools` list.
+///
+/// ```
+/// use navguard::agent::ToolSet;
+/// use navguard::prelude::*;
+///
+/// // A task that has its tab already is offered every tool but the ones that make a tab.
+/// let tools = model_tools(ToolSet::Tab.tools());
+/// let names: Vec<&str> = tools.iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+/// assert!(names.contains(&"click"));
+/// assert!(!names.contains(&"open_url"));
+///
+/// // Each entry has OpenAI's function-calling shape, the arguments as a JSON Schema.
+/// assert_eq!(tools[0]["type"], "function");
+/// assert_eq!(tools[0]["function"]["parameters"]["type"], "object");
+/// ```
+pub fn model_tools(tools: impl IntoIterator<Item = ToolName>) -> Vec<Value> {
+    tools.into_iter().map(|t| t.spec().as_model_tool()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_its_own_entry_and_a_schema_that_is_json() {
+        for tool in ToolName::ALL {
+            let spec = tool.spec();
+            assert_eq!(spec.name, *tool);
+            assert!(!spec.description.is_empty(), "{tool}");
+            let schema = spec.schema();
+            assert_eq!(schema["type"], "object", "{tool}");
+            assert!(schema["properties"].is_object(), "{tool}");
+        }
+    }
+
+    #[test]
+    fn the_schema_names_what_the_parser_requires() {
+        for tool in ToolName::ALL {
+            let schema = tool.spec().schema();
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            // A call naming its element, and nothing else: the parser refuses it for the first
+            // argument the schema says is required, and names it.
+            let baseline =
+                if schema["properties"].get("selector").is_some() { json!({"selector": "#x"}) } else { json!({}) };
+            match (required.first(), crate::agent::tools::tool::parse_args(*tool, &baseline)) {
+                (Some(arg), Err(e)) => assert!(e.to_string().contains(arg), "{tool}: {e}"),
+                (Some(arg), Ok(_)) => panic!("{tool} parsed without {arg}"),
+                (None, Ok(parsed)) => assert_eq!(parsed.name(), *tool, "each entry's parser makes its own tool"),
+                (None, Err(e)) => assert_eq!(*tool, ToolName::WaitFor, "{tool}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn inputs_are_repeated_only_unless_delivered() {
+        for tool in ToolName::ALL {
+            let spec = tool.spec();
+            assert_eq!(spec.input, spec.repeat == Repeat::UnlessDelivered, "{tool}");
+        }
+    }
+}
