@@ -30,6 +30,39 @@ use std::collections::HashMap;
 type Query_ = Query<HashMap<String, String>>;
 type Page = Result<Response, BadParam>;
 
+/// The routes with their parameters, as the table of `docs/gherkin-language.md` lists them (a
+/// test holds the two together); `navguard-site` prints them. The router also serves what some
+/// of them post to: `/session` (`/login`), `/order` and `/delete` (`/shop`).
+pub const ROUTES: &[&str] = &[
+    "/page?title=T&go=U&blank=U&open=U",
+    "/slow?delay=MS&title=T",
+    "/never",
+    "/gate?name=N&title=T",
+    "/redirect?to=URL&status=302&delay=MS",
+    "/meta-refresh?to=URL&after=S",
+    "/js-redirect?to=URL&after=MS",
+    "/link?to=URL&target=_blank",
+    "/form?action=URL&method=post",
+    "/submit?delay=MS&title=T",
+    "/close-self?after=MS",
+    "/popup?to=URL",
+    "/status?code=N",
+    "/reset",
+    "/late?after=MS&text=T",
+    "/counter",
+    "/fetches?count=N&delay=MS&title=T",
+    "/stream?delay=MS",
+    "/spa?title=T&delay=MS&page=P",
+    "/busy?ms=MS",
+    "/login?next=URL",
+    "/shop",
+    "/injected",
+    "/frame?src=URL&title=T",
+    "/dialog?kind=K&after=MS&title=T",
+    "/data?delay=MS",
+    "/events",
+];
+
 /// The router of one origin.
 pub fn app(state: SiteState) -> Router {
     Router::new()

@@ -187,3 +187,29 @@ async fn the_next_routes_refuse_a_bad_parameter_naming_it() {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     assert!(body.starts_with("bad parameter `next`"), "{body}");
 }
+
+#[tokio::test]
+async fn every_listed_route_is_served_and_an_unlisted_one_is_not() {
+    let (shutdown, state) = state();
+    // Shut down first, so that the held routes answer at once (503) instead of holding.
+    shutdown.send(true).unwrap();
+    for route in super::ROUTES {
+        let path = route.split('?').next().unwrap();
+        let (status, body) = get(&state, path).await;
+        assert_ne!(status, StatusCode::NOT_FOUND, "{route} is listed but not served: {body}");
+    }
+    assert_eq!(get(&state, "/nope").await.0, StatusCode::NOT_FOUND);
+}
+
+#[test]
+fn the_listed_routes_are_the_step_languages_table() {
+    let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/gherkin-language.md");
+    let text = std::fs::read_to_string(doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+    let documented: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter(|cell| cell.starts_with('/'))
+        .filter_map(|cell| cell.split('`').next())
+        .collect();
+    assert_eq!(documented, super::ROUTES, "ROUTES and the route table of {doc} differ");
+}
