@@ -1,0 +1,98 @@
+//! Forms and what answers them: a generic form and its submission, a login and its session, a
+//! shop's order and deletion.
+
+use super::held::{hold, released};
+use super::navigation::see_other;
+use super::{Page, Query_};
+use crate::params::Params;
+use crate::state::SiteState;
+use crate::template::{self, html, render};
+use axum::extract::{Query, State};
+use axum::http::{Method, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+
+/// Where `/login` sends the user by default.
+const WELCOME: &str = "/page?title=Welcome";
+
+pub(super) async fn form(Query(q): Query_) -> Page {
+    let p = Params(q);
+    let slots = [
+        ("title", html(&p.text("title", "Form"))),
+        ("action", html(&p.url("action", Some("/submit"))?)),
+        ("method", p.method("method", "post")?),
+    ];
+    Ok(Html(render(template::FORM, &slots)).into_response())
+}
+
+pub(super) async fn submit(State(state): State<SiteState>, method: Method, Query(q): Query_, body: String) -> Page {
+    let p = Params(q);
+    let delay = p.ms("delay", 0)?;
+    let title = p.text("title", "Submitted");
+    let fields: String = url::form_urlencoded::parse(body.as_bytes())
+        .chain(p.0.iter().map(|(k, v)| (k.into(), v.into())))
+        .map(|(k, v)| format!("<dt>{}</dt><dd>{}</dd>", html(&k), html(&v)))
+        .collect();
+    if !hold(&state, delay).await {
+        return Ok(released());
+    }
+    let slots = [("title", html(&title)), ("method", method.to_string()), ("fields", fields)];
+    Ok(Html(render(template::SUBMIT, &slots)).into_response())
+}
+
+pub(super) async fn login(Query(q): Query_) -> Page {
+    let p = Params(q);
+    let slots = [("title", html(&p.text("title", "Log in"))), ("next", html(&p.url("next", Some(WELCOME))?))];
+    Ok(Html(render(template::LOGIN, &slots)).into_response())
+}
+
+/// `/login`'s form: a 303 to its `next` field (or the query's).
+pub(super) async fn session(Query(q): Query_, body: String) -> Page {
+    let mut fields = q;
+    fields.extend(url::form_urlencoded::parse(body.as_bytes()).into_owned());
+    let next = Params(fields).url("next", Some(WELCOME))?;
+    see_other(StatusCode::SEE_OTHER, &next, "next")
+}
+
+pub(super) async fn shop(Query(q): Query_) -> Page {
+    let slots = [("title", html(&Params(q).text("title", "Shop")))];
+    Ok(Html(render(template::SHOP, &slots)).into_response())
+}
+
+pub(super) async fn order() -> Response {
+    Html(render(template::DONE, &[("message", "Your order has been placed.".to_owned())])).into_response()
+}
+
+pub(super) async fn delete() -> Response {
+    Html(render(template::DONE, &[("message", "Your account has been deleted.".to_owned())])).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::routes::app;
+    use crate::routes::tests::{post, send, state};
+    use axum::http::{StatusCode, header};
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn a_session_answers_303_to_its_next_field() {
+        let (_shutdown, state) = state();
+        for (form, location) in [
+            ("user=ann&password=secret&next=%2Fpage%3Ftitle%3DIn", "/page?title=In"),
+            ("user=ann&password=secret", "/page?title=Welcome"),
+        ] {
+            let response = app(state.clone()).oneshot(post("/session", form)).await.unwrap();
+            assert_eq!(response.status(), StatusCode::SEE_OTHER, "{form}");
+            assert_eq!(response.headers()[header::LOCATION], location, "{form}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_order_and_a_deletion_answer_a_page_titled_done() {
+        let (_shutdown, state) = state();
+        for (path, message) in [("/order", "order has been placed"), ("/delete", "account has been deleted")] {
+            let (status, content_type, body) = send(&state, post(path, "item=book")).await;
+            assert_eq!((status, content_type.as_str()), (StatusCode::OK, "text/html; charset=utf-8"), "{path}");
+            assert!(body.contains("<title>Done</title>") && body.contains(message), "{path}: {body}");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The routes, one file per job: pages (plain pages and the elements scenarios act on), forms
+//! (forms and what answers them), navigation (redirects and failures), held (responses held
+//! back, gates, the endless stream) and loading (pages that go on working after their load).
+//! Each handler parses its parameters first, so a malformed one is a 400 naming it before
+//! anything is held or sent.
+
+mod forms;
+mod held;
+mod loading;
+mod navigation;
+mod pages;
+#[cfg(test)]
+mod tests;
+
+pub(crate) use navigation::ResetConnection;
+
+use crate::params::BadParam;
+use crate::state::SiteState;
+use axum::Router;
+use axum::extract::Query;
+use axum::response::Response;
+use axum::routing::{get, post};
+use forms::{delete, form, login, order, session, shop, submit};
+use held::{data, events, gate, never, slow};
+use loading::{busy, fetches, spa, stream};
+use navigation::{js_redirect, meta_refresh, redirect, reset, status};
+use pages::{close_self, counter, dialog, frame, injected, late, link, page, popup};
+use std::collections::HashMap;
+
+type Query_ = Query<HashMap<String, String>>;
+type Page = Result<Response, BadParam>;
+
+/// The routes with their parameters, as the table of `docs/gherkin-language.md` lists them (a
+/// test holds the two together); `navguard-site` prints them. The router also serves what some
+/// of them post to: `/session` (`/login`), `/order` and `/delete` (`/shop`).
+pub const ROUTES: &[&str] = &[
+    "/page?title=T&go=U&blank=U&open=U",
+    "/slow?delay=MS&title=T",
+    "/never",
+    "/gate?name=N&title=T",
+    "/redirect?to=URL&status=302&delay=MS",
+    "/meta-refresh?to=URL&after=S",
+    "/js-redirect?to=URL&after=MS",
+    "/link?to=URL&target=_blank",
+    "/form?action=URL&method=post",
+    "/submit?delay=MS&title=T",
+    "/close-self?after=MS",
+    "/popup?to=URL",
+    "/status?code=N",
+    "/reset",
+    "/late?after=MS&text=T",
+    "/counter",
+    "/fetches?count=N&delay=MS&title=T",
+    "/stream?delay=MS",
+    "/spa?title=T&delay=MS&page=P",
+    "/busy?ms=MS",
+    "/login?next=URL",
+    "/shop",
+    "/injected",
+    "/frame?src=URL&title=T",
+    "/dialog?kind=K&after=MS&title=T",
+    "/data?delay=MS",
+    "/events",
+];
+
+/// The router of one origin.
+pub fn app(state: SiteState) -> Router {
+    Router::new()
+        .route("/page", get(page))
+        .route("/slow", get(slow))
+        .route("/never", get(never))
+        .route("/gate", get(gate).post(gate))
+        .route("/redirect", get(redirect))
+        .route("/meta-refresh", get(meta_refresh))
+        .route("/js-redirect", get(js_redirect))
+        .route("/link", get(link))
+        .route("/form", get(form))
+        .route("/submit", get(submit).post(submit))
+        .route("/close-self", get(close_self))
+        .route("/popup", get(popup))
+        .route("/status", get(status))
+        .route("/reset", get(reset))
+        .route("/late", get(late))
+        .route("/counter", get(counter))
+        .route("/fetches", get(fetches))
+        .route("/stream", get(stream))
+        .route("/events", get(events))
+        .route("/data", get(data))
+        .route("/spa", get(spa))
+        .route("/busy", get(busy))
+        .route("/login", get(login))
+        .route("/session", post(session))
+        .route("/shop", get(shop))
+        .route("/order", get(order).post(order))
+        .route("/delete", get(delete).post(delete))
+        .route("/injected", get(injected))
+        .route("/frame", get(frame))
+        .route("/dialog", get(dialog))
+        .with_state(state)
+}
