@@ -130,3 +130,32 @@ Feature: More hazards of a browser agent's tool layer
       | 2    | snapshot | {}                                           |
     Then call 1 either failed or answered with the page titled "Slow"
     And call 2 answered with the page titled "Slow"
+
+  # A page may open a tab by itself, with no call of the agent's to answer for it: as it loads
+  # (a login that opens its provider), or long after, while the model thinks (a chat window, a
+  # report). The browser has the tab either way; so must the agent's list of tabs.
+  @contract-agent-tabs
+  Scenario: A tab the page opens by script as it loads is listed and can be turned to
+    Given the agent under test is on "{site}/popup?title=Opener&to=/page%3Ftitle%3DOpened"
+    And before call 1 the page has opened a tab
+    When the agent under test is called:
+      | call | tool       | args         |
+      | 1    | list_tabs  | {}           |
+      | 2    | select_tab | {"index": 2} |
+      | 3    | snapshot   | {}           |
+    Then call 1's answer lists "Opened"
+    And call 3 answered with the page titled "Opened"
+
+  @contract-agent-tabs
+  Scenario: A tab the page opens by script long after it loaded is listed and can be turned to
+    Given the agent under test is on "{site}/popup?title=Opener&after=1500&to=/page%3Ftitle%3DLater"
+    And before call 2 the page has opened a tab
+    When the agent under test is called:
+      | call | tool       | args         |
+      | 1    | snapshot   | {}           |
+      | 2    | list_tabs  | {}           |
+      | 3    | select_tab | {"index": 2} |
+      | 4    | snapshot   | {}           |
+    Then call 1 answered with the page titled "Opener"
+    And call 2's answer lists "Later"
+    And call 4 answered with the page titled "Later"

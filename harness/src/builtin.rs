@@ -51,8 +51,14 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/navigation.feature",
         text: include_str!("../builtin/features/agents/navigation.feature"),
     },
-    BuiltIn { path: "features/agents/hazards.feature", text: include_str!("../builtin/features/agents/hazards.feature") },
-    BuiltIn { path: "features/agents/dialogs.feature", text: include_str!("../builtin/features/agents/dialogs.feature") },
+    BuiltIn {
+        path: "features/agents/hazards.feature",
+        text: include_str!("../builtin/features/agents/hazards.feature"),
+    },
+    BuiltIn {
+        path: "features/agents/dialogs.feature",
+        text: include_str!("../builtin/features/agents/dialogs.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).

@@ -45,7 +45,7 @@ pub const ROUTES: &[&str] = &[
     "/form?action=URL&method=post",
     "/submit?delay=MS&title=T",
     "/close-self?after=MS",
-    "/popup?to=URL",
+    "/popup?to=URL&after=MS",
     "/status?code=N",
     "/reset",
     "/late?after=MS&text=T",

@@ -40,7 +40,12 @@ pub(super) async fn close_self(Query(q): Query_) -> Page {
 pub(super) async fn popup(Query(q): Query_) -> Page {
     let p = Params(q);
     let to = p.url("to", None)?;
-    let slots = [("title", html(&p.text("title", "Popup"))), ("to", html(&to)), ("to_js", js_string(&to))];
+    let slots = [
+        ("title", html(&p.text("title", "Popup"))),
+        ("to", html(&to)),
+        ("to_js", js_string(&to)),
+        ("after", p.ms("after", 0)?.to_string()),
+    ];
     Ok(Html(render(template::POPUP, &slots)).into_response())
 }
 

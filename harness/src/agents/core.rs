@@ -86,7 +86,15 @@ impl CoreAgent {
         all
     }
 
-    async fn list_tabs(&self) -> Answer {
+    /// Tabs the task's pages opened by themselves since the last call join the task's tabs
+    /// before they are listed or chosen, as the core does before each of its own calls.
+    fn adopt_opened_tabs(&mut self) {
+        let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
+        self.session.adopt_opened_tabs(&agent);
+    }
+
+    async fn list_tabs(&mut self) -> Answer {
+        self.adopt_opened_tabs();
         let focused = self.focused_tab();
         let mut seen = Vec::new();
         for tab in self.task_tabs() {
@@ -101,7 +109,8 @@ impl CoreAgent {
     }
 
     /// The neutral index (1-based) as the task's tab, or why there is none.
-    fn tab_at(&self, args: &Value) -> Result<TabId, String> {
+    fn tab_at(&mut self, args: &Value) -> Result<TabId, String> {
+        self.adopt_opened_tabs();
         let index = args.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
         let tabs = self.task_tabs();
         index

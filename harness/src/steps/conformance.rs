@@ -88,6 +88,11 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
             // The scenario's own think time between two calls: the pause is what is tested.
             BeforeCall::Pause(pause) => tokio::time::sleep(pause).await,
             BeforeCall::Dialog => until_a_dialog_is_open(world).await?,
+            BeforeCall::OpenedTab => {
+                let earlier = world.conformance.opened_tabs_awaited;
+                until_a_page_opened_a_tab(world, earlier).await?;
+                world.conformance.opened_tabs_awaited += 1;
+            }
             BeforeCall::User(action) => {
                 let tab = agents_tab(world).await?;
                 let placeholders = world.site()?.placeholders();
@@ -205,6 +210,40 @@ async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
     tokio::time::timeout(deadline, opened)
         .await
         .map_err(|_| StepError::Timeout { what: "a page to open a dialog".into(), after: deadline })?
+}
+
+#[given(expr = "before call {int} the page has opened a tab")]
+async fn before_call_opened_tab(world: &mut NavWorld, n: u32) {
+    world.conformance.before.entry(n).or_default().push(BeforeCall::OpenedTab);
+}
+
+/// Waits until a page of the agent's browser has opened a tab by itself (the browser names
+/// an opener) beyond the `earlier` ones the scenario already waited for, and that tab's first
+/// page has loaded: by the browser's own events since the scenario began, at most
+/// [`EVENT_DEADLINE`].
+async fn until_a_page_opened_a_tab(world: &NavWorld, earlier: usize) -> StepResult {
+    let mut events = world.port()?.subscribe_from_start();
+    let loaded = async {
+        let mut opened: Vec<TabId> = Vec::new();
+        loop {
+            match events.next().await {
+                Ok(event) if event.kind == NavEventKind::TabCreated && event.opener.is_some() => {
+                    opened.push(event.tab);
+                }
+                Ok(event) if event.kind == NavEventKind::Load => {
+                    if opened.iter().position(|t| *t == event.tab) == Some(earlier) {
+                        return Ok(());
+                    }
+                }
+                Ok(_) => {}
+                Err(closed) => return Err(StepError::Setup(closed.to_string())),
+            }
+        }
+    };
+    let deadline = EVENT_DEADLINE;
+    tokio::time::timeout(deadline, loaded)
+        .await
+        .map_err(|_| StepError::Timeout { what: "a page to open a tab and that tab to load".into(), after: deadline })?
 }
 
 #[given(expr = "before call {int} {int} ms pass")]

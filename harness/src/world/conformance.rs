@@ -21,6 +21,9 @@ pub(crate) enum BeforeCall {
     Pause(Duration),
     /// The page has opened a dialog (by the browser's event).
     Dialog,
+    /// A page has opened a tab by itself and that tab's first page has loaded (by the
+    /// browser's events).
+    OpenedTab,
 }
 
 /// The agent under test in one scenario, and what its calls answered.
@@ -37,6 +40,9 @@ pub struct Conformance {
     pub not_applicable: Option<String>,
     /// How long one call may take (`--call-timeout`).
     pub call_timeout: Duration,
+    /// How many tabs opened by a page the scenario has waited for: the next wait is for the
+    /// one after them.
+    pub(crate) opened_tabs_awaited: usize,
 }
 
 /// One call made, and what it answered.
@@ -67,6 +73,7 @@ impl Default for Conformance {
             before: BTreeMap::new(),
             not_applicable: None,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            opened_tabs_awaited: 0,
         }
     }
 }

@@ -61,9 +61,9 @@ impl Session {
         if self.task.round == 0 {
             self.begin_round();
         }
-        if self.events.is_none() {
-            self.events = Some(agent.port.subscribe());
-        }
+        // Tabs the task's pages opened since the last call (a script's window.open while the
+        // model thought) are the task's before this call acts, so it can turn to them.
+        self.adopt_opened_tabs(agent);
         let round = self.task.round;
         let observed = self.observed.take();
         let mut warnings = Vec::new();
@@ -89,8 +89,7 @@ impl Session {
         self.begin_round();
         let round = self.task.round;
         // As the loop does between rounds: tabs the pages opened join the task's ledger.
-        let events = self.events.get_or_insert_with(|| agent.port.subscribe());
-        update_ledger(&mut self.task, round, events);
+        self.adopt_opened_tabs_in(agent, round);
         match agent.guard_and_observe(&mut self.task, round, &self.cancel).await {
             Ok(observed) => {
                 let page = observed.as_ref().map(|o| o.observation.clone());
@@ -103,6 +102,19 @@ impl Session {
                 Err(reason)
             }
         }
+    }
+
+    /// Adds the tabs the task's pages opened, at any time since the session's first call (by
+    /// a script, a `target=_blank` link, a form), to the task's tabs: a caller about to list or
+    /// choose the task's tabs calls it first, as [`Session::call`] and [`Session::look`] do.
+    pub fn adopt_opened_tabs(&mut self, agent: &Agent<'_>) {
+        let round = self.task.round;
+        self.adopt_opened_tabs_in(agent, round);
+    }
+
+    fn adopt_opened_tabs_in(&mut self, agent: &Agent<'_>, round: u32) {
+        let events = self.events.get_or_insert_with(|| agent.port.subscribe());
+        update_ledger(&mut self.task, round, events);
     }
 
     fn begin_round(&mut self) {
