@@ -84,5 +84,5 @@ pub enum StartError {
     Browser(#[source] Arc<LaunchError>),
     /// `--agent` names no usable agent (an unknown name, a bad description, another browser).
     #[error(transparent)]
-    Agent(#[from] crate::agents::AgentError),
+    Agent(#[from] crate::under_test::AgentError),
 }

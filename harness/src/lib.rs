@@ -1,6 +1,7 @@
 //! navguard's conformance harness: the fixture site, the step definitions and the runner, the
-//! reports, the timeline, the gate and validate. `cargo test --test features` and the `navguard`
-//! command both link this crate, so both run the same steps and the same code.
+//! reports, the timeline, the gate and validate, the agents under test, and the `navguard`
+//! command's commands ([`cli`]). `cargo test --test features` and the `navguard` command both
+//! link this crate, so both run the same steps and the same code.
 //!
 //! Step definitions are one file per domain: `browser_steps` (tabs, navigation, events),
 //! `site_steps` (the fixture site), `user_steps` (what a person does to the browser),
@@ -9,12 +10,11 @@
 
 mod agent_state;
 mod agent_steps;
-pub mod agents;
 pub mod artifacts;
 pub mod bench;
 mod browser_steps;
 pub mod builtin;
-pub mod compare;
+pub mod cli;
 mod conformance_steps;
 mod conversation_steps;
 pub mod error;
@@ -33,10 +33,16 @@ pub mod runner;
 mod site_steps;
 pub mod summary;
 pub mod timeline;
+pub mod under_test;
 mod user_action;
 mod user_steps;
 pub mod validate;
 pub mod world;
+
+/// The agents under test, by the module's old name: the step definitions (restructured apart)
+/// still name it so; new code names [`under_test`].
+#[doc(hidden)]
+pub use under_test as agents;
 
 pub use parameters::Switch;
 pub use runner::run_features;
