@@ -4,6 +4,7 @@
 //! reports (HTML, JUnit XML, Cucumber JSON) and failure artifacts under the report folder, and a
 //! non-zero exit on any failure.
 
+mod error;
 mod filter;
 mod finish;
 mod hooks;
@@ -12,13 +13,13 @@ mod preflight;
 mod print_timeline;
 mod teardown;
 
+pub use error::StartError;
 pub use filter::scenario_tests;
 pub use options::{
     BrowserOptions, DEFAULT_CALL_TIMEOUT, DEFAULT_CONCURRENCY, DEFAULT_REPORT_DIR, FeaturesCli, Input, OptionError,
     RunOptions, at_least_one,
 };
 
-use crate::error::StartError;
 use crate::report::StepLogWriter;
 use crate::run_context::{RunContext, RunMode, TerminalOutput};
 use crate::summary::ScenarioResult;

@@ -2,8 +2,7 @@
 //! and started once ([`crate::under_test::preflight`]), so that an agent that cannot serve is
 //! one line before any browser starts.
 
-use super::RunOptions;
-use crate::error::StartError;
+use super::{RunOptions, StartError};
 use crate::run_context::RunMode;
 use crate::under_test::AgentError;
 use crate::under_test::description::Description;

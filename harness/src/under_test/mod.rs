@@ -154,7 +154,7 @@ pub enum AgentError {
 #[allow(missing_debug_implementations, reason = "the port is a trait object without Debug")]
 pub struct StartAt {
     /// The scenario's own tabs, for an in-process agent.
-    pub port: std::sync::Arc<dyn navguard::browser::BrowserPort>,
+    pub port: Arc<dyn navguard::browser::BrowserPort>,
     /// The Chromium binary (`{chromium}`).
     pub chromium: String,
     /// The harness's browser's DevTools endpoint (`{cdp_endpoint}`), when it has one.
