@@ -123,11 +123,18 @@ impl Source {
     /// `given` if there is one; else `path` under the current folder when it is there; else
     /// the built-in copy of `path`; `None` when there is none of them.
     pub fn find(given: Option<PathBuf>, path: &str) -> Option<Self> {
+        // The empty path joins as nothing: a file found is named as the user would name it.
+        Self::find_in(Path::new(""), given, path)
+    }
+
+    /// As [`Source::find`], with `root` standing for the current folder.
+    pub fn find_in(root: &Path, given: Option<PathBuf>, path: &str) -> Option<Self> {
         if let Some(given) = given {
             return Some(Self::Disk(given));
         }
-        if Path::new(path).exists() {
-            return Some(Self::Disk(PathBuf::from(path)));
+        let here = root.join(path);
+        if here.exists() {
+            return Some(Self::Disk(here));
         }
         file(path).map(Self::BuiltIn)
     }

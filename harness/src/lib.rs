@@ -1,6 +1,7 @@
 //! navguard's conformance harness: the fixture site, the step definitions and the runner, the
-//! reports, the timeline, the gate and validate. `cargo test --test features` and the `navguard`
-//! command both link this crate, so both run the same steps and the same code.
+//! reports, the timeline, the gate and validate, the agents under test, and the `navguard`
+//! command's commands ([`cli`]). `cargo test --test features` and the `navguard` command both
+//! link this crate, so both run the same steps and the same code.
 //!
 //! The steps are in two parts. [`world`] holds what every step shares: the cucumber World
 //! (`NavWorld`), the scenario's tabs and fixture site, the agent core's state, the agent under
@@ -13,11 +14,10 @@
 //! nothing outside `steps` imports one. The arrows point one way: runner → world → steps →
 //! core and agents under test. The language is documented in `docs/gherkin-language.md`.
 
-pub mod agents;
 pub mod artifacts;
 pub mod bench;
 pub mod builtin;
-pub mod compare;
+pub mod cli;
 pub mod error;
 // The fixture site is a crate of its own; `crate::fixtures::…` paths keep working through this.
 pub use navguard_fixtures as fixtures;
@@ -31,6 +31,7 @@ pub mod runner;
 mod steps;
 pub mod summary;
 pub mod timeline;
+pub mod under_test;
 pub mod validate;
 pub mod world;
 

@@ -32,7 +32,7 @@ pub struct RunMode {
     /// reported skipped in JUnit, as the gate judges them.
     pub expected: BTreeSet<String>,
     /// The agent under test of the conformance steps (`--agent`); navguard's core when `None`.
-    pub agent: Option<Arc<crate::agents::description::Description>>,
+    pub agent: Option<Arc<crate::under_test::description::Description>>,
     /// How long one call of the agent under test may take (`--call-timeout`).
     pub call_timeout: std::time::Duration,
     /// The agent's name and version as it gave them before the run.

@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// Where the harness's hooks are, for their `match.location`.
-const BEFORE_HOOK: &str = "steps/runner.rs:before_hook";
-const AFTER_HOOK: &str = "steps/runner.rs:after_hook";
+/// Where the harness's hooks are, for their `match.location`: from the workspace's root, as
+/// cucumber names the step definitions' files.
+const BEFORE_HOOK: &str = "harness/src/runner/hooks.rs:before_hook";
+const AFTER_HOOK: &str = "harness/src/runner/hooks.rs:after_hook";
 
 /// The Cucumber JSON of a run: one feature per feature file, its scenarios by line.
 pub fn render_cucumber_json(results: &[ScenarioResult]) -> String {
@@ -273,5 +274,15 @@ mod tests {
     #[test]
     fn ids_are_slugs() {
         assert_eq!(slug("Tabs & <windows>: \"opened\" ]]>"), "tabs-windows-opened");
+    }
+
+    #[test]
+    fn the_hooks_are_where_their_location_says() {
+        for location in [BEFORE_HOOK, AFTER_HOOK] {
+            let (file, function) = location.rsplit_once(':').unwrap();
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{location}: {e}"));
+            assert!(text.contains(&format!("fn {function}(")), "{location}");
+        }
     }
 }

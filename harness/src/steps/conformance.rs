@@ -3,8 +3,8 @@
 //! names another (`--agent`). The fixture site's request log and, where the agent shares the
 //! harness's browser, the browser's own events are the truth of what a call really did.
 
-use crate::agents::{AgentUnderTest, Answer, FailureClass, NeutralTool};
 use crate::error::{StepError, StepResult};
+use crate::under_test::{AgentUnderTest, Answer, FailureClass, NeutralTool};
 use crate::world::user_action::UserAction;
 use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
@@ -19,12 +19,12 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
     if world.conformance.agent.is_none() {
         let chromium =
             navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?;
-        let at = crate::agents::StartAt {
+        let at = crate::under_test::StartAt {
             port: world.port()?.clone(),
             chromium: chromium.display().to_string(),
             cdp_endpoint: world.env()?.browser.cdp_endpoint().map(str::to_owned),
         };
-        let started = crate::agents::start(world.conformance.agent_description.clone(), at)
+        let started = crate::under_test::start(world.conformance.agent_description.clone(), at)
             .await
             .map_err(|e| StepError::Setup(e.to_string()))?;
         world.conformance.agent = Some(started);

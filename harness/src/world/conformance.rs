@@ -5,8 +5,8 @@
 
 use super::run::DEFAULT_CALL_TIMEOUT;
 use super::user_action::UserAction;
-use crate::agents::description::Description;
-use crate::agents::{AgentUnderTest, Answer, NeutralTool};
+use crate::under_test::description::Description;
+use crate::under_test::{AgentUnderTest, Answer, NeutralTool};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;

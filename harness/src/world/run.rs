@@ -3,8 +3,8 @@
 //! `RunContext` provides it, so the world never sees the runner's output, results or reports,
 //! and the arrows point one way: runner → world → steps.
 
-use crate::agents::description::Description;
 use crate::error::SetupError;
+use crate::under_test::description::Description;
 use async_trait::async_trait;
 use navguard::adapter::BidiBrowser;
 use std::sync::Arc;

@@ -10,17 +10,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-navguard::closed_set! {
-    /// How an agent is driven.
-    pub enum Kind("agent kind") {
-        /// navguard's own core, in process.
-        InProcess = "in-process",
-        /// A Model Context Protocol server, a child process over stdio.
-        Mcp = "mcp",
-        /// A program that speaks the JSON-lines protocol over stdio.
-        Jsonl = "jsonl",
-    }
-}
+pub use super::kind::Kind;
 
 /// The agents that ship with navguard: (name, description).
 const BUILT_IN: &[(&str, &str)] = crate::builtin::AGENTS;
@@ -223,7 +213,7 @@ impl Description {
             }
         }
         let fails_when = file.fails_when.iter().map(|p| regex("fails_when", p)).collect::<Result<_, _>>()?;
-        if file.kind != Kind::InProcess && file.start.command.trim().is_empty() {
+        if file.kind.needs_start_command() && file.start.command.trim().is_empty() {
             return Err(bad("[start] command is missing: how is the agent started?".into()));
         }
         Ok(Self {
@@ -322,7 +312,7 @@ impl Description {
     /// or it is a jsonl agent, whose start line always carries the endpoint): then the user's
     /// steps act in the agent's own browser.
     pub fn attaches(&self) -> bool {
-        self.kind == Kind::Jsonl
+        self.kind.always_attaches()
             || self.start.args.iter().chain(std::iter::once(&self.start.command)).any(|w| w.contains("{cdp_endpoint}"))
     }
 }

@@ -2,21 +2,29 @@
 //! same machine and browser, and the side-by-side report (`index.html` and `compare.md`). Each
 //! agent's own run keeps its full reports in `<report dir>/<agent>/`.
 
-use crate::agents::description::Description;
+use super::suite::{agent_scenarios, suite};
 use crate::report::compare::{AgentColumn, Comparison, render_html, render_markdown};
 use crate::run_context::RunMode;
 use crate::runner::{Input, RunOptions, RunOutcome, RunRequest, run_features_with};
+use crate::under_test::description::Description;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// What to compare.
-#[derive(Clone, Debug)]
-pub struct CompareRequest {
-    pub features: PathBuf,
-    /// Agents by built-in name or description path, in the report's order.
+// What `navguard compare` is given.
+#[derive(clap::Args, Debug)]
+pub struct CompareArgs {
+    /// A .feature file or a folder of them [default: ./features/agents, else the built-in
+    /// agent-neutral scenarios, written under the report folder]
+    pub path: Option<PathBuf>,
+    /// The agents, comma-separated: built-in names or description files.
+    #[arg(long, value_name = "a,b,…", value_delimiter = ',', required = true)]
     pub agents: Vec<String>,
+    /// Where the report goes (each agent's own run in a folder of its name; relative to
+    /// the current folder).
+    #[arg(long, value_name = "dir", default_value = "target/navguard/compare")]
     pub report_dir: PathBuf,
+    #[command(flatten)]
     pub options: RunOptions,
 }
 
@@ -26,8 +34,16 @@ const VERSION_DEADLINE: Duration = Duration::from_secs(10);
 /// Runs the scenarios against each agent and writes the report. Exits 0 when every agent ran
 /// (whatever its results: the report is the product), 2 when one could not start or the input
 /// is unusable, 130 on Ctrl-C.
-pub async fn compare(request: CompareRequest) -> ExitCode {
-    let CompareRequest { features, agents, report_dir, options } = request;
+pub async fn compare(args: CompareArgs) -> ExitCode {
+    let CompareArgs { path, agents, report_dir, options } = args;
+    if options.agent.is_some() {
+        eprintln!("navguard compare: give the agents with --agents, not --agent");
+        return ExitCode::from(2);
+    }
+    let features = match suite("compare", path, || agent_scenarios(&report_dir)) {
+        Ok(path) => path,
+        Err(code) => return code,
+    };
     if !features.exists() {
         eprintln!("navguard compare: no such feature file or folder: {}", features.display());
         return ExitCode::from(2);
@@ -110,22 +126,12 @@ fn safe_folder(name: &str) -> String {
 
 /// Today's date (UTC), `YYYY-MM-DD`.
 fn today() -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}-{m:02}-{d:02}")
+    date(time::OffsetDateTime::now_utc().date())
 }
 
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
+/// A date as the report's heading writes it.
+fn date(date: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day())
 }
 
 /// The operating system, cores and memory of this machine.
@@ -135,13 +141,29 @@ fn machine() -> String {
         .and_then(|t| t.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_owned())))
         .unwrap_or_else(|| std::env::consts::OS.to_owned());
     let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
-    let memory = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| t.lines().find_map(|l| l.strip_prefix("MemTotal:").map(str::to_owned)))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map(|kb| format!(", {} GiB", (kb + (1 << 19)) >> 20))
-        .unwrap_or_default();
+    let memory = memory_bytes().map(|bytes| format!(", {} GiB", gib(bytes))).unwrap_or_default();
     format!("{os}, {cores} cores{memory}")
+}
+
+/// The machine's memory in whole GiB, to the nearest (as `/proc/meminfo`'s kB were rounded).
+fn gib(bytes: u64) -> u64 {
+    let kib = bytes >> 10;
+    (kib + (1 << 19)) >> 20
+}
+
+/// The machine's memory, as the kernel counts it (`sysinfo(2)`, where `/proc/meminfo`'s
+/// `MemTotal` comes from).
+#[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast, reason = "the kernel's unsigned long is 32 bits on 32-bit Linux")]
+fn memory_bytes() -> Option<u64> {
+    let info = rustix::system::sysinfo();
+    (info.totalram as u64).checked_mul(u64::from(info.mem_unit))
+}
+
+/// Elsewhere the heading names no memory.
+#[cfg(not(target_os = "linux"))]
+fn memory_bytes() -> Option<u64> {
+    None
 }
 
 /// The browser binary's own `--version`, within a deadline.
@@ -160,10 +182,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn days_since_1970_are_dated_as_the_calendar_does() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_780), (2026, 11, 23));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    fn a_date_is_written_year_month_day() {
+        let date = |y, m, d| time::Date::from_calendar_date(y, m, d).unwrap();
+        assert_eq!(super::date(date(1970, time::Month::January, 1)), "1970-01-01");
+        assert_eq!(super::date(date(2026, time::Month::November, 23)), "2026-11-23");
+        assert_eq!(super::date(date(2000, time::Month::February, 29)), "2000-02-29");
+    }
+
+    #[test]
+    fn memory_is_rounded_to_the_nearest_gib() {
+        assert_eq!(gib(24 << 30), 24);
+        assert_eq!(gib((23 << 30) + (600 << 20)), 24);
+        assert_eq!(gib((23 << 30) + (400 << 20)), 23);
+    }
+
+    #[test]
+    fn the_machine_is_named_with_its_cores() {
+        let machine = machine();
+        assert!(machine.contains(" cores"), "{machine}");
+        #[cfg(target_os = "linux")]
+        assert!(machine.ends_with(" GiB"), "{machine}");
     }
 
     #[test]

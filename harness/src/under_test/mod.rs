@@ -1,6 +1,7 @@
-//! The agent under test: anything that stands where navguard's own core stands, driven through
-//! the neutral tools of the conformance profile (`docs/agent-conformance.md`). An agent is
-//! described by a file (`agents/<name>.toml`); its kind says how it is driven:
+//! The agents under test: anything that stands where navguard's own core stands, driven through
+//! the neutral tools of the conformance profile (`docs/agent-conformance.md`). Not the core's
+//! agent (`navguard::agent`): what the harness drives and judges. An agent is described by a
+//! file (`agents/<name>.toml`); its [`kind::Kind`] says how it is driven:
 //! - [`core`]: navguard's core, in process (the tool layer of [`navguard::agent::Session`]);
 //! - [`mcp`]: a Model Context Protocol server started as a child process over stdio;
 //! - [`jsonl`]: any program that speaks the JSON-lines protocol over stdio.
@@ -11,12 +12,16 @@
 pub mod core;
 pub mod description;
 pub mod jsonl;
+pub mod kind;
 pub mod mcp;
 pub mod preflight;
 pub mod process;
 
 use async_trait::async_trait;
+use description::Description;
+use kind::Kind;
 use serde_json::Value;
+use std::sync::Arc;
 use std::time::Duration;
 
 navguard::closed_set! {
@@ -149,27 +154,51 @@ pub enum AgentError {
 #[allow(missing_debug_implementations, reason = "the port is a trait object without Debug")]
 pub struct StartAt {
     /// The scenario's own tabs, for an in-process agent.
-    pub port: std::sync::Arc<dyn navguard::browser::BrowserPort>,
+    pub port: Arc<dyn navguard::browser::BrowserPort>,
     /// The Chromium binary (`{chromium}`).
     pub chromium: String,
     /// The harness's browser's DevTools endpoint (`{cdp_endpoint}`), when it has one.
     pub cdp_endpoint: Option<String>,
 }
 
-/// Starts the agent `description` describes (navguard's core when `None`).
-pub async fn start(
-    description: Option<std::sync::Arc<description::Description>>,
-    at: StartAt,
-) -> Result<Box<dyn AgentUnderTest>, AgentError> {
-    use description::Kind;
-    Ok(match description {
-        None => Box::new(core::CoreAgent::new(at.port)),
-        Some(d) => match d.kind {
-            Kind::InProcess => Box::new(core::CoreAgent::new(at.port)),
-            Kind::Mcp => Box::new(mcp::McpAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
-            Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(d, &at.chromium, at.cdp_endpoint.as_deref()).await?),
-        },
-    })
+/// Starts the agent `description` describes for a scenario (navguard's core when `None`).
+pub async fn start(description: Option<Arc<Description>>, at: StartAt) -> Result<Box<dyn AgentUnderTest>, AgentError> {
+    let started = match description {
+        Some(d) => start_kind(d, &at.chromium, Reach::Scenario(at.cdp_endpoint.as_deref())).await?,
+        None => None,
+    };
+    // navguard's core runs in process, on the scenario's own tabs.
+    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port))))
+}
+
+/// The browser an agent being started can reach.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Reach<'a> {
+    /// A scenario's: its DevTools endpoint, when it has one.
+    Scenario(Option<&'a str>),
+    /// None: the check before a run ([`preflight`]) only starts the agent and lists its tools.
+    NoBrowser,
+}
+
+/// The one place an agent's kind becomes a running agent, for a scenario and for the check
+/// before a run alike. `None`: the kind has no process to start (navguard's core runs in the
+/// harness, on a scenario's tabs).
+pub(crate) async fn start_kind(
+    description: Arc<Description>,
+    chromium: &str,
+    reach: Reach<'_>,
+) -> Result<Option<Box<dyn AgentUnderTest>>, AgentError> {
+    let kind = description.kind;
+    let endpoint = match reach {
+        Reach::Scenario(endpoint) => endpoint,
+        Reach::NoBrowser => kind.endpoint_without_browser(),
+    };
+    let agent: Box<dyn AgentUnderTest> = match kind {
+        Kind::InProcess => return Ok(None),
+        Kind::Mcp => Box::new(mcp::McpAgent::start(description, chromium, endpoint).await?),
+        Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(description, chromium, endpoint).await?),
+    };
+    Ok(Some(agent))
 }
 
 /// A duration in seconds as a person writes it: `30`, `0.5`.

@@ -34,14 +34,18 @@
 use navguard::adapter::{BidiPort, BrowserKind};
 use navguard::agent::{UrlSettle, observe, safe_parse_origin};
 use navguard::browser::{BrowserPort, NavEventKind, TabId};
+mod clock;
+mod peer;
+mod suite_floor;
+
+use clock::Monotonic;
 use navguard_harness::fixtures::FixtureSite;
 use navguard_harness::runner::DEFAULT_CONCURRENCY;
-use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use peer::{Peer, devtools_endpoint};
+use serde_json::json;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use suite_floor::{suite_time, suite_waits};
 use tokio_util::sync::CancellationToken;
 
 const SNAPSHOTS: usize = 40;
@@ -61,115 +65,6 @@ fn percentile(samples: &[f64], p: f64) -> f64 {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-/// `Instant`s as `CLOCK_MONOTONIC` nanoseconds, the clock of Node's `process.hrtime`.
-struct Monotonic {
-    anchor: Instant,
-    anchor_ns: i128,
-}
-
-impl Monotonic {
-    /// The anchor, and how wide the tightest bracket around the raw read was.
-    fn new() -> (Self, Duration) {
-        let mut best: Option<(Self, Duration)> = None;
-        for _ in 0..20 {
-            let before = Instant::now();
-            let raw = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
-            let width = before.elapsed();
-            let clock = Self {
-                anchor: before + width / 2,
-                anchor_ns: i128::from(raw.tv_sec) * 1_000_000_000 + i128::from(raw.tv_nsec),
-            };
-            if best.as_ref().is_none_or(|(_, w)| width < *w) {
-                best = Some((clock, width));
-            }
-        }
-        best.expect("twenty reads")
-    }
-
-    fn ns(&self, t: Instant) -> i128 {
-        match t.checked_duration_since(self.anchor) {
-            Some(after) => self.anchor_ns + after.as_nanos() as i128,
-            None => self.anchor_ns - self.anchor.duration_since(t).as_nanos() as i128,
-        }
-    }
-}
-
-/// The DevTools WebSocket of the Chromium that ChromeDriver (process `driver`) started: its
-/// `--user-data-dir`, read from /proc, holds `DevToolsActivePort` (port, then path).
-fn devtools_endpoint(driver: u32) -> Option<String> {
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let parent = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        if parent != Some(driver) {
-            continue;
-        }
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let profile = cmdline
-            .split(|b| *b == 0)
-            .find_map(|arg| std::str::from_utf8(arg).ok()?.strip_prefix("--user-data-dir="))?
-            .to_owned();
-        let active = std::fs::read_to_string(Path::new(&profile).join("DevToolsActivePort")).ok()?;
-        let mut lines = active.lines();
-        let (port, path) = (lines.next()?, lines.next()?);
-        return Some(format!("ws://127.0.0.1:{port}{path}"));
-    }
-    None
-}
-
-/// The Playwright peer: `node bench/peer/peer.mjs`, one JSON object a line each way.
-struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-    version: String,
-}
-
-impl Peer {
-    async fn start(dir: &Path, chromium: &str) -> Self {
-        if !dir.join("node_modules").exists() {
-            let status = std::process::Command::new("npm")
-                .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
-                .current_dir(dir)
-                .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-                .status()
-                .expect("npm (install Node 20 and npm)");
-            assert!(status.success(), "npm ci in {} failed", dir.display());
-        }
-        let mut child = Command::new("node")
-            .args(["--experimental-websocket", "--no-warnings", "peer.mjs"])
-            .arg(chromium)
-            .current_dir(dir)
-            .env("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("node (install Node 20)");
-        let stdin = child.stdin.take().expect("piped stdin");
-        let lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-        let mut peer = Self { child, stdin, lines, version: String::new() };
-        let ready = peer.recv().await;
-        peer.version = ready["version"].as_str().unwrap_or("?").to_owned();
-        peer
-    }
-
-    async fn send(&mut self, message: Value) {
-        let line = format!("{message}\n");
-        self.stdin.write_all(line.as_bytes()).await.expect("writing to the peer");
-        self.stdin.flush().await.expect("writing to the peer");
-    }
-
-    async fn recv(&mut self) -> Value {
-        let line = self.lines.next_line().await.expect("reading the peer").expect("the peer quit");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("the peer said {line:?}: {e}"))
-    }
-
-    async fn quit(mut self) {
-        self.send(json!({ "op": "quit" })).await;
-        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -419,109 +314,6 @@ async fn snapshots(port: &BidiPort, mut peer: Option<&mut Peer>, site: &FixtureS
     }
     port.close(&tab).await.unwrap();
     out
-}
-
-/// The deliberate waits of one scenario's lines, in ms: `delay=N` of each distinct URL,
-/// `after=N` of a script redirect (ms) or a meta refresh (s), "within N ms", "after N ms" and the
-/// model's `wait` tool (`"ms": N`); URLs in Then steps are expectations and do not count. Waits that overlap are counted in full: an upper bound on
-/// what the scenario must wait, and the one the brief asks for (the sum).
-fn scenario_waits(lines: &[&str]) -> u64 {
-    let number_after = |text: &str, key: &str| -> Vec<u64> {
-        text.match_indices(key)
-            .filter_map(|(at, _)| {
-                let digits: String = text[at + key.len()..].chars().take_while(char::is_ascii_digit).collect();
-                digits.parse().ok()
-            })
-            .collect()
-    };
-    let mut urls: Vec<String> = Vec::new();
-    let mut total = 0;
-    // A URL in a Then step (or its table) is an expectation, not a page that is loaded.
-    let mut asserting = false;
-    for line in lines {
-        if let Some(keyword) = line.split(' ').next() {
-            match keyword {
-                "Then" => asserting = true,
-                "Given" | "When" => asserting = false,
-                _ => {}
-            }
-        }
-        for word in line.split(['"', ' ', '|']).filter(|_| !asserting) {
-            if !(word.contains("delay=") || word.contains("after=")) || urls.iter().any(|u| u == word) {
-                continue;
-            }
-            urls.push(word.to_owned());
-            total += number_after(word, "delay=").iter().sum::<u64>();
-            let after: u64 = number_after(word, "after=").iter().sum();
-            total += if word.contains("/meta-refresh") { after * 1000 } else { after };
-        }
-        for key in ["within ", "after "] {
-            total += number_after(line, key).into_iter().filter(|_| line.contains(" ms")).sum::<u64>();
-        }
-        total += number_after(line, "\"ms\": ").iter().sum::<u64>();
-    }
-    total
-}
-
-/// (scenario runs, their deliberate waits in ms, the longest one's) over the .feature files.
-fn suite_waits(dir: &Path) -> (usize, u64, u64) {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                folders.push(path);
-            } else if path.extension().is_some_and(|e| e == "feature") {
-                files.push(path);
-            }
-        }
-    }
-    let (mut runs, mut total, mut longest) = (0, 0, 0);
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        // Split into Background and scenarios; an outline runs once per example row.
-        let mut background: Vec<&str> = Vec::new();
-        let mut blocks: Vec<Vec<&str>> = Vec::new();
-        let mut in_background = false;
-        for line in text.lines() {
-            let t = line.trim_start();
-            if t.starts_with("Background:") {
-                in_background = true;
-            } else if t.starts_with("Scenario") || t.starts_with("Example:") {
-                in_background = false;
-                blocks.push(vec![t]);
-            } else if t.starts_with("Rule:") || t.starts_with("Feature:") {
-                in_background = false;
-            } else if in_background {
-                background.push(t);
-            } else if let Some(block) = blocks.last_mut() {
-                block.push(t);
-            }
-        }
-        for block in blocks {
-            let rows = block
-                .iter()
-                .position(|l| l.starts_with("Examples:"))
-                .map(|at| block[at + 1..].iter().filter(|l| l.starts_with('|')).count().saturating_sub(1));
-            let steps: Vec<&str> =
-                background.iter().chain(block.iter().take_while(|l| !l.starts_with("Examples:"))).copied().collect();
-            let waits = scenario_waits(&steps);
-            let n = rows.unwrap_or(1);
-            runs += n;
-            total += waits * n as u64;
-            longest = longest.max(waits);
-        }
-    }
-    (runs, total, longest)
-}
-
-/// The `time` of a JUnit report's `<testsuites>`: the sum of its scenario times, in s.
-fn suite_time(junit: &str) -> Option<f64> {
-    let head = &junit[junit.find("<testsuites")?..];
-    let head = &head[..head.find('>')?];
-    let time = &head[head.find(" time=\"")? + 7..];
-    time[..time.find('"')?].parse().ok()
 }
 
 fn row(name: &str, samples: &[f64], navguard: &[f64]) {

@@ -3,9 +3,14 @@
 //! per agent its totals and call times, per scenario each agent's outcome, and per call its time
 //! against the baseline agent's for the same scenario and call number.
 
+mod html;
+mod markdown;
+
+pub use html::render_html;
+pub use markdown::render_markdown;
+
 use crate::gate::key;
 use crate::summary::{CallRecord, ScenarioResult};
-use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -43,24 +48,13 @@ pub struct AgentColumn {
 /// The agent the others' call times are measured against, when it ran.
 pub const BASELINE: &str = "navguard";
 
-const STYLE: &str = r#"
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { margin-bottom: 0.2em; } h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; } td, th { padding: 0.25em 0.7em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
-td.num { text-align: right; }
-.passed { color: #2b7a2b; } .failed { color: #b52b27; } .skipped, .not-run { color: #888; }
-.badge { font-weight: bold; }
-.small, .where { color: #777; font-size: 12px; } div.small { max-width: 28em; }
-table.calls td { padding: 0 0.5em 0 0; border: none; font-size: 12px; }
-"#;
-
 /// The index of the baseline agent: the one named [`BASELINE`], else the first.
 pub fn baseline(c: &Comparison) -> usize {
     c.agents.iter().position(|a| a.name == BASELINE).unwrap_or(0)
 }
 
-// ---------------------------------------------------------------------------------------------
-// The facts both renderings show, computed once so the page and the Markdown cannot disagree.
+// The facts both renderings show, computed once here so that the page and the Markdown cannot
+// disagree.
 
 /// How a scenario went for one agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,299 +213,6 @@ fn has_calls(row: &Row<'_>) -> bool {
 
 fn version_or_dash(version: &str) -> &str {
     if version.is_empty() { "—" } else { version }
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTML
-
-/// The page (`index.html`): one self-contained file, no script.
-pub fn render_html(c: &Comparison) -> String {
-    let rows = rows(c);
-    let base = baseline(c);
-    let page = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                title { "navguard compare " (c.date) }
-                style { (PreEscaped(STYLE)) }
-            }
-            body {
-                h1 { "navguard compare " (c.date) }
-                p {
-                    "Machine: " (c.machine) br;
-                    "Browser: " (c.browser) br;
-                    "Features: " (c.features)
-                    @if let Some(b) = c.agents.get(base) { br; "Baseline for call times: " (b.name) }
-                }
-                (html_agents(c, &rows, base))
-                (html_scenarios(c, &rows))
-                (html_calls(c, &rows, base))
-            }
-        }
-    };
-    page.into_string()
-}
-
-fn html_agents(c: &Comparison, rows: &[Row<'_>], base: usize) -> Markup {
-    html! {
-        h2 { "Agents" }
-        table {
-            tr {
-                th { "agent" } th { "version" } th { "about" } th { "passed" } th { "failed" }
-                th { "not applicable" } th { "not run" } th { "call time total" } th { "median call" }
-                th { "total call time vs " @if let Some(b) = c.agents.get(base) { (b.name) } }
-            }
-            @for (i, agent) in c.agents.iter().enumerate() {
-                tr {
-                    th { (agent.name) } td { (version_or_dash(&agent.version)) } td { (agent.about) }
-                    @if let Some(why) = &agent.not_started {
-                        td.failed colspan="7" { "did not start: " (why) }
-                    } @else {
-                        @let t = totals(rows, i, base);
-                        td.num.passed { (t.passed) } td.num.failed { (t.failed) }
-                        td.num.skipped { (t.not_applicable) } td.num.not-run { (t.not_run) }
-                        td.num { (t.calls_ms) " ms" }
-                        td.num { @match t.median_ms { Some(m) => { (format!("{m:.0} ms")) }, None => "—" } }
-                        td {
-                            @if i == base { "baseline" }
-                            @else if let Some((r, n)) = t.vs_baseline { (times(r)) span.small { " over " (n) " scenario(s)" } }
-                            @else { "—" }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn html_scenarios(c: &Comparison, rows: &[Row<'_>]) -> Markup {
-    html! {
-        h2 { "Scenarios" }
-        table {
-            tr { th { "scenario" } @for agent in &c.agents { th { (agent.name) } } }
-            @for row in rows {
-                tr {
-                    td { (row.scenario) br; span.where { (row.place) } }
-                    @for cell in &row.cells { td { (html_outcome(*cell)) } }
-                }
-            }
-        }
-    }
-}
-
-/// A cell: the outcome, and for a failure its step and reason (the whole reason as a tooltip).
-fn html_outcome(r: Option<&ScenarioResult>) -> Markup {
-    html! {
-        @match (outcome(r), r) {
-            (Outcome::Failed, Some(r)) => {
-                @let failure = r.failure.as_deref().unwrap_or_default();
-                span.badge.failed title=(failure) { "failed" }
-                @if let Some(step) = failing_step(r) { div.small { (step) } }
-                div.small { (first_line(failure)) }
-            },
-            (Outcome::NotApplicable, Some(r)) => {
-                span.badge.skipped { "not applicable" }
-                div.small { (r.not_applicable.as_deref().unwrap_or_default()) }
-            },
-            (Outcome::Passed, _) => span.badge.passed { "passed" },
-            _ => span.not-run title="not run" { "—" },
-        }
-    }
-}
-
-fn html_calls(c: &Comparison, rows: &[Row<'_>], base: usize) -> Markup {
-    html! {
-        @if rows.iter().any(has_calls) {
-            h2 { "Call times" }
-            p.small {
-                "Each call in order, in ms; the ratio is to "
-                @if let Some(b) = c.agents.get(base) { (b.name) }
-                "'s time for the same scenario and call number."
-            }
-            table {
-                tr { th { "scenario" } @for agent in &c.agents { th { (agent.name) } } }
-                @for row in rows.iter().filter(|row| has_calls(row)) {
-                    tr {
-                        td { (row.scenario) br; span.where { (row.place) } }
-                        @for (i, cell) in row.cells.iter().enumerate() {
-                            td { (html_call_cell(*cell, baseline_cell(row, i, base))) }
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-fn html_call_cell(r: Option<&ScenarioResult>, baseline: Option<&ScenarioResult>) -> Markup {
-    html! {
-        @match r {
-            None => span.not-run { "—" },
-            Some(r) if r.calls.is_empty() => span.small { "no calls" },
-            Some(r) => table.calls {
-                @for call in &r.calls {
-                    tr class=[call.failed_as.as_ref().map(|_| "failed")] {
-                        td.num { (call.call) } td { (call.tool) } td.num { (call.took_ms) " ms" }
-                        td { @if let Some(x) = call_ratio(call, baseline) { (times(x)) } }
-                        td { @if let Some(class) = &call.failed_as { "failed: " (class) } }
-                    }
-                }
-            },
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Markdown
-
-/// The Markdown (`compare.md`): compact tables, the failures' details below them.
-pub fn render_markdown(c: &Comparison) -> String {
-    let rows = rows(c);
-    let base = baseline(c);
-    let mut md = String::new();
-    let _ = writeln!(md, "# navguard compare {}\n", cell(&c.date));
-    let _ = writeln!(md, "- Machine: {}", cell(&c.machine));
-    let _ = writeln!(md, "- Browser: {}", cell(&c.browser));
-    let _ = writeln!(md, "- Features: {}", cell(&c.features));
-    if let Some(b) = c.agents.get(base) {
-        let _ = writeln!(md, "- Baseline for call times: {}", cell(&b.name));
-    }
-    md_agents(&mut md, c, &rows, base);
-    md_scenarios(&mut md, c, &rows);
-    md_details(&mut md, c, &rows);
-    md_calls(&mut md, c, &rows, base);
-    md
-}
-
-/// Text made safe for one Markdown table cell (or list line): on one line, its `|` escaped
-/// (and backslashes first, so a `\|` in the text cannot unescape ours), and `<` escaped so a
-/// `<button>` in a reason shows rather than being taken for HTML.
-fn cell(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ").replace('\\', "\\\\").replace('|', "\\|").replace('<', "\\<")
-}
-
-/// A table row from its cells (already escaped).
-fn md_row(md: &mut String, cells: &[String]) {
-    let _ = writeln!(md, "| {} |", cells.join(" | "));
-}
-
-/// A table's header and its separator line.
-fn md_header(md: &mut String, headers: &[String]) {
-    md_row(md, headers);
-    md_row(md, &vec!["---".to_owned(); headers.len()]);
-}
-
-/// The header of the per-scenario tables: a scenario column, then one per agent.
-fn md_agent_header(md: &mut String, c: &Comparison) {
-    let headers: Vec<String> =
-        std::iter::once("scenario".to_owned()).chain(c.agents.iter().map(|a| cell(&a.name))).collect();
-    md_header(md, &headers);
-}
-
-fn md_scenario(row: &Row<'_>) -> String {
-    cell(&format!("{} {}", row.place, row.scenario))
-}
-
-fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
-    md.push_str("\n## Agents\n\n");
-    let base_name = c.agents.get(base).map_or("", |b| b.name.as_str());
-    let headers = ["agent", "version", "about", "passed", "failed", "N/A", "not run", "call time total", "median call"];
-    let mut headers: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
-    headers.push(cell(&format!("total call time vs {base_name}")));
-    md_header(md, &headers);
-    for (i, agent) in c.agents.iter().enumerate() {
-        let mut cells = vec![cell(&agent.name), cell(version_or_dash(&agent.version)), cell(&agent.about)];
-        if let Some(why) = &agent.not_started {
-            // A table cannot span columns: the reason takes the first, the rest stay empty.
-            cells.push(cell(&format!("did not start: {why}")));
-            cells.extend(std::iter::repeat_n(String::new(), 6));
-        } else {
-            let t = totals(rows, i, base);
-            cells.extend([t.passed, t.failed, t.not_applicable, t.not_run].map(|n| n.to_string()));
-            cells.push(format!("{} ms", t.calls_ms));
-            cells.push(t.median_ms.map_or_else(|| "—".to_owned(), |m| format!("{m:.0} ms")));
-            cells.push(match t.vs_baseline {
-                _ if i == base => "baseline".to_owned(),
-                Some((r, n)) => format!("{} over {n} scenario(s)", times(r)),
-                None => "—".to_owned(),
-            });
-        }
-        md_row(md, &cells);
-    }
-}
-
-fn md_scenarios(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
-    md.push_str("\n## Scenarios\n\n✅ passed, ❌ failed, N/A not applicable, — not run; details below.\n\n");
-    md_agent_header(md, c);
-    for row in rows {
-        let mut cells = vec![md_scenario(row)];
-        cells.extend(row.cells.iter().map(|r| {
-            match outcome(*r) {
-                Outcome::Passed => "✅",
-                Outcome::Failed => "❌",
-                Outcome::NotApplicable => "N/A",
-                Outcome::NotRun => "—",
-            }
-            .to_owned()
-        }));
-        md_row(md, &cells);
-    }
-}
-
-/// Per agent, its failures (first failing step, first line of the reason) and the scenarios that
-/// did not apply (why), so the outcome table stays one symbol a cell.
-fn md_details(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
-    for (i, agent) in c.agents.iter().enumerate() {
-        let listed: Vec<(&Row<'_>, &ScenarioResult)> = rows
-            .iter()
-            .filter_map(|row| row.cells[i].map(|r| (row, r)))
-            .filter(|(_, r)| matches!(outcome(Some(r)), Outcome::Failed | Outcome::NotApplicable))
-            .collect();
-        if listed.is_empty() {
-            continue;
-        }
-        let _ = writeln!(md, "\n### {}: failed and not applicable\n", cell(&agent.name));
-        md_header(md, &["scenario", "outcome", "first failing step", "reason"].map(str::to_owned));
-        for (row, r) in listed {
-            let (word, step, reason) = match (&r.failure, &r.not_applicable) {
-                (Some(failure), _) => ("❌ failed", failing_step(r).unwrap_or_default(), first_line(failure)),
-                (None, why) => ("N/A", String::new(), why.as_deref().unwrap_or_default()),
-            };
-            md_row(md, &[md_scenario(row), word.to_owned(), cell(&step), cell(reason)]);
-        }
-    }
-}
-
-fn md_calls(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
-    if !rows.iter().any(has_calls) {
-        return;
-    }
-    let base_name = c.agents.get(base).map_or("", |b| b.name.as_str());
-    let _ = writeln!(
-        md,
-        "\n## Call times\n\nEach call in order; the ratio is to {}'s time for the same scenario and call number.\n",
-        cell(base_name)
-    );
-    md_agent_header(md, c);
-    for row in rows.iter().filter(|row| has_calls(row)) {
-        let mut cells = vec![md_scenario(row)];
-        for (i, r) in row.cells.iter().enumerate() {
-            let baseline = baseline_cell(row, i, base);
-            cells.push(match r {
-                None => "—".to_owned(),
-                Some(r) if r.calls.is_empty() => "no calls".to_owned(),
-                Some(r) => cell(&md_calls_of(r, baseline)),
-            });
-        }
-        md_row(md, &cells);
-    }
-}
-
-/// `1 navigate 812 ms ×1.4 · 2 click 40 ms`.
-fn md_calls_of(r: &ScenarioResult, baseline: Option<&ScenarioResult>) -> String {
-    let words = r.calls.iter().map(|call| call_words(call, call_ratio(call, baseline)));
-    words.collect::<Vec<_>>().join(" · ")
 }
 
 #[cfg(test)]

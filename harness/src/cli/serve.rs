@@ -1,0 +1,60 @@
+//! `navguard serve`: the orchestrator, on loopback.
+
+use navguard_orchestrator::risk::RiskPolicy;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+// What `navguard serve` is given.
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Where the store and the audit live; a restart on the same folder loses nothing that
+    /// was answered.
+    #[arg(long, value_name = "dir")]
+    pub data_dir: PathBuf,
+    /// Where to listen: a loopback address only.
+    #[arg(long, value_name = "addr", default_value = "127.0.0.1:0")]
+    pub addr: std::net::SocketAddr,
+    /// An OpenAI-compatible API (plain http: a local model server, e.g.
+    /// http://127.0.0.1:11434/v1) whose model plans the tasks started without a plan; its
+    /// key, if it needs one, comes from NAVGUARD_MODEL_KEY.
+    #[arg(long, value_name = "url", requires = "model")]
+    pub model_url: Option<String>,
+    /// The model's name at --model-url.
+    #[arg(long, value_name = "name", requires = "model_url")]
+    pub model: Option<String>,
+    /// The words that make a click high-risk when a control's accessible name says one,
+    /// comma-separated; they replace the default list (buy, order, pay, purchase, delete,
+    /// remove, send, publish, post, checkout, transfer).
+    #[arg(long, value_name = "words", value_delimiter = ',')]
+    pub risk_words: Option<Vec<String>>,
+}
+
+/// Serves until stopped; a bad argument or environment exits 2, any other failure 1.
+pub async fn serve(args: ServeArgs) -> ExitCode {
+    let ServeArgs { data_dir, addr, model_url, model, risk_words } = args;
+    let secret = secret();
+    let model = model_url.zip(model).map(|(base, model)| {
+        use navguard_orchestrator::planner::HttpModel;
+        let key = std::env::var("NAVGUARD_MODEL_KEY").ok().filter(|k| !k.is_empty());
+        HttpModel::new(base, model, key, HttpModel::DEADLINE)
+    });
+    let risk = risk_policy(risk_words);
+    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk };
+    match navguard_orchestrator::serve(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("navguard serve: {e}");
+            ExitCode::from(if e.is_usage() { 2 } else { 1 })
+        }
+    }
+}
+
+/// The bearer secret both `serve` and `executor` take from `NAVGUARD_SECRET` (empty is none).
+pub(super) fn secret() -> Option<String> {
+    std::env::var("NAVGUARD_SECRET").ok().filter(|s| !s.is_empty())
+}
+
+/// `--risk-words`, or the default list.
+pub(super) fn risk_policy(words: Option<Vec<String>>) -> RiskPolicy {
+    words.map(RiskPolicy::with_words).unwrap_or_default()
+}

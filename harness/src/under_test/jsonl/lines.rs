@@ -1,0 +1,80 @@
+//! The agent's stdout, read a line at a time, whatever its lines' length and whenever a call
+//! is given up.
+
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
+use tokio::process::ChildStdout;
+
+/// The longest line an answer may be (a snapshot of a large page is one long line).
+const MAX_LINE: usize = 64 << 20;
+
+/// The agent's stdout, a line at a time. Cancel-safe: a line read in part when the caller's
+/// deadline ends a call stays in the buffer and is finished by the next read.
+pub(super) struct LineReader<R = ChildStdout> {
+    reader: BufReader<R>,
+    buf: Vec<u8>,
+    /// Set once a line was too long: the stream can no longer be read in step.
+    broken: bool,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> LineReader<R> {
+    pub(super) fn new(stdout: R) -> Self {
+        Self { reader: BufReader::new(stdout), buf: Vec::new(), broken: false }
+    }
+
+    /// The next line that is not blank, without its line end; `None` at the end of the stream.
+    pub(super) async fn next(&mut self) -> std::io::Result<Option<String>> {
+        loop {
+            if self.broken {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, too_long()));
+            }
+            let room = (MAX_LINE + 1).saturating_sub(self.buf.len()) as u64;
+            let read = (&mut self.reader).take(room).read_until(b'\n', &mut self.buf).await?;
+            let complete = self.buf.last() == Some(&b'\n');
+            if !complete && self.buf.len() > MAX_LINE {
+                self.broken = true;
+                self.buf = Vec::new();
+                continue;
+            }
+            if read == 0 && self.buf.is_empty() {
+                return Ok(None);
+            }
+            // A line, or what came before the stream ended.
+            let line = String::from_utf8_lossy(&self.buf).trim_end_matches(['\n', '\r']).to_owned();
+            self.buf.clear();
+            if !line.trim().is_empty() {
+                return Ok(Some(line));
+            }
+        }
+    }
+}
+
+fn too_long() -> String {
+    format!("a line longer than {} MiB", MAX_LINE >> 20)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tokio::io::AsyncWriteExt as _;
+
+    #[tokio::test]
+    async fn lines_are_read_whole_blank_ones_skipped_and_the_end_is_none() {
+        let mut reader = LineReader::new(&b"{\"id\":1}\r\n\n   \n{\"id\":2}\nlast without end"[..]);
+        assert_eq!(reader.next().await.unwrap().as_deref(), Some("{\"id\":1}"));
+        assert_eq!(reader.next().await.unwrap().as_deref(), Some("{\"id\":2}"));
+        assert_eq!(reader.next().await.unwrap().as_deref(), Some("last without end"));
+        assert_eq!(reader.next().await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_line_read_in_part_when_a_call_is_given_up_is_finished_by_the_next_read() {
+        let (mut agent, harness) = tokio::io::duplex(64);
+        let mut reader = LineReader::new(harness);
+        agent.write_all(b"{\"id\":1,").await.unwrap();
+        let given_up = tokio::time::timeout(Duration::from_millis(50), reader.next()).await;
+        assert!(given_up.is_err(), "no whole line yet");
+        agent.write_all(b"\"ok\":true}\n").await.unwrap();
+        assert_eq!(reader.next().await.unwrap().as_deref(), Some(r#"{"id":1,"ok":true}"#));
+    }
+}
