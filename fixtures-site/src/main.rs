@@ -7,7 +7,6 @@
 //! when the site could not start (a bad flag, a port that is taken), 1 when its URLs could not
 //! be printed or the stop signals not listened for.
 
-use navguard_fixtures::{FixtureSite, ROUTES};
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
@@ -79,68 +78,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(serve(port))
-}
-
-async fn serve(port: u16) -> ExitCode {
-    // Listen for the stop signals before printing the URLs: a SIGTERM sent as soon as they are
-    // read must stop the site cleanly, not kill it with held responses still open.
-    let stop = match stop_signals() {
-        Ok(stop) => stop,
-        Err(e) => {
-            eprintln!("navguard-site: cannot listen for Ctrl-C and SIGTERM: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let site = match FixtureSite::start_on_port(port).await {
-        Ok(site) => site,
-        Err(e) => {
-            eprintln!("navguard-site: cannot serve on 127.0.0.1:{port}: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    if let Err(e) = announce(&site, &mut std::io::stdout().lock()) {
-        eprintln!("navguard-site: cannot print the site's URLs: {e}");
-        site.shutdown().await;
-        return ExitCode::FAILURE;
-    }
-    stop.await;
-    site.shutdown().await;
-    ExitCode::SUCCESS
-}
-
-/// Both origins' URLs, then the routes, one per line, flushed: a reader waits for these lines.
-fn announce(site: &FixtureSite, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "site:  {}", site.site)?;
-    writeln!(out, "other: {}", site.other)?;
-    writeln!(out, "routes, on both origins (docs/gherkin-language.md says what each does):")?;
-    for route in ROUTES {
-        writeln!(out, "  {route}")?;
-    }
-    writeln!(out, "try {}/page?title=Hello; Ctrl-C or SIGTERM stops the site", site.site)?;
-    out.flush()
-}
-
-/// Resolves on the first Ctrl-C (SIGINT) or SIGTERM; the handlers are in place when it returns.
-#[cfg(unix)]
-fn stop_signals() -> std::io::Result<impl Future<Output = ()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
-}
-
-/// Resolves on the first Ctrl-C (there is no SIGTERM here).
-#[cfg(not(unix))]
-fn stop_signals() -> std::io::Result<impl Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
+    runtime.block_on(navguard_fixtures::serve_by_hand(port, "navguard-site"))
 }
 
 #[cfg(test)]

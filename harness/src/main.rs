@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         Command::Repro(args) => runtime.block_on(cli::repro::repro(args)),
         Command::Gate(args) => runtime.block_on(cli::gate::gate(args)),
         Command::Compare(args) => runtime.block_on(cli::compare::compare(args)),
-        Command::ServeFixtures => runtime.block_on(cli::serve_fixtures::serve_fixtures()),
+        Command::Site(args) => runtime.block_on(cli::site::site(args)),
         Command::Replay(args) => cli::replay::replay(&args),
         Command::Serve(args) => runtime.block_on(cli::serve::serve(args)),
         Command::Executor(args) => runtime.block_on(cli::executor::executor(args)),

@@ -9,7 +9,7 @@ pub mod replay;
 pub mod repro;
 pub mod run;
 pub mod serve;
-pub mod serve_fixtures;
+pub mod site;
 mod suite;
 pub mod validate;
 
@@ -46,8 +46,11 @@ pub enum Command {
     /// with its first failing step, or not applicable; per agent its version and totals; each
     /// call's time with its ratio to navguard's).
     Compare(compare::CompareArgs),
-    /// Serve the fixture site on two loopback origins until Ctrl-C; prints both origins.
-    ServeFixtures,
+    /// Serve the fixture site on two loopback origins, for writing a feature or reproducing a
+    /// race by hand in your own browser: prints both origins and the routes, serves until
+    /// Ctrl-C or SIGTERM.
+    #[command(alias = "serve-fixtures")]
+    Site(site::SiteArgs),
     /// Renders a task's audit (`DIR/audit/<taskId>.jsonl`) as one self-contained page: each
     /// step, its risk and confirmation, its screenshots inline.
     Replay(replay::ReplayArgs),

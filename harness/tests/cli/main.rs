@@ -7,5 +7,6 @@ mod elsewhere;
 mod gate;
 mod repro;
 mod run;
+mod site;
 mod support;
 mod validate;
