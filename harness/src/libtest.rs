@@ -169,7 +169,7 @@ mod tests {
     fn a_filter_is_a_part_of_the_name_unless_exact() {
         let filter = libtest(&["tabs.feature", "dialogs"]).filter().expect("a filter");
         assert!(filter.admits(TABS) && filter.admits("features/agents/dialogs.feature:3: x"));
-        assert!(!filter.admits("features/agent/reliability.feature:3: x"));
+        assert!(!filter.admits("features/core/reliability.feature:3: x"));
         assert_eq!(filter.only_file(), None);
         assert_eq!(filter.only_scenario(), None);
     }

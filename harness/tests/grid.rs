@@ -331,8 +331,8 @@ fn assert_one_line_error(out: &Output, says: &[&str]) {
 const FEATURES: [&str; 4] = [
     "features/browser/tabs.feature",
     "features/browser/new_tab_transient.feature",
-    "features/agent/dual_guard.feature",
-    "features/agent/settle_helper.feature",
+    "features/core/dual_guard.feature",
+    "features/core/settle_helper.feature",
 ];
 
 #[test]

@@ -8,7 +8,7 @@ fn bad_arguments_exit_2_before_anything_runs() {
     let path = feature(dir.path(), "a.feature", PASSING);
     for args in [
         vec!["gate", path.as_str(), "--repeat", "0"],
-        vec!["repro", "features/agent/coverage_matrix.feature:170", "--repeat", "0"],
+        vec!["repro", "features/core/coverage_matrix.feature:170", "--repeat", "0"],
         vec!["gate", path.as_str(), "--shard", "3/2"],
         vec!["run", path.as_str(), "--concurrency", "0"],
         vec!["run", path.as_str(), "--sessions", "0"],

@@ -5,7 +5,7 @@ use crate::support::*;
 
 #[test]
 fn repro_shows_the_race_with_the_guards_off_and_not_with_them_on() {
-    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
+    let feature = format!("{}/features/core/coverage_matrix.feature", root().display());
     let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().to_str().unwrap();
@@ -28,10 +28,10 @@ fn repro_shows_the_race_with_the_guards_off_and_not_with_them_on() {
 
 #[test]
 fn repro_names_a_target_it_cannot_use() {
-    let out = navguard(&["repro", "features/agent/coverage_matrix.feature"], None);
+    let out = navguard(&["repro", "features/core/coverage_matrix.feature"], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("is not <feature file>:<line>"));
-    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
+    let feature = format!("{}/features/core/coverage_matrix.feature", root().display());
     let out = navguard(&["repro", &format!("{feature}:2")], None);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("no scenario at"), "{}", text(&out));
@@ -39,7 +39,7 @@ fn repro_names_a_target_it_cannot_use() {
 
 #[test]
 fn repro_without_a_browser_says_so_and_not_that_the_scenario_is_missing() {
-    let feature = format!("{}/features/agent/coverage_matrix.feature", root().display());
+    let feature = format!("{}/features/core/coverage_matrix.feature", root().display());
     let target = scenario_line(&feature, "focus_tab moves to a tab that is still loading: the loop top settles it");
     let out = navguard_with(&["repro", &target], &[("NAVGUARD_CHROMEDRIVER", "/nowhere/chromedriver")]);
     let text = text(&out);
@@ -50,7 +50,7 @@ fn repro_without_a_browser_says_so_and_not_that_the_scenario_is_missing() {
 
 #[test]
 fn repro_calls_a_done_on_a_page_that_began_to_leave_the_race_with_the_guards_off_only() {
-    let feature = format!("{}/features/agent/closed_loop.feature", root().display());
+    let feature = format!("{}/features/core/closed_loop.feature", root().display());
     let target = scenario_line(&feature, "A done on a page that began to leave after it was observed is refused");
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().to_str().unwrap();
@@ -64,7 +64,7 @@ fn repro_calls_a_done_on_a_page_that_began_to_leave_the_race_with_the_guards_off
 
 #[test]
 fn a_call_that_waits_shows_its_progress_live_on_the_terminal_and_in_the_repro_timeline() {
-    let feature = format!("{}/features/agent/reliability.feature", root().display());
+    let feature = format!("{}/features/core/reliability.feature", root().display());
     let target = scenario_line(&feature, "A wait reports what it waits for at least once a second");
     let dir = tempfile::tempdir().unwrap();
     let out = navguard(&["repro", &target, "--report-dir", &dir.path().display().to_string()], None);

@@ -226,7 +226,7 @@ fn a_failed_scenario_is_listed_as_it_ends_then_printed_in_full_before_the_summar
 
 #[test]
 fn a_run_s_progress_names_its_scenario_and_shows_only_with_verbose_when_not_on_a_terminal() {
-    let feature = format!("{}/features/agent/reliability.feature", root().display());
+    let feature = format!("{}/features/core/reliability.feature", root().display());
     let name = "A wait reports what it waits for at least once a second";
     let target = scenario_line(&feature, name);
     let line = target.rsplit_once(':').unwrap().1;
@@ -244,6 +244,6 @@ fn a_run_s_progress_names_its_scenario_and_shows_only_with_verbose_when_not_on_a
     let stderr = String::from_utf8_lossy(&verbose.stderr);
     let progress: Vec<&str> = stderr.lines().filter(|l| l.contains("waiting for the navigation to commit (")).collect();
     let named =
-        format!("features/agent/reliability.feature:{line}  {name}: round 2: waiting for the navigation to commit (");
+        format!("features/core/reliability.feature:{line}  {name}: round 2: waiting for the navigation to commit (");
     assert!(!progress.is_empty() && progress.iter().all(|l| l.starts_with(&named)), "{stderr}");
 }
