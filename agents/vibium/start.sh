@@ -16,4 +16,4 @@ ln -sf "$driver" "$version/chromedriver-linux64/chromedriver"
 printf '#!/bin/sh\nexec "%s" --no-sandbox --headless=new "$@"\n' "$chromium" > "$version/chrome-linux64/chrome"
 chmod +x "$version/chrome-linux64/chrome"
 export XDG_CACHE_HOME="$scratch/cache" VIBIUM_SKIP_BROWSER_DOWNLOAD=1
-exec "$here/../node_modules/.bin/vibium" mcp "$@"
+exec "$here/../node_modules/@vibium/linux-x64/bin/vibium" mcp "$@"
