@@ -20,6 +20,12 @@ pub(crate) const DONE: &str = include_str!("../pages/done.html");
 pub(crate) const INJECTED: &str = include_str!("../pages/injected.html");
 pub(crate) const FRAME: &str = include_str!("../pages/frame.html");
 pub(crate) const DIALOG: &str = include_str!("../pages/dialog.html");
+pub(crate) const OVERLAY: &str = include_str!("../pages/overlay.html");
+pub(crate) const FETCH_THEN_GO: &str = include_str!("../pages/fetch-then-go.html");
+pub(crate) const POLL: &str = include_str!("../pages/poll.html");
+pub(crate) const BUTTON: &str = include_str!("../pages/button.html");
+pub(crate) const ANCHORS: &str = include_str!("../pages/anchors.html");
+pub(crate) const UPLOAD: &str = include_str!("../pages/upload.html");
 
 /// Fills `{{key}}` slots; the values must already be escaped for where they go.
 pub(crate) fn render(template: &str, slots: &[(&str, String)]) -> String {

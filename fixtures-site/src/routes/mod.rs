@@ -1,10 +1,13 @@
 //! The routes, one file per job: pages (plain pages and the elements scenarios act on), forms
 //! (forms and what answers them), navigation (redirects and failures), held (responses held
-//! back, gates, the endless stream) and loading (pages that go on working after their load).
+//! back, gates, the endless stream), loading (pages that go on working after their load) and
+//! hazards (a download, an overlay, a fetch before a navigation, endless polling, a counted
+//! button, same-document anchors, a file chooser).
 //! Each handler parses its parameters first, so a malformed one is a 400 naming it before
 //! anything is held or sent.
 
 mod forms;
+mod hazards;
 mod held;
 mod loading;
 mod navigation;
@@ -21,6 +24,7 @@ use axum::extract::Query;
 use axum::response::Response;
 use axum::routing::{get, post};
 use forms::{delete, form, login, order, session, shop, submit};
+use hazards::{anchors, button, download, fetch_then_go, overlay, poll, pressed, upload};
 use held::{data, events, gate, never, slow};
 use loading::{busy, fetches, spa, stream};
 use navigation::{js_redirect, meta_refresh, redirect, reset, status};
@@ -61,6 +65,13 @@ pub const ROUTES: &[&str] = &[
     "/dialog?kind=K&after=MS&title=T",
     "/data?delay=MS",
     "/events",
+    "/download?name=F&delay=MS",
+    "/overlay?label=L&after=MS",
+    "/fetch-then-go?delay=MS&to=URL",
+    "/poll?every=MS&title=T",
+    "/button?label=L&title=T",
+    "/anchors?title=T",
+    "/upload?title=T",
 ];
 
 /// The router of one origin.
@@ -96,5 +107,13 @@ pub fn app(state: SiteState) -> Router {
         .route("/injected", get(injected))
         .route("/frame", get(frame))
         .route("/dialog", get(dialog))
+        .route("/download", get(download))
+        .route("/overlay", get(overlay))
+        .route("/fetch-then-go", get(fetch_then_go))
+        .route("/poll", get(poll))
+        .route("/button", get(button))
+        .route("/pressed", get(pressed))
+        .route("/anchors", get(anchors))
+        .route("/upload", get(upload))
         .with_state(state)
 }
