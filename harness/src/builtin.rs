@@ -59,6 +59,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/dialogs.feature",
         text: include_str!("../builtin/features/agents/dialogs.feature"),
     },
+    BuiltIn {
+        path: "features/agents/overlays.feature",
+        text: include_str!("../builtin/features/agents/overlays.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).

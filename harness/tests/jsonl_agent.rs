@@ -54,6 +54,17 @@ const KNOWN: &[(&str, bool, &str)] = &[
         true,
         "navigate waits for the load event, which the frame holds back: it answers after 20 s",
     ),
+    (
+        "A click on a button a cookie banner covers fails as not-interactable and sends nothing",
+        true,
+        "locator.click waits for the covered button to receive pointer events and fails after 20 s \
+         as a timeout; nothing is sent",
+    ),
+    (
+        "A banner that covers the button after the snapshot makes the click fail, not press the banner",
+        true,
+        "as above: a timeout after 20 s, not not-interactable; nothing is sent",
+    ),
 ];
 
 /// The workspace's top folder: the command runs there, as a user runs it.

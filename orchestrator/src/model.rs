@@ -93,7 +93,8 @@ impl ObservationCode {
             FailureKind::BadInput => Self::BadAction,
             FailureKind::Browser => Self::BrowserError,
             // A dialog blocks the page: nothing on it can be acted on until it is answered.
-            FailureKind::Dialog => Self::TargetNotInteractable,
+            // A covered, hidden or disabled target likewise: it is there, a click would miss it.
+            FailureKind::Dialog | FailureKind::NotInteractable => Self::TargetNotInteractable,
         }
     }
 }

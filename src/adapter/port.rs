@@ -202,38 +202,45 @@ impl BidiPort {
     }
 
     /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
-    /// page realm for the reason above).
-    async fn shared_id(&self, tab: &TabId, target: &Target) -> Result<String, BrowserError> {
-        match target {
-            Target::Css(selector) => self.selected_id(tab, selector).await,
-            Target::Ref(reference) => self.ref_id(tab, reference).await,
-        }
-    }
-
-    /// Resolves a ref in one script, in the tab's document as it is at that moment: the
-    /// element, or why the ref is stale. Never a lookup by position: the document must be the
-    /// one the ref was taken in (the snapshot's `document.__navguard`), and the element still
-    /// connected to it.
-    async fn ref_id(&self, tab: &TabId, reference: &ElementRef) -> Result<String, BrowserError> {
-        let expression = resolve_ref_script(reference);
+    /// page realm for the reason above), resolved in one script in the tab's document as it is
+    /// at that moment, and checked then to be where a click would land. A ref is never looked up by position: the
+    /// document must be the one the ref was taken in (the snapshot's `document.__navguard`), and
+    /// the element still connected to it, else the ref is stale. Where a click lands: not covered
+    /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
+    /// and look like success; this refuses it, naming the cover, and clicks nothing.
+    async fn clickable_id(&self, tab: &TabId, target: &Target) -> Result<String, BrowserError> {
+        let resolve = match target {
+            Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
+            Target::Ref(reference) => resolve_ref_script(reference),
+        };
+        let expression = format!(
+            "(() => {{ const el = {resolve}; if (!el || typeof el === \"string\") return el; \
+             const why = ({NOT_INTERACTABLE_SCRIPT})(el); return why === null ? el : \"{NOT_INTERACTABLE}\" + why; }})()"
+        );
         let found = self.evaluate_raw(tab, Evaluate::node(&ctx(tab), expression)).await?;
         if found.kind != "success" {
-            return Err(BrowserError::Script(found.exception_text()));
+            let reason = found.exception_text();
+            return Err(match target {
+                Target::Css(selector) => BrowserError::InvalidSelector { selector: selector.clone(), reason },
+                Target::Ref(_) => BrowserError::Script(reason),
+            });
         }
         if let Some(id) = found.shared_id() {
             return Ok(id);
         }
-        let why = found.string_value().and_then(|s| s.parse::<Staleness>().ok()).unwrap_or(Staleness::DocumentReplaced);
-        Err(BrowserError::StaleRef { reference: reference.clone(), why })
-    }
-
-    async fn selected_id(&self, tab: &TabId, selector: &str) -> Result<String, BrowserError> {
-        let found = self.evaluate_raw(tab, Evaluate::query_selector(&ctx(tab), selector)).await?;
-        if found.kind != "success" {
-            let reason = found.exception_text();
-            return Err(BrowserError::InvalidSelector { selector: selector.to_owned(), reason });
+        if let Some(why) = found.string_value().and_then(|s| s.strip_prefix(NOT_INTERACTABLE)) {
+            return Err(BrowserError::NotInteractable { target: target.to_string(), why: why.to_owned() });
         }
-        found.shared_id().ok_or_else(|| BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.to_owned() })
+        Err(match target {
+            Target::Css(selector) => BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.clone() },
+            Target::Ref(reference) => {
+                let why = found
+                    .string_value()
+                    .and_then(|s| s.parse::<Staleness>().ok())
+                    .unwrap_or(Staleness::DocumentReplaced);
+                BrowserError::StaleRef { reference: reference.clone(), why }
+            }
+        })
     }
 
     /// The tab read-out. The committed URL comes from the events once the tab has committed
@@ -368,7 +375,7 @@ impl BrowserPort for BidiPort {
     }
 
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
-        let node = self.shared_id(tab, target).await?;
+        let node = self.clickable_id(tab, target).await?;
         let clicked = self.input(tab, PerformActions::click(ctx(tab), &node)).await;
         match (clicked, target) {
             // The document was replaced between the resolve and the click: the node reference
@@ -497,6 +504,46 @@ fn resolve_ref_script(reference: &ElementRef) -> String {
         removed = Staleness::ElementRemoved.name(),
     )
 }
+
+/// What a refused click's answer starts with, before the reason, in the page's answer.
+const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
+
+/// Why a click on `el` would not reach it, or `null` when it would: disabled, hidden, or covered
+/// at the point a click lands (the centre of its first box, as WebDriver's pointer takes it,
+/// scrolled into view first if it is outside). What covers it is named by its outermost element
+/// that does not hold the target (the overlay, not a paragraph inside it). A hit on the target,
+/// inside it, on an ancestor of it or on its own label reaches it.
+const NOT_INTERACTABLE_SCRIPT: &str = r##"(el) => {
+  if (el.tagName === "OPTION" || el.tagName === "OPTGROUP") return null;
+  const describe = (n) => {
+    const id = n.id ? "#" + n.id : "";
+    const label = (n.getAttribute("aria-label") || n.innerText || "").trim().split("\n")[0].slice(0, 40);
+    return n.tagName.toLowerCase() + id + (label ? ' "' + label + '"' : "");
+  };
+  if (el.disabled) return "it is disabled";
+  const style = getComputedStyle(el);
+  if (style.visibility === "hidden" || style.display === "none") return "it is hidden";
+  const centre = () => {
+    const box = el.getClientRects()[0];
+    return box ? [box.left + box.width / 2, box.top + box.height / 2] : null;
+  };
+  let point = centre();
+  if (!point) return null;
+  if (point[0] < 0 || point[1] < 0 || point[0] >= innerWidth || point[1] >= innerHeight) {
+    el.scrollIntoView({ block: "center", inline: "center" });
+    point = centre();
+    if (!point) return null;
+  }
+  const root = el.getRootNode();
+  const hit = (root.elementFromPoint ? root : document).elementFromPoint(point[0], point[1]);
+  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
+  if (hit.tagName === "LABEL" && hit.control === el) return null;
+  let cover = hit;
+  while (cover.parentElement && cover.parentElement !== document.body && !cover.parentElement.contains(el)) {
+    cover = cover.parentElement;
+  }
+  return "covered by " + describe(cover);
+}"##;
 
 /// The browser's "no such node": a node reference that died with its document.
 fn is_no_such_node(error: &(dyn std::error::Error + 'static)) -> bool {

@@ -18,6 +18,10 @@ pub enum BrowserError {
     Disconnected,
     #[error("no element matches {selector:?} in tab {tab}")]
     NoSuchElement { tab: TabId, selector: String },
+    /// The element is there but a click would not reach it: covered by another element (an
+    /// overlay, a banner), hidden or disabled. Nothing was clicked.
+    #[error("{target} is not interactable: {why}")]
+    NotInteractable { target: String, why: String },
     /// A ref that no longer names an element; nothing was done with it.
     #[error("stale ref {reference}: {}; observe the page again for fresh refs", .why.words())]
     StaleRef { reference: ElementRef, why: Staleness },

@@ -126,6 +126,7 @@ fn class_of(kind: Option<FailureKind>) -> FailureClass {
     let Some(kind) = kind else { return FailureClass::Other };
     match kind {
         FailureKind::StaleRef => FailureClass::StaleRef,
+        FailureKind::NotInteractable => FailureClass::NotInteractable,
         FailureKind::NotFound | FailureKind::NoDialog => FailureClass::NotFound,
         FailureKind::Timeout | FailureKind::WaitExpired => FailureClass::Timeout,
         FailureKind::NavigationFailed | FailureKind::NotCommitted | FailureKind::Restricted => FailureClass::Navigation,

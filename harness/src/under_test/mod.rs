@@ -47,6 +47,9 @@ navguard::closed_set! {
     pub enum FailureClass("failure class") {
         StaleRef = "stale-ref",
         NotFound = "not-found",
+        /// The element is there but covered, hidden or disabled (the orchestrator's
+        /// `TARGET_NOT_INTERACTABLE`).
+        NotInteractable = "not-interactable",
         Timeout = "timeout",
         Navigation = "navigation",
         Dialog = "dialog",

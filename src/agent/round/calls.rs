@@ -220,6 +220,7 @@ fn repair_reason(e: &ToolError) -> RepairReason {
         | FailureKind::NotFound
         | FailureKind::NoDialog
         | FailureKind::StaleRef
+        | FailureKind::NotInteractable
         | FailureKind::Timeout
         | FailureKind::WaitExpired
         | FailureKind::Restricted

@@ -182,6 +182,9 @@ crate::closed_set! {
         NoDialog = "no-dialog",
         /// The ref's document or element is gone.
         StaleRef = "stale-ref",
+        /// The target is there, but covered by another element, hidden or disabled: a click
+        /// would land elsewhere, so nothing was done.
+        NotInteractable = "not-interactable",
         /// The call was cut off at its deadline, or the browser did not answer in time.
         Timeout = "timeout",
         /// What a wait waited for did not come within the wait's own timeout: that is the
@@ -220,6 +223,7 @@ impl FailureKind {
             BrowserError::NoSuchElement { .. } => Self::NotFound,
             BrowserError::NoDialog(_) => Self::NoDialog,
             BrowserError::StaleRef { .. } => Self::StaleRef,
+            BrowserError::NotInteractable { .. } => Self::NotInteractable,
             BrowserError::DialogOpen { .. } => Self::Dialog,
             BrowserError::NavigationFailed { .. } => Self::NavigationFailed,
             BrowserError::InvalidArgument(_)
