@@ -60,6 +60,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/dialogs.feature"),
     },
     BuiltIn {
+        path: "features/agents/anchors.feature",
+        text: include_str!("../builtin/features/agents/anchors.feature"),
+    },
+    BuiltIn {
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
