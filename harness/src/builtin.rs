@@ -64,6 +64,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/anchors.feature"),
     },
     BuiltIn {
+        path: "features/agents/polling.feature",
+        text: include_str!("../builtin/features/agents/polling.feature"),
+    },
+    BuiltIn {
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
