@@ -68,6 +68,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/polling.feature"),
     },
     BuiltIn {
+        path: "features/agents/user_hand.feature",
+        text: include_str!("../builtin/features/agents/user_hand.feature"),
+    },
+    BuiltIn {
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },

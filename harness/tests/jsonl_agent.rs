@@ -65,6 +65,16 @@ const KNOWN: &[(&str, bool, &str)] = &[
         true,
         "as above: a timeout after 20 s, not not-interactable; nothing is sent",
     ),
+    (
+        "An alert the user accepted leaves no phantom dialog: the next snapshot shows the page",
+        false,
+        "a phantom dialog: it still reports the alert the user accepted, and refuses the snapshot",
+    ),
+    (
+        "A confirm the user dismissed leaves the page free: the agent's click goes through",
+        false,
+        "a phantom dialog: the snapshot still reports the confirm the user dismissed: no ref to click",
+    ),
 ];
 
 /// The workspace's top folder: the command runs there, as a user runs it.

@@ -7,20 +7,22 @@ use std::str::FromStr;
 
 /// The actions as the step language words them; `"<url>"` is a quoted URL, `".*"` in the
 /// parameters' regexes (their tests check that the regexes say the same).
-const PHRASES: [&str; 6] = [
+const PHRASES: [&str; 8] = [
     "reloads the tab",
     "goes back",
     "navigates the tab to \"<url>\"",
     "closes the tab",
     "closes the newest tab",
     "opens \"<url>\" in a new tab",
+    "accepts the dialog",
+    "dismisses the dialog",
 ];
 
 /// A person's action on the browser: `{action}`, any of `PHRASES`.
 #[derive(Clone, Debug, PartialEq, Eq, Parameter)]
 #[param(
     name = "action",
-    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|closes the newest tab|opens ".*" in a new tab"#
+    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|closes the newest tab|opens ".*" in a new tab|accepts the dialog|dismisses the dialog"#
 )]
 pub enum UserAction {
     /// Reloads the tab.
@@ -35,13 +37,16 @@ pub enum UserAction {
     OpenTab(String),
     /// Closes the browser's newest tab (the one created last, by anyone).
     CloseNewest,
+    /// Answers the tab's dialog by hand (OK when `accept`, else Cancel), once one is open:
+    /// what the person at the browser does, not the agent.
+    AnswerDialog { accept: bool },
 }
 
 /// `{tab-action}`: what `When the user <action>` takes, every action but `closes the newest tab`.
 #[derive(Clone, Debug, PartialEq, Eq, Parameter)]
 #[param(
     name = "tab-action",
-    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|opens ".*" in a new tab"#
+    regex = r#"reloads the tab|goes back|navigates the tab to ".*"|closes the tab|opens ".*" in a new tab|accepts the dialog|dismisses the dialog"#
 )]
 pub(crate) struct TabAction(pub(crate) UserAction);
 
@@ -64,6 +69,8 @@ impl UserAction {
             "goes back" => Self::Back,
             "closes the tab" => Self::Close,
             "closes the newest tab" => Self::CloseNewest,
+            "accepts the dialog" => Self::AnswerDialog { accept: true },
+            "dismisses the dialog" => Self::AnswerDialog { accept: false },
             _ => quoted(text, "navigates the tab to ", "")
                 .map(Self::Navigate)
                 .or_else(|| quoted(text, "opens ", " in a new tab").map(Self::OpenTab))
@@ -90,8 +97,35 @@ impl UserAction {
                 Some(tab) => port.close(&tab).await.map(|()| None),
                 None => Ok(None),
             },
+            Self::AnswerDialog { accept } => {
+                until_a_dialog_is_open(port, tab).await?;
+                port.handle_dialog(tab, *accept, None).await.map(|()| None)
+            }
         }
     }
+}
+
+/// How long a person waits for the dialog they are to answer.
+const DIALOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Returns once `tab` has a dialog open, by the browser's own event, at most
+/// [`DIALOG_DEADLINE`]; subscribed before looking, so a dialog that opens in between is seen.
+async fn until_a_dialog_is_open(port: &dyn BrowserPort, tab: &TabId) -> Result<(), BrowserError> {
+    let mut events = port.subscribe();
+    if port.tab(tab).await?.dialog.is_some() {
+        return Ok(());
+    }
+    let opened = async {
+        loop {
+            let event = events.next().await.map_err(|_| BrowserError::Disconnected)?;
+            if event.kind == navguard::browser::NavEventKind::DialogOpened && event.tab == *tab {
+                return Ok(());
+            }
+        }
+    };
+    tokio::time::timeout(DIALOG_DEADLINE, opened)
+        .await
+        .map_err(|_| BrowserError::Timeout { op: "waiting for a dialog to answer".into(), after: DIALOG_DEADLINE })?
 }
 
 impl FromStr for UserAction {
@@ -165,7 +199,7 @@ mod tests {
         let err = UserAction::parse("dances").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown user action \"dances\": expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab"
+            "unknown user action \"dances\": expected one of: reloads the tab, goes back, navigates the tab to \"<url>\", closes the tab, closes the newest tab, opens \"<url>\" in a new tab, accepts the dialog, dismisses the dialog"
         );
     }
 }
