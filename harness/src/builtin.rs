@@ -72,6 +72,14 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/user_hand.feature"),
     },
     BuiltIn {
+        path: "features/agents/downloads.feature",
+        text: include_str!("../builtin/features/agents/downloads.feature"),
+    },
+    BuiltIn {
+        path: "features/agents/file_chooser.feature",
+        text: include_str!("../builtin/features/agents/file_chooser.feature"),
+    },
+    BuiltIn {
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
