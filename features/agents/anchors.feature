@@ -25,7 +25,7 @@ Feature: Links within one document
       | 2    | navigate | {"url": "{site}/anchors#f"}   |
       | 3    | click    | {"ref": "{ref:send@1}"}       |
     Then call 2 answered with the page titled "Anchors"
-    And call 2 answered within 3000 ms
+    And call 2 answered within 5000 ms
     And call 3 succeeded
     And the fixture site served "/submit" 1 time
     And the fixture site served "/anchors" 1 time

@@ -16,17 +16,17 @@ Feature: Controls an agent cannot reach
     Then call 3 failed as "not-interactable"
     And the fixture site served "/submit" 0 times
 
-  # The banner comes after the agent looked: the ref is still good, the button is not reachable.
+  # The banner comes a while after load (whether before or after the first snapshot is the
+  # machine's pace, and does not matter): the ref is still good, the button is not reachable.
   @contract-agent-covered
-  Scenario: A banner that covers the button after the snapshot makes the click fail, not press the banner
+  Scenario: A banner that comes after load makes the click on the button it covers fail, not press the banner
     Given the agent under test is on "{site}/overlay?after=800"
     When the agent under test is called:
       | call | tool     | args                          |
       | 1    | snapshot | {}                            |
       | 2    | wait_for | {"text": "We use cookies."}   |
       | 3    | click    | {"ref": "{ref:Send@1}"}       |
-    Then call 1's answer does not list "Accept cookies"
-    And call 3 failed as "not-interactable"
+    Then call 3 failed as "not-interactable"
     And the fixture site served "/submit" 0 times
 
   @contract-agent-covered

@@ -61,7 +61,7 @@ const KNOWN: &[(&str, bool, &str)] = &[
          as a timeout; nothing is sent",
     ),
     (
-        "A banner that covers the button after the snapshot makes the click fail, not press the banner",
+        "A banner that comes after load makes the click on the button it covers fail, not press the banner",
         true,
         "as above: a timeout after 20 s, not not-interactable; nothing is sent",
     ),
