@@ -68,6 +68,10 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
 ];
 
+/// The built-in agents whose `{here}` is a folder of their own under the agents' folder (an
+/// adapter with its own npm pins), not the agents' folder itself: (name, folder).
+pub const AGENT_FOLDERS: &[(&str, &str)] = &[];
+
 /// The npm manifest that pins the built-in MCP agents' packages (`npm ci` in `agents/`).
 const AGENTS_PACKAGE_JSON: &str = include_str!("../builtin/agents/package.json");
 

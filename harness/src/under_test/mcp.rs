@@ -39,11 +39,13 @@ impl std::fmt::Debug for McpAgent {
 impl McpAgent {
     /// Starts the server, does the handshake and lists its tools, all within the description's
     /// start timeout; a server that does not start, or is not an MCP server, is one error
-    /// naming it and what to do.
+    /// naming it and what to do. `prepare`: make the description's calls after start (not in the
+    /// check before a run, which has no browser for them).
     pub async fn start(
         description: Arc<Description>,
         chromium: &str,
         cdp_endpoint: Option<&str>,
+        prepare: bool,
     ) -> Result<Self, AgentError> {
         let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
         let command = process.command.clone();
@@ -106,7 +108,48 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        Ok(Self { description, client, process, offered, server })
+        let agent = Self { description, client, process, offered, server };
+        if prepare && let Err(e) = agent.after_start(deadline).await {
+            agent.end().await;
+            return Err(e);
+        }
+        Ok(agent)
+    }
+
+    /// The description's calls after start, each within the start's deadline: the first that
+    /// is not offered, fails or does not answer is the error.
+    async fn after_start(&self, deadline: Duration) -> Result<(), AgentError> {
+        let failed = |call: &str, why: String| AgentError::AfterStart {
+            agent: self.description.name.clone(),
+            call: call.to_owned(),
+            why: format!("{why}{}", self.process.stderr_tail()),
+        };
+        for step in &self.description.after_start {
+            if !self.offered.contains(&step.call) {
+                return Err(failed(&step.call, "the server does not offer it".into()));
+            }
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(&Value::Null));
+            let answer = tokio::time::timeout(deadline, self.call_tool(params))
+                .await
+                .map_err(|_| failed(&step.call, format!("no answer within {} s", deadline.as_secs())))?;
+            if let Some(failure) = answer.failure {
+                return Err(failed(&step.call, failure.message));
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the description's calls before the end (each within 10 s, whatever they answer),
+    /// then ends the server and its process group.
+    async fn end(self) {
+        let Self { description, client, process, .. } = self;
+        for step in &description.before_end {
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(&Value::Null));
+            let _ = tokio::time::timeout(Duration::from_secs(10), client.call_tool(params)).await;
+        }
+        // Closing the service ends the server's stdin; the process group goes in any case.
+        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+        process.end().await;
     }
 
     /// The neutral tools whose mapping names a tool this server does not offer.
@@ -120,62 +163,88 @@ impl McpAgent {
     }
 
     fn read(&self, text: String, flagged: bool) -> Answer {
-        let text = strip_ansi(&text);
-        let rules = &self.description.answer;
-        let first = |patterns: &[regex::Regex], name: &str| {
-            patterns
-                .iter()
-                .find_map(|re| re.captures(&text))
-                .and_then(|c| c.name(name).or_else(|| c.get(1)))
-                .map(|m| m.as_str().trim().to_owned())
-        };
-        let page = match (first(&rules.url, "url"), first(&rules.title, "title")) {
-            (None, None) => None,
-            (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
-        };
-        let elements = every_match(&rules.element, &text, |c| ElementSeen {
-            reference: group(c, "ref"),
-            role: group(c, "role"),
-            name: group(c, "name"),
-        });
-        let tabs = every_match(&rules.tab, &text, |c| TabSeen {
-            title: group(c, "title"),
-            url: group(c, "url"),
-            current: c.name("current").is_some(),
-        });
-        let dialog = rules.dialog_in(&text);
-        let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
-        let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
-        Answer {
-            failure,
-            page,
-            elements: (!elements.is_empty()).then_some(elements),
-            tabs: (!tabs.is_empty()).then_some(tabs),
-            dialog,
-            text,
-            took: Duration::ZERO,
-        }
+        read(&self.description, text, flagged)
+    }
+}
+
+/// What an answer's text shows, read by `description`'s patterns; `flagged`: the agent flagged
+/// it as an error.
+pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
+    let text = strip_ansi(&text);
+    let rules = &description.answer;
+    let first = |patterns: &[regex::Regex], name: &str| {
+        patterns
+            .iter()
+            .find_map(|re| re.captures(&text))
+            .and_then(|c| c.name(name).or_else(|| c.get(1)))
+            .map(|m| m.as_str().trim().to_owned())
+    };
+    let page = match (first(&rules.url, "url"), first(&rules.title, "title")) {
+        (None, None) => None,
+        (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
+    };
+    let elements = every_match(&rules.element, &text, |c| ElementSeen {
+        reference: group(c, "ref"),
+        role: group(c, "role"),
+        name: group(c, "name"),
+    });
+    let tabs = every_match(&rules.tab, &text, |c| TabSeen {
+        title: group(c, "title"),
+        url: group(c, "url"),
+        current: c.name("current").is_some(),
+    });
+    let dialog = rules.dialog_in(&text);
+    let failed = flagged || description.fails_when.iter().any(|re| re.is_match(&text));
+    let failure = failed.then(|| Failure { class: description.classify(&text), message: first_lines(&text) });
+    Answer {
+        failure,
+        page,
+        elements: (!elements.is_empty()).then_some(elements),
+        tabs: (!tabs.is_empty()).then_some(tabs),
+        dialog,
+        text,
+        took: Duration::ZERO,
     }
 }
 
 impl McpAgent {
     async fn call_tool(&self, params: CallToolRequestParams) -> Answer {
+        match self.call_tool_text(params).await {
+            Ok((text, flagged)) => self.read(text, flagged),
+            Err(failed) => failed,
+        }
+    }
+
+    /// One call's text and whether the agent flagged it as an error; a call that got no answer
+    /// of the tool's is the failed answer.
+    async fn call_tool_text(&self, params: CallToolRequestParams) -> Result<(String, bool), Answer> {
         match self.client.call_tool(params).await {
             Ok(result) => {
                 let text: Vec<&str> =
                     result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
-                self.read(text.join("\n"), result.is_error == Some(true))
+                Ok((text.join("\n"), result.is_error == Some(true)))
             }
-            Err(ServiceError::McpError(error)) => Answer::failed(
+            Err(e) => Err(self.connection_failed(e)),
+        }
+    }
+
+    fn connection_failed(&self, e: ServiceError) -> Answer {
+        match e {
+            ServiceError::McpError(error) => Answer::failed(
                 self.description.classify(&error.message),
                 format!("MCP error {}: {}", error.code.0, error.message),
             ),
-            Err(e) => Answer::failed(
+            e => Answer::failed(
                 super::FailureClass::Other,
                 format!("the agent's connection failed ({e}){}", self.process.stderr_tail()),
             ),
         }
     }
+}
+
+/// Adds a step's answer `text` to the texts `kept` (a step's `keep_as`), as `<label>: <text>`.
+pub fn keep(kept: &mut String, label: &str, text: &str) {
+    kept.push_str(&format!("{label}: {}\n", text.trim_end()));
 }
 
 /// Passes the server's stdout on to the MCP client line by line, and stops at the first line
@@ -268,9 +337,18 @@ impl AgentUnderTest for McpAgent {
             return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", self.description.name));
         };
         let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
+        // The texts of the steps kept (`keep_as`), each as `<label>: <text>`.
+        let mut kept = String::new();
         for step in map.steps().iter().filter(|s| s.runs(args)) {
             let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(args));
-            answer = self.call_tool(params).await;
+            match (&step.keep_as, self.call_tool_text(params).await) {
+                (Some(label), Ok((text, false))) => {
+                    keep(&mut kept, label, &text);
+                    answer = self.read(kept.clone(), false);
+                }
+                (_, Ok((text, flagged))) => answer = self.read(format!("{kept}{text}"), flagged),
+                (_, Err(failed)) => answer = failed,
+            }
             if !answer.succeeded() {
                 break;
             }
@@ -280,10 +358,7 @@ impl AgentUnderTest for McpAgent {
     }
 
     async fn close(self: Box<Self>) {
-        let Self { client, process, .. } = *self;
-        // Closing the service ends the server's stdin; the process group goes in any case.
-        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
-        process.end().await;
+        self.end().await;
     }
 }
 
