@@ -364,7 +364,132 @@ impl AgentUnderTest for McpAgent {
 
 #[cfg(test)]
 mod tests {
-    use super::not_json_rpc;
+    use super::{Description, keep, not_json_rpc, read};
+    use crate::under_test::{Answer, ElementSeen, FailureClass};
+
+    /// A real answer of a built-in agent's, recorded on Debian's Chromium 156
+    /// (`harness/tests/recorded/<agent>/<name>.txt`).
+    fn recorded(agent: &str, name: &str) -> String {
+        let path = format!("{}/tests/recorded/{agent}/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The answer `agent`'s description reads from one call made of `steps`: each a recorded
+    /// answer and the step's `keep_as`, in order, as the MCP agent joins them.
+    fn answer(agent: &str, steps: &[(&str, Option<&str>)]) -> Answer {
+        let description = Description::find(agent).unwrap();
+        let mut kept = String::new();
+        for (name, label) in steps {
+            let text = recorded(agent, name);
+            match label {
+                Some(label) => keep(&mut kept, label, &text),
+                None => kept.push_str(&text),
+            }
+        }
+        read(&description, kept, false)
+    }
+
+    fn element(reference: &str, role: &str, name: &str) -> ElementSeen {
+        ElementSeen { reference: reference.into(), role: role.into(), name: name.into() }
+    }
+
+    #[test]
+    fn agent_browser_s_recorded_answers_are_read() {
+        let a = answer(
+            "agent-browser",
+            &[("snapshot", Some("Snapshot")), ("get_url", Some("URL")), ("get_title", Some("Title"))],
+        );
+        assert!(a.succeeded(), "{a:?}");
+        let page = a.page.unwrap();
+        assert_eq!(page.url, "http://127.0.0.1:36963/page?title=Home&blank=/slow?delay=300%26title=Opened");
+        assert_eq!(page.title, "Home");
+        let elements = a.elements.unwrap();
+        assert_eq!(elements[0], element("e1", "heading", "Home"));
+        assert_eq!(elements[1], element("e3", "link", "go"));
+        assert_eq!(elements[3], element("e5", "textbox", ""));
+        assert_eq!(elements.len(), 6);
+        let tabs = answer("agent-browser", &[("tab_list", None)]).tabs.unwrap();
+        assert_eq!(tabs.len(), 2);
+        assert!(!tabs[0].current && tabs[1].current);
+        assert_eq!(tabs[1].url, "http://127.0.0.1:36963/slow?delay=300&title=Opened");
+        assert_eq!(tabs[1].title, "127.0.0.1:36963/slow?delay=300&title=Opened");
+        // A click answers no page; one that opened a dialog says so in a warning.
+        let click = answer("agent-browser", &[("click", None)]);
+        assert!(click.succeeded() && click.page.is_none() && click.dialog.is_none(), "{click:?}");
+        let dialog = answer("agent-browser", &[("click_dialog", None)]);
+        assert_eq!(dialog.dialog.as_deref(), Some("beforeunload dialog is blocking the page: \"\""));
+        let description = Description::find("agent-browser").unwrap();
+        let refused = read(&description, recorded("agent-browser", "click_unknown_ref"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::StaleRef);
+        let blocked = read(&description, recorded("agent-browser", "navigate_dialog_error"), true);
+        assert_eq!(blocked.failure.unwrap().class, FailureClass::Dialog);
+    }
+
+    #[test]
+    fn browser_use_s_recorded_answers_are_read() {
+        let state = answer("browser-use", &[("get_state", None)]);
+        assert!(state.succeeded());
+        let page = state.page.unwrap();
+        let url = "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next";
+        assert_eq!(page.url, url);
+        // Its title holds the URL for a while after a navigation: read as it said it.
+        assert_eq!(page.title, url.trim_start_matches("http://"));
+        let elements = state.elements.unwrap();
+        assert_eq!(
+            elements,
+            [
+                element("60", "a", "go"),
+                element("63", "a", "new tab"),
+                element("44", "input", ""),
+                element("68", "button", "send"),
+                element("46", "button", "open a window"),
+            ]
+        );
+        let tabs = answer("browser-use", &[("list_tabs", None)]).tabs.unwrap();
+        assert_eq!(tabs.len(), 3);
+        assert_eq!(
+            (tabs[1].title.as_str(), tabs[1].url.as_str()),
+            ("Second", "http://127.0.0.1:8931/page?title=Second")
+        );
+        assert!(tabs.iter().all(|t| !t.current));
+        let navigated = answer("browser-use", &[("navigate", None)]);
+        assert_eq!(navigated.page.unwrap().url, url);
+        let opened = answer("browser-use", &[("new_tab", None)]);
+        assert_eq!(opened.page.unwrap().url, "http://127.0.0.1:8931/page?title=Second");
+        // Not flagged as an error, yet a failure.
+        let missing = answer("browser-use", &[("click_missing_index", None)]);
+        assert_eq!(missing.failure.unwrap().class, FailureClass::StaleRef);
+    }
+
+    #[test]
+    fn vibium_s_recorded_answers_are_read() {
+        let snapshot = answer("vibium", &[("get_url", Some("URL")), ("get_title", Some("Title")), ("find_all", None)]);
+        let page = snapshot.page.unwrap();
+        assert_eq!(page.url, "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next");
+        assert_eq!(page.title, "Start");
+        let elements = snapshot.elements.unwrap();
+        assert_eq!(elements[0], element("0", "a", "go"));
+        assert_eq!(elements[4], element("4", "button", "open a window"));
+        let navigated = answer("vibium", &[("navigate", Some("Answer")), ("get_title", Some("Title"))]);
+        assert_eq!(
+            navigated.page.unwrap(),
+            crate::under_test::PageSeen {
+                url: "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next".into(),
+                title: "Start".into()
+            }
+        );
+        let opened = answer("vibium", &[("new_tab", Some("Answer")), ("get_title", Some("Title"))]);
+        assert_eq!(opened.page.unwrap().url, "http://127.0.0.1:8931/page?title=Second");
+        let tabs = answer("vibium", &[("list_tabs", None)]).tabs.unwrap();
+        assert_eq!(
+            tabs.iter().map(|t| t.url.as_str()).collect::<Vec<_>>()[1],
+            "http://127.0.0.1:8931/page?title=Second"
+        );
+        assert!(tabs.iter().all(|t| t.title.is_empty() && !t.current));
+        let description = Description::find("vibium").unwrap();
+        let refused = read(&description, recorded("vibium", "navigate_refused"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::Navigation);
+    }
 
     #[test]
     fn a_banner_or_an_echo_is_not_an_mcp_server() {
