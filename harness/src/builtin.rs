@@ -48,6 +48,10 @@ const EXPECTATIONS: &[BuiltIn] = &[
         text: include_str!("../builtin/gate/expectations/agent-browser-use.txt"),
     },
     BuiltIn {
+        path: "gate/expectations/agent-vibium.txt",
+        text: include_str!("../builtin/gate/expectations/agent-vibium.txt"),
+    },
+    BuiltIn {
         path: "gate/expectations/agent-stagehand.txt",
         text: include_str!("../builtin/gate/expectations/agent-stagehand.txt"),
     },
