@@ -102,6 +102,11 @@ for browser in "${browsers[@]}"; do
         # Debian's Chromium).
         (cd "$agents_dir" && npm ci --no-audit --no-fund --ignore-scripts --silent)
       fi
+      # agent-browser's native binary is made executable by its install script, which is not
+      # run: navguard's built-in agent-browser starts that binary itself.
+      for binary in "$agents_dir"/node_modules/agent-browser/bin/agent-browser-linux-*; do
+        if [ -f "$binary" ]; then chmod +x "$binary"; fi
+      done
       # The JSON-lines adapters (the example over playwright-core, Stagehand's) have their own
       # pins; no install scripts either, so no browser download.
       for adapter in jsonl-example stagehand; do

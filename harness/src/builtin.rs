@@ -39,6 +39,22 @@ const EXPECTATIONS: &[BuiltIn] = &[
         path: "gate/expectations/agent-chrome-devtools-mcp.txt",
         text: include_str!("../builtin/gate/expectations/agent-chrome-devtools-mcp.txt"),
     },
+    BuiltIn {
+        path: "gate/expectations/agent-agent-browser.txt",
+        text: include_str!("../builtin/gate/expectations/agent-agent-browser.txt"),
+    },
+    BuiltIn {
+        path: "gate/expectations/agent-browser-use.txt",
+        text: include_str!("../builtin/gate/expectations/agent-browser-use.txt"),
+    },
+    BuiltIn {
+        path: "gate/expectations/agent-vibium.txt",
+        text: include_str!("../builtin/gate/expectations/agent-vibium.txt"),
+    },
+    BuiltIn {
+        path: "gate/expectations/agent-stagehand.txt",
+        text: include_str!("../builtin/gate/expectations/agent-stagehand.txt"),
+    },
 ];
 
 /// Where the agent-neutral scenarios are looked for in the current folder.
@@ -94,7 +110,15 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("navguard", include_str!("../builtin/agents/navguard.toml")),
     ("playwright-mcp", include_str!("../builtin/agents/playwright-mcp.toml")),
     ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
+    ("browser-use", include_str!("../builtin/agents/browser-use.toml")),
+    ("agent-browser", include_str!("../builtin/agents/agent-browser.toml")),
+    ("vibium", include_str!("../builtin/agents/vibium.toml")),
+    ("stagehand", include_str!("../builtin/agents/stagehand.toml")),
 ];
+
+/// The built-in agents whose `{here}` is a folder of their own under the agents' folder (an
+/// adapter with its own npm pins), not the agents' folder itself: (name, folder).
+pub const AGENT_FOLDERS: &[(&str, &str)] = &[("stagehand", "stagehand")];
 
 /// The npm manifest that pins the built-in MCP agents' packages (`npm ci` in `agents/`).
 const AGENTS_PACKAGE_JSON: &str = include_str!("../builtin/agents/package.json");

@@ -169,3 +169,48 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
     child.wait().expect("reaped");
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
+
+/// The processes whose command line names `needle` (this workspace's own agents: another
+/// checkout's are not ours to judge).
+fn running(needle: &str) -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| alive(*pid))
+        .map(|pid| (pid, command_line(pid)))
+        .filter(|(_, line)| line.contains(needle))
+        .collect()
+}
+
+/// Each of the field's built-in agents (browser-use, agent-browser, Vibium, Stagehand) runs one
+/// scenario it passes on this machine, for real, and leaves nothing behind: not its server, not
+/// agent-browser's daemon (a session of its own, which the process group does not reach), not
+/// Vibium's chromedriver.
+#[test]
+fn each_field_agent_runs_a_scenario_and_leaves_no_process() {
+    let agents = workspace().join("agents");
+    let cases = [
+        ("browser-use", "features/agents/navigation.feature", "^go back answers", agents.join(".venv/bin/browser-use")),
+        (
+            "agent-browser",
+            "features/agents/navigation.feature",
+            "^navigate to a slow page",
+            agents.join("node_modules/agent-browser/bin"),
+        ),
+        ("vibium", "features/agents/hazards.feature", "^A meta refresh", agents.join("node_modules/@vibium")),
+        ("stagehand", "features/agents/navigation.feature", "^go back answers", agents.join("stagehand/adapter.mjs")),
+    ];
+    for (agent, feature, name, program) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().display().to_string();
+        let child = navguard(&["run", feature, "--agent", agent, "--name", name, "--report-dir", &report])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("navguard starts");
+        let (status, out) = finish(child, START_DEADLINE * 3);
+        assert!(status.success() && out.contains("features: 1 passed"), "{agent}: {status}:\n{out}");
+        let program = program.display().to_string();
+        wait_until(&format!("{agent}'s processes to be gone"), CLEANUP_DEADLINE, || running(&program).is_empty());
+    }
+}

@@ -153,6 +153,19 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
 async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
     let table =
         step.table.as_ref().ok_or_else(|| StepError::Setup("the step needs a | call | tool | args | table".into()))?;
+    // A tool the agent has no counterpart for makes the scenario not applicable before any
+    // call is made (a ref the agent's answers cannot give, for a tool it lacks, is no failure).
+    for row in table.rows.iter().skip(1) {
+        let Some(Ok(tool)) = row.get(1).map(|t| t.trim().parse::<NeutralTool>()) else {
+            continue;
+        };
+        let name = world.conformance.name();
+        if !agent(world).await?.supports(tool) {
+            let why = format!("{name} has no {tool}");
+            world.conformance.not_applicable = Some(why.clone());
+            return Err(StepError::NotApplicable(format!("not applicable: {why}")));
+        }
+    }
     let mut last = 0;
     for row in table.rows.iter().skip(1) {
         let [call, tool, args] = row.as_slice() else {

@@ -32,6 +32,12 @@ pub struct Description {
     pub errors: Vec<(FailureClass, regex::Regex)>,
     /// Answers that are failures even though the agent did not flag them.
     pub fails_when: Vec<regex::Regex>,
+    /// Calls made once after its start, before the scenario's first (`[[after_start]]`:
+    /// Vibium's `browser_launch`); one that fails is a start that failed.
+    pub after_start: Vec<ToolStep>,
+    /// Calls made before it is ended (`[[before_end]]`: agent-browser's close of its daemon's
+    /// sessions, which outlive its server); what they answer is not judged.
+    pub before_end: Vec<ToolStep>,
     /// The file it came from (a built-in's name for those).
     pub source: String,
     /// The folder its relative paths and `{here}` mean: a built-in agent's is the folder of
@@ -48,8 +54,14 @@ pub struct Start {
     pub command: String,
     #[serde(default)]
     pub args: Vec<String>,
+    /// Its environment, added to navguard's; the values' placeholders are filled in as the
+    /// command line's.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Files written into `{scratch}` before it starts: name (inside `{scratch}`) to text, the
+    /// text's placeholders filled in as the command line's (browser-use's `config.json`).
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
     /// How long its start (and handshake) may take.
     #[serde(default = "start_timeout")]
     pub timeout_ms: u64,
@@ -68,12 +80,19 @@ pub struct ToolStep {
     /// Its arguments. `{arg}` takes the neutral call's argument (a string that is only a
     /// placeholder takes the argument's JSON value, so booleans stay booleans; an argument the
     /// call did not give drops the key); `{arg|A|B}` is A when the argument is true, else B;
-    /// `{index0}` is `index` counted from 0.
+    /// `{index0}` is `index` counted from 0; `{arg:number}` is the argument as a JSON number
+    /// (a ref `"12"` becomes `12`; one that is not a number stays as it is).
     #[serde(default)]
     pub args: serde_json::Map<String, Value>,
-    /// The step runs only when this neutral argument is true (`submit`: Enter after typing).
+    /// The step runs only when this neutral argument is true (`submit`: Enter after typing),
+    /// or, written `!arg`, only when it is not (`!accept`: the call that dismisses).
     #[serde(default)]
     pub when: Option<String>,
+    /// The step's answer is kept in the call's answer, as `<keep_as>: <its text>`, ahead of the
+    /// later steps' (otherwise only the last step's text is the answer): a page's URL and title
+    /// from tools of their own, read by `[answer]` patterns such as `(?m)^URL: (\S+)`.
+    #[serde(default)]
+    pub keep_as: Option<String>,
 }
 
 /// A neutral tool in the agent's words: one call, or several in order (the answer is the
@@ -148,6 +167,10 @@ struct File {
     errors: BTreeMap<String, Vec<String>>,
     #[serde(default)]
     fails_when: Vec<String>,
+    #[serde(default)]
+    after_start: Vec<ToolStep>,
+    #[serde(default)]
+    before_end: Vec<ToolStep>,
 }
 
 impl Description {
@@ -155,7 +178,11 @@ impl Description {
     pub fn find(name_or_path: &str) -> Result<Self, AgentError> {
         if let Some((name, text)) = BUILT_IN.iter().find(|(name, _)| *name == name_or_path) {
             let dir = AgentsDir::find();
-            let description = Self::parse(text, &format!("agents/{name}.toml (built in)"), &dir.path)?;
+            let (here, file) = match crate::builtin::AGENT_FOLDERS.iter().find(|(n, _)| n == name) {
+                Some((_, folder)) => (dir.path.join(folder), format!("agents/{folder}/agent.toml")),
+                None => (dir.path.clone(), format!("agents/{name}.toml")),
+            };
+            let description = Self::parse(text, &format!("{file} (built in)"), &here)?;
             return Ok(Self { built_in: Some(dir), ..description });
         }
         let path = Path::new(name_or_path);
@@ -184,7 +211,30 @@ impl Description {
         let mut tools = BTreeMap::new();
         for (name, map) in file.tools {
             let tool: NeutralTool = name.parse().map_err(|e| bad(format!("[tools.{name}]: {e}")))?;
+            for step in map.steps() {
+                step.check().map_err(|why| bad(format!("[tools.{name}] {why}")))?;
+            }
             tools.insert(tool, map);
+        }
+        for (table, steps) in [("after_start", &file.after_start), ("before_end", &file.before_end)] {
+            if !steps.is_empty() && !file.kind.has_tool_calls() {
+                return Err(bad(format!(
+                    "[[{table}]]: a {} agent has no calls of its own to make there; only an mcp agent's description has them",
+                    file.kind
+                )));
+            }
+            for step in steps {
+                step.check().map_err(|why| bad(format!("[[{table}]] {}: {why}", step.call)))?;
+            }
+        }
+        for name in file.start.files.keys() {
+            let path = Path::new(name);
+            let inside = path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+            if name.is_empty() || !inside {
+                return Err(bad(format!(
+                    "[start] files.{name:?}: not a file name inside {{scratch}} (no leading /, no ..)"
+                )));
+            }
         }
         let regex = |key: &str, pattern: &str| {
             regex::Regex::new(pattern).map_err(|e| bad(format!("{key}: not a regular expression: {e}")))
@@ -227,6 +277,8 @@ impl Description {
             answer,
             errors,
             fails_when,
+            after_start: file.after_start,
+            before_end: file.before_end,
             source: source.to_owned(),
             here: here.to_path_buf(),
             built_in: None,
@@ -238,7 +290,11 @@ impl Description {
     /// would fail on a handshake that never came. A description file's start command is its
     /// author's: it is not checked.
     pub fn check_installed(&self) -> Result<(), AgentError> {
-        let (Some(dir), Some(package)) = (&self.built_in, &self.package) else {
+        let Some(dir) = &self.built_in else {
+            return Ok(());
+        };
+        self.check_command(dir)?;
+        let Some(package) = &self.package else {
             return Ok(());
         };
         if self.here.join("node_modules").join(package).join("package.json").is_file() {
@@ -266,6 +322,32 @@ impl Description {
             dir: self.here.clone(),
             what_to_do,
         })
+    }
+
+    /// A built-in agent started by a program in its folder (browser-use's virtual environment,
+    /// agent-browser's native binary, Vibium's start script) fails when that program is not
+    /// there or cannot be run, saying what to run.
+    fn check_command(&self, dir: &AgentsDir) -> Result<(), AgentError> {
+        let Some(rest) = self.start.command.strip_prefix("{here}") else {
+            return Ok(());
+        };
+        let program = PathBuf::from(format!("{}{rest}", self.here.display()));
+        let runnable = std::fs::metadata(&program).is_ok_and(|m| {
+            use std::os::unix::fs::PermissionsExt as _;
+            m.is_file() && m.permissions().mode() & 0o111 != 0
+        });
+        if runnable {
+            return Ok(());
+        }
+        let what_to_do = if dir.from_var {
+            format!("install it there, or point {} at the folder where it is installed", crate::builtin::AGENTS_DIR_VAR)
+        } else {
+            format!(
+                "in navguard's repository, run `bash ci/setup.sh agents`; elsewhere set {}=<the folder where it is installed>",
+                crate::builtin::AGENTS_DIR_VAR
+            )
+        };
+        Err(AgentError::NotRunnable { agent: self.name.clone(), program, what_to_do })
     }
 
     /// `<package> <version>` of its npm package as installed beside its description
@@ -297,23 +379,47 @@ impl Description {
     /// The start command's words with `{here}` (the description's folder), `{chromium}`,
     /// `{cdp_endpoint}` and `{scratch}` (a folder of the agent's own for this scenario) filled in.
     pub fn command_line(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> (String, Vec<String>) {
-        let here = self.here.display().to_string();
-        let scratch = scratch.display().to_string();
-        let fill = |word: &str| {
-            word.replace("{here}", &here)
-                .replace("{chromium}", chromium)
-                .replace("{cdp_endpoint}", cdp_endpoint.unwrap_or_default())
-                .replace("{scratch}", &scratch)
-        };
+        let fill = self.filler(chromium, cdp_endpoint, scratch);
         (fill(&self.start.command), self.start.args.iter().map(|a| fill(a)).collect())
     }
 
-    /// Whether the agent attaches to the harness's browser (its start names `{cdp_endpoint}`,
-    /// or it is a jsonl agent, whose start line always carries the endpoint): then the user's
-    /// steps act in the agent's own browser.
+    /// Its `[start] env` with the placeholders filled in as [`Self::command_line`]'s.
+    pub fn env(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> BTreeMap<String, String> {
+        let fill = self.filler(chromium, cdp_endpoint, scratch);
+        self.start.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect()
+    }
+
+    /// Its `[start] files`: each one's path in `scratch` and its text, placeholders filled in.
+    pub fn files(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> Vec<(PathBuf, String)> {
+        let fill = self.filler(chromium, cdp_endpoint, scratch);
+        self.start.files.iter().map(|(name, text)| (scratch.join(name), fill(text))).collect()
+    }
+
+    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}` and `{scratch}` into a word of its start.
+    fn filler(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> impl Fn(&str) -> String {
+        let here = self.here.display().to_string();
+        let scratch = scratch.display().to_string();
+        let chromium = chromium.to_owned();
+        let endpoint = cdp_endpoint.unwrap_or_default().to_owned();
+        move |word: &str| {
+            word.replace("{here}", &here)
+                .replace("{chromium}", &chromium)
+                .replace("{cdp_endpoint}", &endpoint)
+                .replace("{scratch}", &scratch)
+        }
+    }
+
+    /// Whether the agent attaches to the harness's browser (its start, its environment or a
+    /// file written for it names `{cdp_endpoint}`, or it is a jsonl agent, whose start line
+    /// always carries the endpoint): then the user's steps act in the agent's own browser.
     pub fn attaches(&self) -> bool {
+        let start = &self.start;
         self.kind.always_attaches()
-            || self.start.args.iter().chain(std::iter::once(&self.start.command)).any(|w| w.contains("{cdp_endpoint}"))
+            || std::iter::once(&start.command)
+                .chain(&start.args)
+                .chain(start.env.values())
+                .chain(start.files.values())
+                .any(|w| w.contains("{cdp_endpoint}"))
     }
 }
 
@@ -333,9 +439,30 @@ impl ToolMap {
 }
 
 impl ToolStep {
+    /// Whether its arguments' placeholders are ones [`Self::fill`] knows: the reason if not.
+    fn check(&self) -> Result<(), String> {
+        fn walk(key: &str, value: &Value) -> Result<(), String> {
+            match value {
+                Value::String(s) => match placeholder(s) {
+                    Some(Placeholder { conversion: Some(c), .. }) if c != "number" => {
+                        Err(format!("args.{key}: {s:?}: no conversion {c:?} (the one there is: {{arg:number}})"))
+                    }
+                    _ => Ok(()),
+                },
+                Value::Array(items) => items.iter().try_for_each(|i| walk(key, i)),
+                Value::Object(map) => map.iter().try_for_each(|(k, v)| walk(&format!("{key}.{k}"), v)),
+                _ => Ok(()),
+            }
+        }
+        self.args.iter().try_for_each(|(k, v)| walk(k, v))
+    }
+
     /// Whether the step runs for a neutral call's `args`.
     pub fn runs(&self, args: &Value) -> bool {
-        self.when.as_ref().is_none_or(|arg| args.get(arg).and_then(Value::as_bool) == Some(true))
+        self.when.as_ref().is_none_or(|arg| {
+            let (arg, wanted) = arg.strip_prefix('!').map_or((arg.as_str(), true), |a| (a, false));
+            (args.get(arg).and_then(Value::as_bool) == Some(true)) == wanted
+        })
     }
 
     /// The agent's arguments for a neutral call's `args` (a key whose placeholder the call did
@@ -351,20 +478,42 @@ impl ToolStep {
     }
 }
 
+/// A string that is one placeholder alone: `{name}`, `{name|yes|no}` or `{name:conversion}`.
+struct Placeholder<'a> {
+    name: &'a str,
+    choice: Option<(&'a str, &'a str)>,
+    conversion: Option<&'a str>,
+}
+
+fn placeholder(s: &str) -> Option<Placeholder<'_>> {
+    let inner = s.strip_prefix('{')?.strip_suffix('}')?;
+    if inner.contains(['{', '}']) {
+        return None;
+    }
+    let mut parts = inner.split('|');
+    let head = parts.next().unwrap_or_default();
+    let (name, conversion) = match head.split_once(':') {
+        Some((name, conversion)) => (name, Some(conversion)),
+        None => (head, None),
+    };
+    let choice = match (parts.next(), parts.next()) {
+        (Some(yes), Some(no)) => Some((yes, no)),
+        _ => None,
+    };
+    Some(Placeholder { name, choice, conversion })
+}
+
 fn fill_value(template: &Value, args: &Value) -> Value {
     match template {
         Value::String(s) => {
-            if let Some(inner) = s.strip_prefix('{').and_then(|r| r.strip_suffix('}'))
-                && !inner.contains(['{', '}'])
-            {
-                let mut parts = inner.split('|');
-                let name = parts.next().unwrap_or_default();
+            if let Some(Placeholder { name, choice, conversion }) = placeholder(s) {
                 let value = args.get(name).cloned().unwrap_or(Value::Null);
-                return match (parts.next(), parts.next()) {
-                    (Some(yes), Some(no)) => {
+                return match (choice, conversion) {
+                    (Some((yes, no)), _) => {
                         Value::String(if value.as_bool() == Some(true) { yes } else { no }.to_owned())
                     }
-                    _ => value,
+                    (None, Some("number")) => as_number(value),
+                    (None, _) => value,
                 };
             }
             let mut out = s.clone();
@@ -379,6 +528,20 @@ fn fill_value(template: &Value, args: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(|i| fill_value(i, args)).collect()),
         Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), fill_value(v, args))).collect()),
         other => other.clone(),
+    }
+}
+
+/// A string holding a number as that JSON number; anything else as it is.
+fn as_number(value: Value) -> Value {
+    let Some(text) = value.as_str().map(str::trim) else {
+        return value;
+    };
+    if let Ok(n) = text.parse::<i64>() {
+        return Value::from(n);
+    }
+    match text.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        Some(n) => Value::Number(n),
+        None => value,
     }
 }
 
@@ -432,6 +595,75 @@ stale-ref = ['not found in the current page']
         assert!(d.drives("chromium") && !d.drives("firefox"));
     }
 
+    const STARTED: &str = r#"
+name = "started"
+kind = "mcp"
+[start]
+command = "{here}/bin/agent"
+env = { AGENT_CDP = "{cdp_endpoint}", HOME = "{scratch}" }
+files = { "config.json" = '{"cdp_url": "{cdp_endpoint}", "browser": "{chromium}"}', "sub/notes.txt" = "plain" }
+[[after_start]]
+call = "launch"
+args = { headless = true }
+[[before_end]]
+call = "close"
+args = { all = true }
+[tools.click]
+call = "click"
+args = { index = "{ref:number}" }
+[[tools.handle_dialog]]
+call = "accept"
+when = "accept"
+[[tools.handle_dialog]]
+call = "dismiss"
+when = "!accept"
+[[tools.snapshot]]
+call = "snapshot"
+keep_as = "Snapshot"
+[[tools.snapshot]]
+call = "url"
+keep_as = "URL"
+"#;
+
+    #[test]
+    fn a_description_can_write_files_fill_its_env_and_make_calls_around_the_scenario() {
+        let d = Description::parse(STARTED, "started.toml", Path::new("/x")).unwrap();
+        // Naming {cdp_endpoint} in an env value or a file is attaching too.
+        assert!(d.attaches());
+        let scratch = Path::new("/tmp/s");
+        let env = d.env("/usr/bin/chromium", Some("http://127.0.0.1:9"), scratch);
+        assert_eq!(env["AGENT_CDP"], "http://127.0.0.1:9");
+        assert_eq!(env["HOME"], "/tmp/s");
+        let files = d.files("/usr/bin/chromium", Some("http://127.0.0.1:9"), scratch);
+        assert_eq!(
+            files,
+            [
+                (
+                    PathBuf::from("/tmp/s/config.json"),
+                    r#"{"cdp_url": "http://127.0.0.1:9", "browser": "/usr/bin/chromium"}"#.to_owned()
+                ),
+                (PathBuf::from("/tmp/s/sub/notes.txt"), "plain".to_owned()),
+            ]
+        );
+        assert_eq!(d.after_start.len(), 1);
+        assert_eq!(Value::Object(d.after_start[0].fill(&Value::Null)), json!({"headless": true}));
+        assert_eq!(Value::Object(d.before_end[0].fill(&Value::Null)), json!({"all": true}));
+        let click = &d.tool(NeutralTool::Click).unwrap().steps()[0];
+        assert_eq!(Value::Object(click.fill(&json!({"ref": "12"}))), json!({"index": 12}));
+        assert_eq!(Value::Object(click.fill(&json!({"ref": 7}))), json!({"index": 7}));
+        // A ref that is not a number is sent as it is: the agent refuses it in its words.
+        assert_eq!(Value::Object(click.fill(&json!({"ref": "e3"}))), json!({"index": "e3"}));
+        let dialog = d.tool(NeutralTool::HandleDialog).unwrap().steps();
+        assert!(dialog[0].runs(&json!({"accept": true})) && !dialog[0].runs(&json!({"accept": false})));
+        assert!(!dialog[1].runs(&json!({"accept": true})) && dialog[1].runs(&json!({"accept": false})));
+        let snapshot = d.tool(NeutralTool::Snapshot).unwrap().steps();
+        assert_eq!(snapshot[0].keep_as.as_deref(), Some("Snapshot"));
+        // Without any of it, nothing changes.
+        let plain = Description::parse(SAMPLE, "sample.toml", Path::new("/x")).unwrap();
+        assert!(plain.after_start.is_empty() && plain.before_end.is_empty());
+        assert!(plain.files("c", None, scratch).is_empty());
+    }
+
     #[test]
     fn mistakes_are_named_with_their_place() {
         let cases = [
@@ -443,6 +675,30 @@ stale-ref = ['not found in the current page']
             ("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[errors]\nfatal = ['x']", "errors.fatal"),
             ("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[answer]\nurl = '('", "answer.url"),
             ("name = \"a\"\nkind = \"mcp\"", "command is missing"),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[tools.click]\ncall = \"c\"\nargs = { index = \"{ref:int}\" }",
+                "[tools.click] args.index",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[[after_start]]\ncall = \"l\"\nargs = { n = \"{x:float}\" }",
+                "[[after_start]] l: args.n",
+            ),
+            (
+                "name = \"a\"\nkind = \"jsonl\"\n[start]\ncommand = \"x\"\n[[before_end]]\ncall = \"close\"",
+                "[[before_end]]",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\nfiles = { \"../up.json\" = \"{}\" }",
+                "[start] files.\"../up.json\"",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\nfiles = { \"/etc/x\" = \"{}\" }",
+                "[start] files.\"/etc/x\"",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[[after_start]]\nkall = \"l\"",
+                "unknown field `kall`",
+            ),
         ];
         for (text, named) in cases {
             let e = Description::parse(text, "a.toml", Path::new(".")).unwrap_err().to_string();

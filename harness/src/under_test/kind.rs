@@ -28,6 +28,15 @@ impl Kind {
         }
     }
 
+    /// Whether its description maps calls onto the agent's own tools, so that it can also have
+    /// calls after its start and before its end: a jsonl agent's adapter does its own.
+    pub const fn has_tool_calls(self) -> bool {
+        match self {
+            Self::Mcp => true,
+            Self::InProcess | Self::Jsonl => false,
+        }
+    }
+
     /// Whether every agent of this kind attaches to the harness's browser, whatever its
     /// command line says: a jsonl agent's start line always carries the endpoint.
     pub const fn always_attaches(self) -> bool {

@@ -39,11 +39,13 @@ impl std::fmt::Debug for McpAgent {
 impl McpAgent {
     /// Starts the server, does the handshake and lists its tools, all within the description's
     /// start timeout; a server that does not start, or is not an MCP server, is one error
-    /// naming it and what to do.
+    /// naming it and what to do. `prepare`: make the description's calls after start (not in the
+    /// check before a run, which has no browser for them).
     pub async fn start(
         description: Arc<Description>,
         chromium: &str,
         cdp_endpoint: Option<&str>,
+        prepare: bool,
     ) -> Result<Self, AgentError> {
         let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
         let command = process.command.clone();
@@ -106,7 +108,48 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        Ok(Self { description, client, process, offered, server })
+        let agent = Self { description, client, process, offered, server };
+        if prepare && let Err(e) = agent.after_start(deadline).await {
+            agent.end().await;
+            return Err(e);
+        }
+        Ok(agent)
+    }
+
+    /// The description's calls after start, each within the start's deadline: the first that
+    /// is not offered, fails or does not answer is the error.
+    async fn after_start(&self, deadline: Duration) -> Result<(), AgentError> {
+        let failed = |call: &str, why: String| AgentError::AfterStart {
+            agent: self.description.name.clone(),
+            call: call.to_owned(),
+            why: format!("{why}{}", self.process.stderr_tail()),
+        };
+        for step in &self.description.after_start {
+            if !self.offered.contains(&step.call) {
+                return Err(failed(&step.call, "the server does not offer it".into()));
+            }
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(&Value::Null));
+            let answer = tokio::time::timeout(deadline, self.call_tool(params))
+                .await
+                .map_err(|_| failed(&step.call, format!("no answer within {} s", deadline.as_secs())))?;
+            if let Some(failure) = answer.failure {
+                return Err(failed(&step.call, failure.message));
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes the description's calls before the end (each within 10 s, whatever they answer),
+    /// then ends the server and its process group.
+    async fn end(self) {
+        let Self { description, client, process, .. } = self;
+        for step in &description.before_end {
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(&Value::Null));
+            let _ = tokio::time::timeout(Duration::from_secs(10), client.call_tool(params)).await;
+        }
+        // Closing the service ends the server's stdin; the process group goes in any case.
+        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
+        process.end().await;
     }
 
     /// The neutral tools whose mapping names a tool this server does not offer.
@@ -120,62 +163,88 @@ impl McpAgent {
     }
 
     fn read(&self, text: String, flagged: bool) -> Answer {
-        let text = strip_ansi(&text);
-        let rules = &self.description.answer;
-        let first = |patterns: &[regex::Regex], name: &str| {
-            patterns
-                .iter()
-                .find_map(|re| re.captures(&text))
-                .and_then(|c| c.name(name).or_else(|| c.get(1)))
-                .map(|m| m.as_str().trim().to_owned())
-        };
-        let page = match (first(&rules.url, "url"), first(&rules.title, "title")) {
-            (None, None) => None,
-            (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
-        };
-        let elements = every_match(&rules.element, &text, |c| ElementSeen {
-            reference: group(c, "ref"),
-            role: group(c, "role"),
-            name: group(c, "name"),
-        });
-        let tabs = every_match(&rules.tab, &text, |c| TabSeen {
-            title: group(c, "title"),
-            url: group(c, "url"),
-            current: c.name("current").is_some(),
-        });
-        let dialog = rules.dialog_in(&text);
-        let failed = flagged || self.description.fails_when.iter().any(|re| re.is_match(&text));
-        let failure = failed.then(|| Failure { class: self.description.classify(&text), message: first_lines(&text) });
-        Answer {
-            failure,
-            page,
-            elements: (!elements.is_empty()).then_some(elements),
-            tabs: (!tabs.is_empty()).then_some(tabs),
-            dialog,
-            text,
-            took: Duration::ZERO,
-        }
+        read(&self.description, text, flagged)
+    }
+}
+
+/// What an answer's text shows, read by `description`'s patterns; `flagged`: the agent flagged
+/// it as an error.
+pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
+    let text = strip_ansi(&text);
+    let rules = &description.answer;
+    let first = |patterns: &[regex::Regex], name: &str| {
+        patterns
+            .iter()
+            .find_map(|re| re.captures(&text))
+            .and_then(|c| c.name(name).or_else(|| c.get(1)))
+            .map(|m| m.as_str().trim().to_owned())
+    };
+    let page = match (first(&rules.url, "url"), first(&rules.title, "title")) {
+        (None, None) => None,
+        (url, title) => Some(PageSeen { url: url.unwrap_or_default(), title: title.unwrap_or_default() }),
+    };
+    let elements = every_match(&rules.element, &text, |c| ElementSeen {
+        reference: group(c, "ref"),
+        role: group(c, "role"),
+        name: group(c, "name"),
+    });
+    let tabs = every_match(&rules.tab, &text, |c| TabSeen {
+        title: group(c, "title"),
+        url: group(c, "url"),
+        current: c.name("current").is_some(),
+    });
+    let dialog = rules.dialog_in(&text);
+    let failed = flagged || description.fails_when.iter().any(|re| re.is_match(&text));
+    let failure = failed.then(|| Failure { class: description.classify(&text), message: first_lines(&text) });
+    Answer {
+        failure,
+        page,
+        elements: (!elements.is_empty()).then_some(elements),
+        tabs: (!tabs.is_empty()).then_some(tabs),
+        dialog,
+        text,
+        took: Duration::ZERO,
     }
 }
 
 impl McpAgent {
     async fn call_tool(&self, params: CallToolRequestParams) -> Answer {
+        match self.call_tool_text(params).await {
+            Ok((text, flagged)) => self.read(text, flagged),
+            Err(failed) => failed,
+        }
+    }
+
+    /// One call's text and whether the agent flagged it as an error; a call that got no answer
+    /// of the tool's is the failed answer.
+    async fn call_tool_text(&self, params: CallToolRequestParams) -> Result<(String, bool), Answer> {
         match self.client.call_tool(params).await {
             Ok(result) => {
                 let text: Vec<&str> =
                     result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
-                self.read(text.join("\n"), result.is_error == Some(true))
+                Ok((text.join("\n"), result.is_error == Some(true)))
             }
-            Err(ServiceError::McpError(error)) => Answer::failed(
+            Err(e) => Err(self.connection_failed(e)),
+        }
+    }
+
+    fn connection_failed(&self, e: ServiceError) -> Answer {
+        match e {
+            ServiceError::McpError(error) => Answer::failed(
                 self.description.classify(&error.message),
                 format!("MCP error {}: {}", error.code.0, error.message),
             ),
-            Err(e) => Answer::failed(
+            e => Answer::failed(
                 super::FailureClass::Other,
                 format!("the agent's connection failed ({e}){}", self.process.stderr_tail()),
             ),
         }
     }
+}
+
+/// Adds a step's answer `text` to the texts `kept` (a step's `keep_as`), as `<label>: <text>`.
+pub fn keep(kept: &mut String, label: &str, text: &str) {
+    kept.push_str(&format!("{label}: {}\n", text.trim_end()));
 }
 
 /// Passes the server's stdout on to the MCP client line by line, and stops at the first line
@@ -268,9 +337,18 @@ impl AgentUnderTest for McpAgent {
             return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", self.description.name));
         };
         let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
+        // The texts of the steps kept (`keep_as`), each as `<label>: <text>`.
+        let mut kept = String::new();
         for step in map.steps().iter().filter(|s| s.runs(args)) {
             let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(args));
-            answer = self.call_tool(params).await;
+            match (&step.keep_as, self.call_tool_text(params).await) {
+                (Some(label), Ok((text, false))) => {
+                    keep(&mut kept, label, &text);
+                    answer = self.read(kept.clone(), false);
+                }
+                (_, Ok((text, flagged))) => answer = self.read(format!("{kept}{text}"), flagged),
+                (_, Err(failed)) => answer = failed,
+            }
             if !answer.succeeded() {
                 break;
             }
@@ -280,16 +358,138 @@ impl AgentUnderTest for McpAgent {
     }
 
     async fn close(self: Box<Self>) {
-        let Self { client, process, .. } = *self;
-        // Closing the service ends the server's stdin; the process group goes in any case.
-        let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
-        process.end().await;
+        self.end().await;
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::not_json_rpc;
+    use super::{Description, keep, not_json_rpc, read};
+    use crate::under_test::{Answer, ElementSeen, FailureClass};
+
+    /// A real answer of a built-in agent's, recorded on Debian's Chromium 156
+    /// (`harness/tests/recorded/<agent>/<name>.txt`).
+    fn recorded(agent: &str, name: &str) -> String {
+        let path = format!("{}/tests/recorded/{agent}/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The answer `agent`'s description reads from one call made of `steps`: each a recorded
+    /// answer and the step's `keep_as`, in order, as the MCP agent joins them.
+    fn answer(agent: &str, steps: &[(&str, Option<&str>)]) -> Answer {
+        let description = Description::find(agent).unwrap();
+        let mut kept = String::new();
+        for (name, label) in steps {
+            let text = recorded(agent, name);
+            match label {
+                Some(label) => keep(&mut kept, label, &text),
+                None => kept.push_str(&text),
+            }
+        }
+        read(&description, kept, false)
+    }
+
+    fn element(reference: &str, role: &str, name: &str) -> ElementSeen {
+        ElementSeen { reference: reference.into(), role: role.into(), name: name.into() }
+    }
+
+    #[test]
+    fn agent_browser_s_recorded_answers_are_read() {
+        let a = answer(
+            "agent-browser",
+            &[("snapshot", Some("Snapshot")), ("get_url", Some("URL")), ("get_title", Some("Title"))],
+        );
+        assert!(a.succeeded(), "{a:?}");
+        let page = a.page.unwrap();
+        assert_eq!(page.url, "http://127.0.0.1:36963/page?title=Home&blank=/slow?delay=300%26title=Opened");
+        assert_eq!(page.title, "Home");
+        let elements = a.elements.unwrap();
+        assert_eq!(elements[0], element("e1", "heading", "Home"));
+        assert_eq!(elements[1], element("e3", "link", "go"));
+        assert_eq!(elements[3], element("e5", "textbox", ""));
+        assert_eq!(elements.len(), 6);
+        let tabs = answer("agent-browser", &[("tab_list", None)]).tabs.unwrap();
+        assert_eq!(tabs.len(), 2);
+        assert!(!tabs[0].current && tabs[1].current);
+        assert_eq!(tabs[1].url, "http://127.0.0.1:36963/slow?delay=300&title=Opened");
+        assert_eq!(tabs[1].title, "127.0.0.1:36963/slow?delay=300&title=Opened");
+        // A click answers no page; one that opened a dialog says so in a warning.
+        let click = answer("agent-browser", &[("click", None)]);
+        assert!(click.succeeded() && click.page.is_none() && click.dialog.is_none(), "{click:?}");
+        let dialog = answer("agent-browser", &[("click_dialog", None)]);
+        assert_eq!(dialog.dialog.as_deref(), Some("beforeunload dialog is blocking the page: \"\""));
+        let description = Description::find("agent-browser").unwrap();
+        let refused = read(&description, recorded("agent-browser", "click_unknown_ref"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::StaleRef);
+        let blocked = read(&description, recorded("agent-browser", "navigate_dialog_error"), true);
+        assert_eq!(blocked.failure.unwrap().class, FailureClass::Dialog);
+    }
+
+    #[test]
+    fn browser_use_s_recorded_answers_are_read() {
+        let state = answer("browser-use", &[("get_state", None)]);
+        assert!(state.succeeded());
+        let page = state.page.unwrap();
+        let url = "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next";
+        assert_eq!(page.url, url);
+        // Its title holds the URL for a while after a navigation: read as it said it.
+        assert_eq!(page.title, url.trim_start_matches("http://"));
+        let elements = state.elements.unwrap();
+        assert_eq!(
+            elements,
+            [
+                element("60", "a", "go"),
+                element("63", "a", "new tab"),
+                element("44", "input", ""),
+                element("68", "button", "send"),
+                element("46", "button", "open a window"),
+            ]
+        );
+        let tabs = answer("browser-use", &[("list_tabs", None)]).tabs.unwrap();
+        assert_eq!(tabs.len(), 3);
+        assert_eq!(
+            (tabs[1].title.as_str(), tabs[1].url.as_str()),
+            ("Second", "http://127.0.0.1:8931/page?title=Second")
+        );
+        assert!(tabs.iter().all(|t| !t.current));
+        let navigated = answer("browser-use", &[("navigate", None)]);
+        assert_eq!(navigated.page.unwrap().url, url);
+        let opened = answer("browser-use", &[("new_tab", None)]);
+        assert_eq!(opened.page.unwrap().url, "http://127.0.0.1:8931/page?title=Second");
+        // Not flagged as an error, yet a failure.
+        let missing = answer("browser-use", &[("click_missing_index", None)]);
+        assert_eq!(missing.failure.unwrap().class, FailureClass::StaleRef);
+    }
+
+    #[test]
+    fn vibium_s_recorded_answers_are_read() {
+        let snapshot = answer("vibium", &[("get_url", Some("URL")), ("get_title", Some("Title")), ("find_all", None)]);
+        let page = snapshot.page.unwrap();
+        assert_eq!(page.url, "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next");
+        assert_eq!(page.title, "Start");
+        let elements = snapshot.elements.unwrap();
+        assert_eq!(elements[0], element("0", "a", "go"));
+        assert_eq!(elements[4], element("4", "button", "open a window"));
+        let navigated = answer("vibium", &[("navigate", Some("Answer")), ("get_title", Some("Title"))]);
+        assert_eq!(
+            navigated.page.unwrap(),
+            crate::under_test::PageSeen {
+                url: "http://127.0.0.1:8931/page?title=Start&go=http://127.0.0.1:8931/page?title=Next".into(),
+                title: "Start".into()
+            }
+        );
+        let opened = answer("vibium", &[("new_tab", Some("Answer")), ("get_title", Some("Title"))]);
+        assert_eq!(opened.page.unwrap().url, "http://127.0.0.1:8931/page?title=Second");
+        let tabs = answer("vibium", &[("list_tabs", None)]).tabs.unwrap();
+        assert_eq!(
+            tabs.iter().map(|t| t.url.as_str()).collect::<Vec<_>>()[1],
+            "http://127.0.0.1:8931/page?title=Second"
+        );
+        assert!(tabs.iter().all(|t| t.title.is_empty() && !t.current));
+        let description = Description::find("vibium").unwrap();
+        let refused = read(&description, recorded("vibium", "navigate_refused"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::Navigation);
+    }
 
     #[test]
     fn a_banner_or_an_echo_is_not_an_mcp_server() {

@@ -135,6 +135,9 @@ pub enum AgentError {
     /// A built-in agent's npm package is not in the folder navguard looks in.
     #[error("agent {agent}: its npm package {package} is not installed in {}: {what_to_do}", .dir.display())]
     NotInstalled { agent: String, package: String, dir: std::path::PathBuf, what_to_do: String },
+    /// A built-in agent's program (in its folder) is not there or cannot be run.
+    #[error("agent {agent}: {} is not installed or not executable: {what_to_do}", .program.display())]
+    NotRunnable { agent: String, program: std::path::PathBuf, what_to_do: String },
     #[error("agent {agent}: cannot start {command}: {source}; {hint}")]
     Spawn {
         agent: String,
@@ -147,6 +150,9 @@ pub enum AgentError {
     NoHandshake { agent: String, what: &'static str, command: String, expected: &'static str, after: Duration },
     #[error("agent {agent} is not {expected}: {why}{stderr}")]
     Protocol { agent: String, expected: &'static str, why: String, stderr: String },
+    /// A call the description makes once after its start failed.
+    #[error("agent {agent}: its call {call} after start failed: {why}")]
+    AfterStart { agent: String, call: String, why: String },
     #[error("agent {agent} lacks {missing}, which every scenario here needs: {what_to_do}")]
     MissingTool { agent: String, missing: String, what_to_do: String },
     #[error("agent {agent} drives {supported} only, not {browser}: run it with --browser {supported}")]
@@ -198,7 +204,10 @@ pub(crate) async fn start_kind(
     };
     let agent: Box<dyn AgentUnderTest> = match kind {
         Kind::InProcess => return Ok(None),
-        Kind::Mcp => Box::new(mcp::McpAgent::start(description, chromium, endpoint).await?),
+        Kind::Mcp => {
+            let prepare = matches!(reach, Reach::Scenario(_));
+            Box::new(mcp::McpAgent::start(description, chromium, endpoint, prepare).await?)
+        }
         Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(description, chromium, endpoint).await?),
     };
     Ok(Some(agent))

@@ -40,8 +40,19 @@ impl AgentProcess {
             hint: "check that the temporary folder is writable".into(),
             source,
         })?;
+        for (path, text) in description.files(chromium, cdp_endpoint, scratch.path()) {
+            let written =
+                path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, text));
+            written.map_err(|source| AgentError::Spawn {
+                agent: description.name.clone(),
+                command: format!("writing {}", path.display()),
+                hint: "check that the temporary folder is writable".into(),
+                source,
+            })?;
+        }
         let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
-        let process = Self::spawn(&description.name, &command, &args, &description.start.env)?;
+        let env = description.env(chromium, cdp_endpoint, scratch.path());
+        let process = Self::spawn(&description.name, &command, &args, &env)?;
         Ok(Self { _scratch: Some(scratch), ..process })
     }
 
@@ -109,7 +120,7 @@ impl AgentProcess {
 fn hint(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => {
-            "it is not installed (the built-in MCP agents run on Node.js) or the description's [start] command is wrong"
+            "it is not installed (the built-in agents: `bash ci/setup.sh agents` in navguard's repository) or the description's [start] command is wrong"
                 .into()
         }
         std::io::ErrorKind::PermissionDenied => "it is not executable".into(),
