@@ -95,10 +95,7 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/file_chooser.feature",
         text: include_str!("../builtin/features/agents/file_chooser.feature"),
     },
-    BuiltIn {
-        path: "features/agents/spa.feature",
-        text: include_str!("../builtin/features/agents/spa.feature"),
-    },
+    BuiltIn { path: "features/agents/spa.feature", text: include_str!("../builtin/features/agents/spa.feature") },
     BuiltIn {
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),

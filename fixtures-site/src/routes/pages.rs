@@ -40,12 +40,15 @@ pub(super) async fn close_self(Query(q): Query_) -> Page {
 pub(super) async fn popup(Query(q): Query_) -> Page {
     let p = Params(q);
     let to = p.url("to", None)?;
-    let slots = [
-        ("title", html(&p.text("title", "Popup"))),
-        ("to", html(&to)),
-        ("to_js", js_string(&to)),
-        ("after", p.ms("after", 0)?.to_string()),
-    ];
+    let after = p.ms("after", 0)?;
+    // Without `after`, the tab opens in the load event itself, as it always has: scenarios on
+    // which window comes to the front rely on that moment; with it, a timer opens it later.
+    let (when, open) = if after == 0 {
+        ("on load".to_owned(), format!("window.open({})", js_string(&to)))
+    } else {
+        (format!("{after} ms after it loads"), format!("setTimeout(() => window.open({}), {after})", js_string(&to)))
+    };
+    let slots = [("title", html(&p.text("title", "Popup"))), ("to", html(&to)), ("when", when), ("open", open)];
     Ok(Html(render(template::POPUP, &slots)).into_response())
 }
 
