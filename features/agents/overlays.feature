@@ -39,7 +39,8 @@ Feature: Controls an agent cannot reach
       | 3    | click    | {"ref": "{ref:Accept cookies}"}   |
       | 4    | snapshot | {}                                |
       | 5    | click    | {"ref": "{ref:Send@4}"}           |
-    Then call 5 succeeded
+    Then call 2's answer shows "Accept cookies"
+    And call 5 succeeded
     And call 4's answer does not list "Accept cookies"
     And the fixture site served "/submit" 1 time
 

@@ -369,6 +369,22 @@ async fn answer_does_not_list(world: &mut NavWorld, n: u32, name: String) -> Ste
     if lists(a, &name) { Err(StepError::Expectation(format!("call {n}'s answer lists {name:?}"))) } else { Ok(()) }
 }
 
+/// The answer's page text: its snapshot's element names, and the text the agent answered with
+/// (a JSON-lines answer's `text`, an MCP server's whole answer).
+fn shows(a: &Answer, text: &str) -> bool {
+    a.elements.iter().flatten().any(|e| e.name.contains(text)) || a.text.contains(text)
+}
+
+#[then(expr = "call {int}'s answer shows {string}")]
+async fn answer_shows(world: &mut NavWorld, n: u32, text: String) -> StepResult {
+    let a = answer(world, n)?;
+    if shows(a, &text) {
+        Ok(())
+    } else {
+        Err(StepError::Expectation(format!("call {n}'s answer does not show {text:?}; {}", said(a))))
+    }
+}
+
 #[then(expr = "call {int} answered within {int} ms")]
 async fn answered_within(world: &mut NavWorld, n: u32, ms: u64) -> StepResult {
     let a = answer(world, n)?;
