@@ -5,11 +5,11 @@
 
 use crate::error::{StepError, StepResult};
 use crate::under_test::{AgentUnderTest, Answer, FailureClass, NeutralTool};
-use crate::world::user_action::UserAction;
+use crate::world::user_action::{self, UserAction};
 use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::browser::{NavEventKind, TabId};
+use navguard::browser::{BrowserError, NavEventKind, TabId};
 use serde_json::Value;
 use std::time::Duration;
 use tracing::Instrument as _;
@@ -205,24 +205,12 @@ async fn before_call_dialog(world: &mut NavWorld, n: u32) {
 /// open, by the browser's own event, at most [`EVENT_DEADLINE`].
 async fn until_a_dialog_is_open(world: &NavWorld) -> StepResult {
     let port = world.port()?.clone();
-    // Subscribe before looking: a dialog that opens in between is still seen.
-    let mut events = port.subscribe();
-    if port.tabs().await?.iter().any(|t| t.dialog.is_some()) {
-        return Ok(());
-    }
-    let opened = async {
-        loop {
-            match events.next().await {
-                Ok(event) if event.kind == NavEventKind::DialogOpened => return Ok(()),
-                Ok(_) => {}
-                Err(closed) => return Err(StepError::Setup(closed.to_string())),
-            }
+    match user_action::until_a_dialog_is_open(port.as_ref(), None).await {
+        Err(BrowserError::Timeout { after, .. }) => {
+            Err(StepError::Timeout { what: "a page to open a dialog".into(), after })
         }
-    };
-    let deadline = EVENT_DEADLINE;
-    tokio::time::timeout(deadline, opened)
-        .await
-        .map_err(|_| StepError::Timeout { what: "a page to open a dialog".into(), after: deadline })?
+        done => Ok(done?),
+    }
 }
 
 #[given(expr = "before call {int} the page has opened a tab")]

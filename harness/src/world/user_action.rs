@@ -98,34 +98,35 @@ impl UserAction {
                 None => Ok(None),
             },
             Self::AnswerDialog { accept } => {
-                until_a_dialog_is_open(port, tab).await?;
+                until_a_dialog_is_open(port, Some(tab)).await?;
                 port.handle_dialog(tab, *accept, None).await.map(|()| None)
             }
         }
     }
 }
 
-/// How long a person waits for the dialog they are to answer.
-const DIALOG_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
-
-/// Returns once `tab` has a dialog open, by the browser's own event, at most
-/// [`DIALOG_DEADLINE`]; subscribed before looking, so a dialog that opens in between is seen.
-async fn until_a_dialog_is_open(port: &dyn BrowserPort, tab: &TabId) -> Result<(), BrowserError> {
+/// Returns once a dialog is open (in `tab`, or in any tab of the port when `None`), by the
+/// browser's own event, at most [`super::EVENT_DEADLINE`]; subscribed before looking, so a
+/// dialog that opens in between is seen. The user's action waits with it, and so does the
+/// conformance steps' `before call <n> the page has opened a dialog`.
+pub(crate) async fn until_a_dialog_is_open(port: &dyn BrowserPort, tab: Option<&TabId>) -> Result<(), BrowserError> {
     let mut events = port.subscribe();
-    if port.tab(tab).await?.dialog.is_some() {
+    let open = port.tabs().await?.iter().any(|t| t.dialog.is_some() && tab.is_none_or(|tab| t.id == *tab));
+    if open {
         return Ok(());
     }
     let opened = async {
         loop {
             let event = events.next().await.map_err(|_| BrowserError::Disconnected)?;
-            if event.kind == navguard::browser::NavEventKind::DialogOpened && event.tab == *tab {
+            if event.kind == navguard::browser::NavEventKind::DialogOpened && tab.is_none_or(|tab| event.tab == *tab) {
                 return Ok(());
             }
         }
     };
-    tokio::time::timeout(DIALOG_DEADLINE, opened)
+    let deadline = super::EVENT_DEADLINE;
+    tokio::time::timeout(deadline, opened)
         .await
-        .map_err(|_| BrowserError::Timeout { op: "waiting for a dialog to answer".into(), after: DIALOG_DEADLINE })?
+        .map_err(|_| BrowserError::Timeout { op: "waiting for a dialog".into(), after: deadline })?
 }
 
 impl FromStr for UserAction {
