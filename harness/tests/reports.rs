@@ -5,6 +5,8 @@
 //! `<script>`, `&` and quotes, with a failing scenario, a data table, and a rule with a
 //! background.
 
+use navguard::adapter::{BidiBrowser, BrowserConfig};
+use navguard::browser::BrowserPort;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -148,5 +150,118 @@ fn a_known_deviation_is_skipped_in_the_gate_s_junit_not_failed() {
     for dir in [&run, &report] {
         let (passed, said) = checked(dir);
         assert!(passed, "check-reports rejected {}:\n{said}", dir.display());
+    }
+}
+
+/// Two scenarios on two hazards, one of them fails for the example adapter in every run (it
+/// has no refusal of a covered button), for the compare page's scoreboard and drawing.
+const COMPARED: &str = r#"@conformance
+Feature: Compared
+
+  @contract-agent-anchors
+  Scenario: An anchor link keeps the page
+    Given the agent under test is on "{site}/anchors"
+    When the agent under test is called:
+      | call | tool     | args                         |
+      | 1    | snapshot | {}                           |
+      | 2    | click    | {"ref": "{ref:to the form}"} |
+      | 3    | snapshot | {}                           |
+    Then call 3 answered with the page titled "Anchors"
+
+  @contract-agent-covered
+  Scenario: A covered button is refused
+    Given the agent under test is on "{site}/overlay"
+    When the agent under test is called:
+      | call | tool     | args                 |
+      | 1    | snapshot | {}                   |
+      | 2    | click    | {"ref": "{ref:Send}"} |
+    Then call 2 failed as "not-interactable"
+"#;
+
+/// What the page looks like to a reader, measured by the browser that lays it out.
+const MEASURE: &str = r#"(() => {
+  const lanes = [...document.querySelectorAll('.lane')].map(lane => ({
+    ms: Number(lane.dataset.ms),
+    bars: [...lane.querySelectorAll('.bar')].map(b => ({ ms: Number(b.dataset.ms), px: b.getBoundingClientRect().width })),
+    track: lane.querySelector('.track').getBoundingClientRect().width,
+  }));
+  const board = document.getElementById('scoreboard');
+  return {
+    scripts: document.scripts.length,
+    loaded: performance.getEntriesByType('resource').map(e => e.name),
+    board_top: board ? board.getBoundingClientRect().top : -1,
+    viewport: window.innerHeight,
+    hazards: board ? [...board.querySelectorAll('tr')].slice(1).map(tr => [...tr.cells].map(c => c.textContent.trim())) : [],
+    lanes,
+  };
+})()"#;
+
+/// The compare page of a real two-agent, two-run compare, opened in Chromium: no script and
+/// nothing loaded from elsewhere; the scoreboard is the first thing in view and counts each
+/// hazard's scenarios; and every drawn call is as wide as its time on the one scale.
+#[tokio::test]
+async fn the_compare_page_draws_its_scoreboard_and_call_times_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("compared.feature"), COMPARED).unwrap();
+    let report = dir.path().join("report");
+    let out = navguard(&[
+        "compare",
+        "--repeat",
+        "2",
+        // The example adapter waits for the covered button until its call's deadline.
+        "--call-timeout",
+        "5",
+        "--agents",
+        "navguard,agents/jsonl-example/agent.toml",
+        "--report-dir",
+        report.to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let page = report.join("index.html");
+
+    let browser = BidiBrowser::launch(BrowserConfig::default()).await.unwrap();
+    let port = browser.open_port().await.unwrap();
+    // The page as a web server serves a report folder (the port keeps http(s) tabs only).
+    let html = std::fs::read_to_string(&page).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let app = axum::Router::new().route("/", axum::routing::get(move || async move { axum::response::Html(html) }));
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let mut events = port.subscribe_from_start();
+    let tab = port.create_tab(&format!("http://{address}/"), true).await.unwrap();
+    let loaded = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Ok(e) = events.next().await {
+            if e.tab == tab && e.kind == navguard::browser::NavEventKind::Load {
+                return;
+            }
+        }
+    });
+    loaded.await.expect("the page loads");
+    let seen = port.evaluate(&tab, MEASURE).await;
+    server.abort();
+    browser.shutdown().await;
+    let seen = seen.unwrap();
+
+    assert_eq!(seen["scripts"], 0, "{seen}");
+    assert_eq!(seen["loaded"], serde_json::json!([]), "the page loads nothing: {seen}");
+    let top = seen["board_top"].as_f64().unwrap();
+    assert!(top >= 0.0 && top < seen["viewport"].as_f64().unwrap(), "the scoreboard is in view: {seen}");
+    assert_eq!(
+        seen["hazards"],
+        serde_json::json!([["anchors", "1/1", "1/1"], ["covered", "1/1", "0/1"]]),
+        "navguard refuses the covered button, the example adapter presses it: {seen}"
+    );
+    let lanes = seen["lanes"].as_array().unwrap();
+    assert_eq!(lanes.len(), 4, "two scenarios, two agents: {seen}");
+    let longest = lanes.iter().map(|l| l["ms"].as_f64().unwrap()).fold(0.0, f64::max);
+    for lane in lanes {
+        let track = lane["track"].as_f64().unwrap();
+        for bar in lane["bars"].as_array().unwrap() {
+            let (ms, px) = (bar["ms"].as_f64().unwrap(), bar["px"].as_f64().unwrap());
+            // A box's white edge is one pixel: a call shorter than that still shows as one.
+            let expected = (ms / longest * track).max(1.0);
+            assert!((px - expected).abs() <= 1.0, "a {ms} ms call is {px} px wide, not {expected}: {seen}");
+        }
     }
 }

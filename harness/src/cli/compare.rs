@@ -7,6 +7,8 @@ use crate::report::compare::{AgentColumn, Comparison, render_html, render_markdo
 use crate::run_context::RunMode;
 use crate::runner::{Input, RunOptions, RunOutcome, RunRequest, run_features_with};
 use crate::under_test::description::Description;
+use crate::validate::{CONTRACTS_FILE, Findings, read_contracts};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -24,6 +26,10 @@ pub struct CompareArgs {
     /// the current folder).
     #[arg(long, value_name = "dir", default_value = "target/navguard/compare")]
     pub report_dir: PathBuf,
+    /// Run each agent's scenarios this many times, at least 1: a cell that both passed and
+    /// failed is shown flaky, with how often and each distinct reason.
+    #[arg(long, value_name = "n", default_value = "1", value_parser = crate::runner::at_least_one::<u32>)]
+    pub repeat: u32,
     #[command(flatten)]
     pub options: RunOptions,
 }
@@ -35,7 +41,7 @@ const VERSION_DEADLINE: Duration = Duration::from_secs(10);
 /// (whatever its results: the report is the product), 2 when one could not start or the input
 /// is unusable, 130 on Ctrl-C.
 pub async fn compare(args: CompareArgs) -> ExitCode {
-    let CompareArgs { path, agents, report_dir, options } = args;
+    let CompareArgs { path, agents, report_dir, repeat, options } = args;
     if options.agent.is_some() {
         eprintln!("navguard compare: give the agents with --agents, not --agent");
         return ExitCode::from(2);
@@ -53,6 +59,8 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
         machine: machine(),
         browser: browser_version(&options).await,
         features: features.display().to_string(),
+        repeat,
+        contracts: contracts_beside(&features),
         agents: Vec::new(),
     };
     let mut all_started = true;
@@ -64,25 +72,32 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
             column.about = d.about.clone();
             column.version = d.package_version().unwrap_or_default();
         }
-        let request = RunRequest {
-            input: Input::Path(features.clone()),
-            options: RunOptions { agent: Some(name.clone()), ..options.clone() },
-            report_dir: report_dir.join(safe_folder(&column.name)),
-            mode: RunMode::default(),
-        };
-        match run_features_with(request).await {
-            RunOutcome::Ran(ran) => {
-                if column.version.is_empty() {
-                    column.version = ran.agent_version.clone().unwrap_or_default();
+        for run in 1..=repeat {
+            if repeat > 1 {
+                println!("navguard compare: {name}, run {run} of {repeat}");
+            }
+            let folder = report_dir.join(safe_folder(&column.name));
+            let request = RunRequest {
+                input: Input::Path(features.clone()),
+                options: RunOptions { agent: Some(name.clone()), ..options.clone() },
+                report_dir: if repeat > 1 { folder.join(format!("run-{run}")) } else { folder },
+                mode: RunMode::default(),
+            };
+            match run_features_with(request).await {
+                RunOutcome::Ran(ran) => {
+                    if column.version.is_empty() {
+                        column.version = ran.agent_version.clone().unwrap_or_default();
+                    }
+                    column.runs.push(ran.results);
                 }
-                column.results = ran.results;
+                RunOutcome::NotStarted(e) => {
+                    eprintln!("navguard compare: {name}: {e}");
+                    column.not_started = Some(e.to_string());
+                    all_started = false;
+                    break;
+                }
+                interrupted @ RunOutcome::Interrupted => return interrupted.exit_code(),
             }
-            RunOutcome::NotStarted(e) => {
-                eprintln!("navguard compare: {name}: {e}");
-                column.not_started = Some(e.to_string());
-                all_started = false;
-            }
-            interrupted @ RunOutcome::Interrupted => return interrupted.exit_code(),
         }
         comparison.agents.push(column);
     }
@@ -108,15 +123,32 @@ fn write(comparison: &Comparison, dir: &Path) -> std::io::Result<(PathBuf, PathB
 /// One closing line per agent, as CI logs read it.
 fn print_totals(comparison: &Comparison) {
     for agent in &comparison.agents {
-        let counts = crate::summary::Counts::of(&agent.results);
         match &agent.not_started {
             Some(why) => println!("compare: {}: did not start: {why}", agent.name),
-            None => println!(
-                "compare: {} ({}): {} passed, {} failed, {} not applicable",
-                agent.name, agent.version, counts.passed, counts.failed, counts.not_applicable
-            ),
+            None => {
+                let runs = agent.runs.iter().map(|run| {
+                    let counts = crate::summary::Counts::of(run);
+                    format!(
+                        "{} passed, {} failed, {} not applicable",
+                        counts.passed, counts.failed, counts.not_applicable
+                    )
+                });
+                println!("compare: {} ({}): {}", agent.name, agent.version, runs.collect::<Vec<_>>().join("; "));
+            }
         }
     }
+}
+
+/// The hazards' contracts, to name the scoreboard's rows: the contracts file in the features'
+/// folder or the one above it (`features/contracts.txt` for `features/agents`); none if neither
+/// has one.
+fn contracts_beside(features: &Path) -> BTreeMap<String, String> {
+    let folder = if features.is_dir() { features } else { features.parent().unwrap_or(features) };
+    let candidates = [Some(folder), folder.parent()];
+    let Some(file) = candidates.into_iter().flatten().map(|f| f.join(CONTRACTS_FILE)).find(|f| f.is_file()) else {
+        return BTreeMap::new();
+    };
+    read_contracts(&file, &mut Findings::default())
 }
 
 /// A report folder name for an agent (a description path's name has no slashes).

@@ -1,25 +1,27 @@
 //! The Markdown of `navguard compare` (`compare.md`).
 
 use super::{
-    Comparison, Outcome, Row, baseline, baseline_cell, call_ratio, call_words, failing_step, first_line, has_calls,
-    outcome, rows, times, totals, version_or_dash,
+    Cell, Comparison, Outcome, Row, Score, baseline, baseline_cell, call_ratio, call_words, flaky_words, has_calls,
+    hazard_label, hazards, reason_words, times, totals, version_or_dash,
 };
 use crate::summary::ScenarioResult;
 use std::fmt::Write as _;
 
 /// The Markdown (`compare.md`): compact tables, the failures' details below them.
 pub fn render_markdown(c: &Comparison) -> String {
-    let rows = rows(c);
+    let rows = super::rows(c);
     let base = baseline(c);
     let mut md = String::new();
     let _ = writeln!(md, "# navguard compare {}\n", cell(&c.date));
     let _ = writeln!(md, "- Machine: {}", cell(&c.machine));
     let _ = writeln!(md, "- Browser: {}", cell(&c.browser));
     let _ = writeln!(md, "- Features: {}", cell(&c.features));
+    let _ = writeln!(md, "- Runs per agent: {}", c.repeat.max(1));
     if let Some(b) = c.agents.get(base) {
         let _ = writeln!(md, "- Baseline for call times: {}", cell(&b.name));
     }
     md_agents(&mut md, c, &rows, base);
+    md_hazards(&mut md, c, &rows);
     md_scenarios(&mut md, c, &rows);
     md_details(&mut md, c, &rows);
     md_calls(&mut md, c, &rows, base);
@@ -44,10 +46,10 @@ fn md_header(md: &mut String, headers: &[String]) {
     md_row(md, &vec!["---".to_owned(); headers.len()]);
 }
 
-/// The header of the per-scenario tables: a scenario column, then one per agent.
-fn md_agent_header(md: &mut String, c: &Comparison) {
+/// The header of the per-scenario tables: a first column, then one per agent.
+fn md_agent_header(md: &mut String, c: &Comparison, first: &str) {
     let headers: Vec<String> =
-        std::iter::once("scenario".to_owned()).chain(c.agents.iter().map(|a| cell(&a.name))).collect();
+        std::iter::once(first.to_owned()).chain(c.agents.iter().map(|a| cell(&a.name))).collect();
     md_header(md, &headers);
 }
 
@@ -58,7 +60,8 @@ fn md_scenario(row: &Row<'_>) -> String {
 fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
     md.push_str("\n## Agents\n\n");
     let base_name = c.agents.get(base).map_or("", |b| b.name.as_str());
-    let headers = ["agent", "version", "about", "passed", "failed", "N/A", "not run", "call time total", "median call"];
+    let headers =
+        ["agent", "version", "about", "passed", "failed", "flaky", "N/A", "not run", "call time total", "median call"];
     let mut headers: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
     headers.push(cell(&format!("total call time vs {base_name}")));
     md_header(md, &headers);
@@ -67,10 +70,10 @@ fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
         if let Some(why) = &agent.not_started {
             // A table cannot span columns: the reason takes the first, the rest stay empty.
             cells.push(cell(&format!("did not start: {why}")));
-            cells.extend(std::iter::repeat_n(String::new(), 6));
+            cells.extend(std::iter::repeat_n(String::new(), 7));
         } else {
             let t = totals(rows, i, base);
-            cells.extend([t.passed, t.failed, t.not_applicable, t.not_run].map(|n| n.to_string()));
+            cells.extend([t.passed, t.failed, t.flaky, t.not_applicable, t.not_run].map(|n| n.to_string()));
             cells.push(format!("{} ms", t.calls_ms));
             cells.push(t.median_ms.map_or_else(|| "—".to_owned(), |m| format!("{m:.0} ms")));
             cells.push(match t.vs_baseline {
@@ -83,44 +86,81 @@ fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
     }
 }
 
+/// The scoreboard: per hazard and agent, how many of the hazard's scenarios passed in every run.
+fn md_hazards(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
+    md.push_str("\n## By hazard\n\nPer hazard, the scenarios that passed in every run of those that applied; flaky ones passed in some runs only.\n\n");
+    md_agent_header(md, c, "hazard");
+    for hazard in hazards(rows) {
+        let mut cells = vec![cell(hazard_label(hazard.name))];
+        cells.extend((0..c.agents.len()).map(|i| cell(&Score::of(&hazard.rows, i).words())));
+        md_row(md, &cells);
+    }
+    let named: Vec<_> =
+        hazards(rows).into_iter().filter_map(|h| c.contracts.get(h.name).map(|s| (h.name, s))).collect();
+    if !named.is_empty() {
+        md.push('\n');
+        for (name, sentence) in named {
+            let _ = writeln!(md, "- {}: {}", cell(hazard_label(name)), cell(sentence));
+        }
+    }
+}
+
+/// A cell of the scenarios table: one symbol, and a flaky cell's count.
+fn symbol(cell: &Cell<'_>) -> String {
+    match cell.outcome() {
+        Outcome::Passed => "✅".to_owned(),
+        Outcome::Failed => "❌".to_owned(),
+        Outcome::Flaky { failed, runs } => format!("⚠️ {failed}/{runs}"),
+        Outcome::NotApplicable => "N/A".to_owned(),
+        Outcome::NotRun => "—".to_owned(),
+    }
+}
+
 fn md_scenarios(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
-    md.push_str("\n## Scenarios\n\n✅ passed, ❌ failed, N/A not applicable, — not run; details below.\n\n");
-    md_agent_header(md, c);
+    md.push_str(
+        "\n## Scenarios\n\n✅ passed, ❌ failed, ⚠️ k/n flaky (failed k of n runs), N/A not applicable, — not run; details below.\n\n",
+    );
+    md_agent_header(md, c, "scenario");
     for row in rows {
         let mut cells = vec![md_scenario(row)];
-        cells.extend(row.cells.iter().map(|r| {
-            match outcome(*r) {
-                Outcome::Passed => "✅",
-                Outcome::Failed => "❌",
-                Outcome::NotApplicable => "N/A",
-                Outcome::NotRun => "—",
-            }
-            .to_owned()
-        }));
+        cells.extend(row.cells.iter().map(symbol));
         md_row(md, &cells);
     }
 }
 
-/// Per agent, its failures (first failing step, first line of the reason) and the scenarios that
-/// did not apply (why), so the outcome table stays one symbol a cell.
+/// Per agent, its failures and flaky scenarios (each distinct first failing step and reason,
+/// with how often) and the scenarios that did not apply (why), so the outcome table stays one
+/// symbol a cell.
 fn md_details(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
     for (i, agent) in c.agents.iter().enumerate() {
-        let listed: Vec<(&Row<'_>, &ScenarioResult)> = rows
+        let listed: Vec<(&Row<'_>, &Cell<'_>)> = rows
             .iter()
-            .filter_map(|row| row.cells[i].map(|r| (row, r)))
-            .filter(|(_, r)| matches!(outcome(Some(r)), Outcome::Failed | Outcome::NotApplicable))
+            .map(|row| (row, &row.cells[i]))
+            .filter(|(_, cell)| !matches!(cell.outcome(), Outcome::Passed | Outcome::NotRun))
             .collect();
         if listed.is_empty() {
             continue;
         }
-        let _ = writeln!(md, "\n### {}: failed and not applicable\n", cell(&agent.name));
+        let _ = writeln!(md, "\n### {}: failed, flaky and not applicable\n", cell(&agent.name));
         md_header(md, &["scenario", "outcome", "first failing step", "reason"].map(str::to_owned));
-        for (row, r) in listed {
-            let (word, step, reason) = match (&r.failure, &r.not_applicable) {
-                (Some(failure), _) => ("❌ failed", failing_step(r).unwrap_or_default(), first_line(failure)),
-                (None, why) => ("N/A", String::new(), why.as_deref().unwrap_or_default()),
+        for (row, scenario) in listed {
+            let outcome = scenario.outcome();
+            let word = match outcome {
+                Outcome::Failed => "❌ failed".to_owned(),
+                Outcome::Flaky { .. } => format!("⚠️ flaky, {}", flaky_words(outcome)),
+                _ => "N/A".to_owned(),
             };
-            md_row(md, &[md_scenario(row), word.to_owned(), cell(&step), cell(reason)]);
+            if outcome == Outcome::NotApplicable {
+                md_row(md, &[md_scenario(row), word, String::new(), cell(scenario.not_applicable())]);
+                continue;
+            }
+            for reason in scenario.reasons() {
+                let step = reason.step.clone().unwrap_or_default();
+                md_row(
+                    md,
+                    &[md_scenario(row), word.clone(), cell(&step), cell(&reason_words(&reason, scenario.runs.len()))],
+                );
+            }
         }
     }
 }
@@ -132,15 +172,15 @@ fn md_calls(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
     let base_name = c.agents.get(base).map_or("", |b| b.name.as_str());
     let _ = writeln!(
         md,
-        "\n## Call times\n\nEach call in order; the ratio is to {}'s time for the same scenario and call number.\n",
+        "\n## Call times\n\nEach call in order; the ratio is to {}'s time for the same scenario and call number. With several runs, each cell is the run with the median total call time.\n",
         cell(base_name)
     );
-    md_agent_header(md, c);
+    md_agent_header(md, c, "scenario");
     for row in rows.iter().filter(|row| has_calls(row)) {
         let mut cells = vec![md_scenario(row)];
-        for (i, r) in row.cells.iter().enumerate() {
+        for (i, scenario) in row.cells.iter().enumerate() {
             let baseline = baseline_cell(row, i, base);
-            cells.push(match r {
+            cells.push(match scenario.typical() {
                 None => "—".to_owned(),
                 Some(r) if r.calls.is_empty() => "no calls".to_owned(),
                 Some(r) => cell(&md_calls_of(r, baseline)),

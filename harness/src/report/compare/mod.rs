@@ -1,7 +1,9 @@
 //! The page and the Markdown of `navguard compare`: the same agent-neutral scenarios run against
-//! several browser agents on one machine and browser, side by side. Both say the same facts:
-//! per agent its totals and call times, per scenario each agent's outcome, and per call its time
-//! against the baseline agent's for the same scenario and call number.
+//! several browser agents on one machine and browser, side by side, each as many times as asked.
+//! Both say the same facts: per agent its totals and call times, per hazard how many of its
+//! scenarios each agent passed, per scenario each agent's outcome over the runs (passed, failed,
+//! flaky with how often, not applicable) with each distinct reason, and per call its time against
+//! the baseline agent's for the same scenario and call number.
 
 mod html;
 mod markdown;
@@ -11,7 +13,7 @@ pub use markdown::render_markdown;
 
 use crate::gate::key;
 use crate::summary::{CallRecord, ScenarioResult};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -26,11 +28,16 @@ pub struct Comparison {
     pub browser: String,
     /// What ran, e.g. `features/agents`.
     pub features: String,
+    /// How many times each agent ran the scenarios (`--repeat`; at least 1).
+    pub repeat: u32,
+    /// The hazards' contracts (name without `contract-`, e.g. `agent-covered`, and its sentence),
+    /// from the contracts file beside the features, to name the scoreboard's rows.
+    pub contracts: BTreeMap<String, String>,
     /// In the order given. The baseline is the one named [`BASELINE`] if present, else the first.
     pub agents: Vec<AgentColumn>,
 }
 
-/// One agent's run.
+/// One agent's runs.
 #[derive(Clone, Debug, Default)]
 pub struct AgentColumn {
     /// `playwright-mcp`.
@@ -39,9 +46,9 @@ pub struct AgentColumn {
     pub version: String,
     /// One line: how it meets the browser.
     pub about: String,
-    /// Its run, one result per scenario.
-    pub results: Vec<ScenarioResult>,
-    /// It could not run at all: why, in one line (then `results` is empty).
+    /// Its runs in the order they ran, each with one result per scenario.
+    pub runs: Vec<Vec<ScenarioResult>>,
+    /// It could not run at all: why, in one line (then `runs` is empty).
     pub not_started: Option<String>,
 }
 
@@ -56,50 +63,115 @@ pub fn baseline(c: &Comparison) -> usize {
 // The facts both renderings show, computed once here so that the page and the Markdown cannot
 // disagree.
 
-/// How a scenario went for one agent.
+/// How a scenario went for one agent over its runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Outcome {
     Passed,
     Failed,
+    /// It passed in some runs and failed in `failed` of its `runs`.
+    Flaky {
+        failed: usize,
+        runs: usize,
+    },
     NotApplicable,
     NotRun,
 }
 
-/// A failure counts before "not applicable" (as in the terminal summary): a scenario that
-/// failed while deciding it does not apply still failed.
-fn outcome(r: Option<&ScenarioResult>) -> Outcome {
-    match r {
-        None => Outcome::NotRun,
-        Some(r) if r.failure.is_some() => Outcome::Failed,
-        Some(r) if r.not_applicable.is_some() => Outcome::NotApplicable,
-        Some(_) => Outcome::Passed,
+/// One agent's results for one scenario: one per run that had it, in run order.
+#[derive(Clone, Debug, Default)]
+struct Cell<'a> {
+    runs: Vec<&'a ScenarioResult>,
+}
+
+impl<'a> Cell<'a> {
+    /// A failure counts before "not applicable" (as in the terminal summary): a scenario that
+    /// failed while deciding it does not apply still failed. A scenario that both passed and
+    /// failed is flaky, whatever the proportion: a verdict that flips is not a verdict.
+    fn outcome(&self) -> Outcome {
+        let runs = self.runs.len();
+        let failed = self.runs.iter().filter(|r| r.failure.is_some()).count();
+        let not_applicable = self.runs.iter().filter(|r| r.failure.is_none() && r.not_applicable.is_some()).count();
+        let passed = runs - failed - not_applicable;
+        match (passed, failed) {
+            _ if runs == 0 => Outcome::NotRun,
+            (0, 0) => Outcome::NotApplicable,
+            (_, 0) => Outcome::Passed,
+            (0, _) => Outcome::Failed,
+            (_, failed) => Outcome::Flaky { failed, runs },
+        }
+    }
+
+    /// The run whose call times the tables and drawings show: the one with the median total
+    /// call time (a real run, not an average of several), the lower middle for an even count.
+    fn typical(&self) -> Option<&'a ScenarioResult> {
+        let mut by_time = self.runs.clone();
+        by_time.sort_by_key(|r| call_times(r).sum::<u64>());
+        by_time.get(by_time.len().saturating_sub(1) / 2).copied()
+    }
+
+    /// Each distinct way it failed (first failing step and the reason's first line), how many
+    /// runs failed so, in the order first seen.
+    fn reasons(&self) -> Vec<Reason> {
+        let mut reasons: Vec<Reason> = Vec::new();
+        for r in self.runs.iter().filter(|r| r.failure.is_some()) {
+            let (step, text) = (failing_step(r), first_line(r.failure.as_deref().unwrap_or_default()).to_owned());
+            match reasons.iter_mut().find(|seen| seen.step == step && seen.text == text) {
+                Some(seen) => seen.runs += 1,
+                None => reasons.push(Reason { step, text, runs: 1 }),
+            }
+        }
+        reasons
+    }
+
+    /// Why it does not apply (the first run's words: the reason is the agent's, not the run's).
+    fn not_applicable(&self) -> &'a str {
+        self.runs.iter().find_map(|r| r.not_applicable.as_deref()).unwrap_or_default()
+    }
+
+    fn has_calls(&self) -> bool {
+        self.typical().is_some_and(|r| !r.calls.is_empty())
     }
 }
 
-/// One scenario (the union over agents) and each agent's result for it, in agent order.
+/// One way a scenario failed, and in how many runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Reason {
+    /// `line 14: When I click "Next"`.
+    step: Option<String>,
+    /// The reason's first line.
+    text: String,
+    runs: usize,
+}
+
+/// One scenario (the union over agents) and each agent's results for it, in agent order.
 struct Row<'a> {
     /// The feature file's name and the scenario's line: `x.feature:12`.
     place: String,
     scenario: &'a str,
-    cells: Vec<Option<&'a ScenarioResult>>,
+    /// The hazard it belongs to (see [`hazard_of`]).
+    hazard: String,
+    cells: Vec<Cell<'a>>,
 }
 
 /// The scenarios any agent ran, ordered by feature file then line, matched across agents by
 /// [`key`] (the same scenario may sit at the same line of differently rooted paths).
 fn rows(c: &Comparison) -> Vec<Row<'_>> {
-    let mut by_key: BTreeMap<String, (&ScenarioResult, Vec<Option<&ScenarioResult>>)> = BTreeMap::new();
+    let mut by_key: BTreeMap<String, (&ScenarioResult, Vec<Cell<'_>>)> = BTreeMap::new();
     for (i, agent) in c.agents.iter().enumerate() {
-        for r in &agent.results {
-            let entry = by_key.entry(key(r)).or_insert_with(|| (r, vec![None; c.agents.len()]));
-            // One result per scenario is the contract; should one repeat, the first counts.
-            entry.1[i].get_or_insert(r);
+        for run in &agent.runs {
+            // One result per scenario and run is the contract; should one repeat, the first counts.
+            let mut seen = BTreeSet::new();
+            for r in run.iter().filter(|r| seen.insert(key(r))) {
+                let entry = by_key.entry(key(r)).or_insert_with(|| (r, vec![Cell::default(); c.agents.len()]));
+                entry.1[i].runs.push(r);
+            }
         }
     }
     let mut rows: Vec<(&ScenarioResult, Row<'_>)> = by_key
         .into_values()
         .map(|(first, cells)| {
             let place = format!("{}:{}", file_name(&first.feature_path), first.line);
-            (first, Row { place, scenario: &first.scenario, cells })
+            (first, Row { place, scenario: &first.scenario, hazard: hazard_of(first), cells })
         })
         .collect();
     rows.sort_by(|(a, _), (b, _)| (&a.feature_path, a.line, &a.scenario).cmp(&(&b.feature_path, b.line, &b.scenario)));
@@ -110,37 +182,133 @@ fn file_name(path: &str) -> String {
     Path::new(path).file_name().map_or_else(|| path.to_owned(), |f| f.to_string_lossy().into_owned())
 }
 
+/// The hazard a scenario holds: its contract tag (`@contract-agent-covered` is `agent-covered`),
+/// the agent-neutral one first; a scenario without one is its feature's.
+fn hazard_of(r: &ScenarioResult) -> String {
+    // The scenario's own tags first, then its rule's and its feature's.
+    let tags: Vec<&str> = r
+        .gherkin
+        .iter()
+        .flat_map(|g| {
+            let rule = g.rule.iter().flat_map(|rule| rule.tags.iter());
+            g.tags.iter().chain(rule).chain(g.feature.tags.iter().map(|t| &t.name))
+        })
+        .map(|t| t.trim_start_matches('@'))
+        .collect();
+    let contract =
+        |prefix: &str| tags.iter().find_map(|t| t.strip_prefix("contract-").filter(|c| c.starts_with(prefix)));
+    contract("agent-").or_else(|| contract("")).map_or_else(|| r.feature.clone(), str::to_owned)
+}
+
+/// One row of the scoreboard: a hazard and the scenarios that hold it.
+struct HazardRow<'r, 'a> {
+    name: &'r str,
+    rows: Vec<&'r Row<'a>>,
+}
+
+/// The scenarios grouped by hazard, in the hazards' name order.
+fn hazards<'r, 'a>(rows: &'r [Row<'a>]) -> Vec<HazardRow<'r, 'a>> {
+    let mut by_name: BTreeMap<&str, Vec<&Row<'a>>> = BTreeMap::new();
+    for row in rows {
+        by_name.entry(row.hazard.as_str()).or_default().push(row);
+    }
+    by_name.into_iter().map(|(name, rows)| HazardRow { name, rows }).collect()
+}
+
+/// A hazard's row label: its contract name without the `agent-` every agent-neutral one has.
+fn hazard_label(name: &str) -> &str {
+    name.strip_prefix("agent-").unwrap_or(name)
+}
+
+/// One agent's score on one hazard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Score {
+    passed: usize,
+    flaky: usize,
+    failed: usize,
+    not_applicable: usize,
+    not_run: usize,
+}
+
+impl Score {
+    fn of(rows: &[&Row<'_>], agent: usize) -> Self {
+        let mut score = Score::default();
+        for row in rows {
+            match row.cells[agent].outcome() {
+                Outcome::Passed => score.passed += 1,
+                Outcome::Flaky { .. } => score.flaky += 1,
+                Outcome::Failed => score.failed += 1,
+                Outcome::NotApplicable => score.not_applicable += 1,
+                Outcome::NotRun => score.not_run += 1,
+            }
+        }
+        score
+    }
+
+    /// The scenarios that applied and ran: what `passed` is out of.
+    fn judged(&self) -> usize {
+        self.passed + self.flaky + self.failed
+    }
+
+    /// `3/4`, `3/4, 1 flaky`, `N/A`, `—`.
+    fn words(&self) -> String {
+        if self.judged() == 0 {
+            return if self.not_applicable > 0 { "N/A".to_owned() } else { "—".to_owned() };
+        }
+        let mut words = format!("{}/{}", self.passed, self.judged());
+        if self.flaky > 0 {
+            let _ = write!(words, ", {} flaky", self.flaky);
+        }
+        if self.not_applicable > 0 {
+            let _ = write!(words, ", {} N/A", self.not_applicable);
+        }
+        words
+    }
+
+    /// How the cell is coloured: all passed, none passed, or between.
+    fn class(&self) -> &'static str {
+        match (self.judged(), self.passed) {
+            (0, _) => "skipped",
+            (n, p) if n == p => "passed",
+            (_, 0) => "failed",
+            _ => "partial",
+        }
+    }
+}
+
 /// One agent's totals over the rows.
 struct Totals {
     passed: usize,
     failed: usize,
+    flaky: usize,
     not_applicable: usize,
     not_run: usize,
+    /// Over each scenario's typical run.
     calls_ms: u64,
     median_ms: Option<f64>,
-    /// Its total call time over the scenarios both it and the baseline ran, over the
+    /// Its total call time over the scenarios both it and the baseline made calls in, over the
     /// baseline's, and how many scenarios that was; `None` for the baseline itself or with
     /// nothing to compare.
     vs_baseline: Option<(f64, usize)>,
 }
 
 fn totals(rows: &[Row<'_>], agent: usize, base: usize) -> Totals {
-    let count = |o: Outcome| rows.iter().filter(|row| outcome(row.cells[agent]) == o).count();
-    let mut took: Vec<u64> = rows.iter().filter_map(|row| row.cells[agent]).flat_map(call_times).collect();
+    let all: Vec<&Row<'_>> = rows.iter().collect();
+    let score = Score::of(&all, agent);
+    let mut took: Vec<u64> = rows.iter().filter_map(|row| row.cells[agent].typical()).flat_map(call_times).collect();
     took.sort_unstable();
     let (mut mine, mut theirs, mut both) = (0, 0, 0);
-    for row in rows {
-        if let (Some(a), Some(b)) = (row.cells[agent], row.cells[base]) {
-            mine += call_times(a).sum::<u64>();
-            theirs += call_times(b).sum::<u64>();
-            both += 1;
-        }
+    for row in rows.iter().filter(|row| row.cells[agent].has_calls() && row.cells[base].has_calls()) {
+        mine += row.cells[agent].typical().map_or(0, |r| call_times(r).sum::<u64>());
+        theirs += row.cells[base].typical().map_or(0, |r| call_times(r).sum::<u64>());
+        both += 1;
     }
     Totals {
-        passed: count(Outcome::Passed),
-        failed: count(Outcome::Failed),
-        not_applicable: count(Outcome::NotApplicable),
-        not_run: count(Outcome::NotRun),
+        passed: score.passed,
+        failed: score.failed,
+        flaky: score.flaky,
+        not_applicable: score.not_applicable,
+        not_run: score.not_run,
         calls_ms: took.iter().sum(),
         median_ms: median(&took),
         vs_baseline: if agent == base { None } else { ratio(mine, theirs).map(|r| (r, both)) },
@@ -200,15 +368,33 @@ fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or_default()
 }
 
-/// The baseline's result for a row, to measure agent `agent`'s calls against; none for the
-/// baseline itself.
+/// `failed 2 of 3` for a flaky cell; empty otherwise.
+fn flaky_words(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Flaky { failed, runs } => format!("failed {failed} of {runs}"),
+        _ => String::new(),
+    }
+}
+
+/// A reason with how often, when the cell ran more than once: `2 of 3: <reason>`.
+fn reason_words(reason: &Reason, runs: usize) -> String {
+    if runs > 1 { format!("{} of {runs}: {}", reason.runs, reason.text) } else { reason.text.clone() }
+}
+
+/// The baseline's typical result for a row, to measure agent `agent`'s calls against; none for
+/// the baseline itself.
 fn baseline_cell<'a>(row: &Row<'a>, agent: usize, base: usize) -> Option<&'a ScenarioResult> {
-    if agent == base { None } else { row.cells[base] }
+    if agent == base { None } else { row.cells[base].typical() }
 }
 
 /// Whether any agent made a call in this scenario (scenarios with none have no call times).
 fn has_calls(row: &Row<'_>) -> bool {
-    row.cells.iter().flatten().any(|r| !r.calls.is_empty())
+    row.cells.iter().any(Cell::has_calls)
+}
+
+/// The longest total call time of any typical run: the one scale every drawn bar shares.
+fn longest_ms(rows: &[Row<'_>]) -> u64 {
+    rows.iter().flat_map(|row| &row.cells).filter_map(Cell::typical).map(|r| call_times(r).sum()).max().unwrap_or(0)
 }
 
 fn version_or_dash(version: &str) -> &str {
@@ -218,6 +404,7 @@ fn version_or_dash(version: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::step_log::{FeatureMeta, Gherkin, TagAt};
     use crate::report::{StepRecord, StepStatus};
 
     fn call(call: u32, tool: &str, took_ms: u64) -> CallRecord {
@@ -229,7 +416,7 @@ mod tests {
             name: name.into(),
             version: format!("{name} 1.0"),
             about: "over CDP".into(),
-            results,
+            runs: vec![results],
             not_started: None,
         }
     }
@@ -268,6 +455,8 @@ mod tests {
             machine: "Debian GNU/Linux 13, 2 cores, 23 GiB".into(),
             browser: "chromium 156.0.7500.1".into(),
             features: "features/agents".into(),
+            repeat: 1,
+            contracts: BTreeMap::new(),
             agents,
         }
     }
@@ -321,7 +510,7 @@ mod tests {
         assert_eq!(md_cells(md_line(&md, "## Scenarios", "Upload")), ["x.feature:1 Upload", "✅", "N/A"]);
         assert_eq!(md_cells(md_line(&md, "### other", "Upload"))[3], "no upload tool");
         let other = md_cells(md_line(&md, "## Agents", "| other"));
-        assert_eq!(other[3..7], ["0", "0", "1", "0"], "passed, failed, N/A, not run");
+        assert_eq!(other[3..8], ["0", "0", "0", "1", "0"], "passed, failed, flaky, N/A, not run");
         let html = render_html(&c);
         assert_eq!(html.matches("badge passed\">passed<").count(), 1, "only navguard's cell");
         assert!(html.contains("not applicable</span><div class=\"small\">no upload tool"));
@@ -340,8 +529,8 @@ mod tests {
         assert_eq!(cells[1], "1 navigate 500 ms ×2.0 · 2 click 30 ms · 3 type 5 ms");
         assert_eq!(cells[2], "1 navigate 250 ms · 2 click 0 ms");
         let agents = md_cells(md_line(&md, "## Agents", "| playwright-mcp"));
-        assert_eq!(agents[7..], ["535 ms", "30 ms", "×2.1 over 1 scenario(s)"]);
-        assert_eq!(md_cells(md_line(&md, "## Agents", "| navguard"))[9], "baseline");
+        assert_eq!(agents[8..], ["535 ms", "30 ms", "×2.1 over 1 scenario(s)"]);
+        assert_eq!(md_cells(md_line(&md, "## Agents", "| navguard"))[10], "baseline");
         let html = render_html(&c);
         assert!(html.contains("×2.0") && html.contains("×2.1"));
     }
@@ -361,7 +550,7 @@ mod tests {
         assert_eq!(md_cells(md_line(&md, "## Scenarios", "Only here")), ["a.feature:9 Only here", "✅", "—"]);
         // Ordered by feature file, then line.
         assert!(md.find("a.feature:9").unwrap() < md.find("x.feature:1 Both").unwrap());
-        assert_eq!(md_cells(md_line(&md, "## Agents", "| other"))[6], "1", "one not run");
+        assert_eq!(md_cells(md_line(&md, "## Agents", "| other"))[7], "1", "one not run");
         assert!(render_html(&c).contains("title=\"not run\">—"));
     }
 
@@ -387,6 +576,135 @@ mod tests {
         assert_eq!(md_cells(md_line(&md, "## Agents", "| chrome-devtools-mcp"))[3], "did not start: npx: not found");
         assert_eq!(md_cells(md_line(&md, "## Scenarios", "x.feature:1 S")), ["x.feature:1 S", "✅", "—"]);
         assert!(render_html(&c).contains("did not start: npx: not found"));
+    }
+
+    fn tagged(name: &str, tag: &str, failure: Option<&str>) -> ScenarioResult {
+        let mut r = ScenarioResult { failure: failure.map(Into::into), ..ScenarioResult::sample(name) };
+        let feature = FeatureMeta {
+            uri: r.feature_path.clone(),
+            keyword: "Feature".into(),
+            name: r.feature.clone(),
+            description: String::new(),
+            line: 1,
+            tags: vec![TagAt { name: "@conformance".into(), line: 1, column: 1 }],
+        };
+        r.gherkin = Some(Gherkin {
+            feature: std::sync::Arc::new(feature),
+            rule: None,
+            backgrounds: vec![],
+            keyword: "Scenario".into(),
+            name: name.into(),
+            description: String::new(),
+            line: r.line,
+            tags: vec![format!("@{tag}")],
+            hooks: vec![],
+            started: None,
+            finished: None,
+        });
+        if failure.is_some() {
+            r.steps = failed(name, 1, "x").steps;
+        }
+        r
+    }
+
+    #[test]
+    fn a_scenario_that_passed_and_failed_over_the_runs_is_flaky_with_each_reason_and_how_often() {
+        let runs = vec![
+            vec![failed("Dialog", 1, "phantom dialog\ntrace")],
+            vec![ScenarioResult::sample("Dialog")],
+            vec![failed("Dialog", 1, "phantom dialog")],
+        ];
+        let mut flaky = agent("playwright-mcp", vec![]);
+        flaky.runs = runs;
+        let mut steady = agent("navguard", vec![]);
+        steady.runs = vec![vec![ScenarioResult::sample("Dialog")]; 3];
+        let c = Comparison { repeat: 3, ..comparison(vec![steady, flaky]) };
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "## Scenarios", "Dialog")), ["x.feature:1 Dialog", "✅", "⚠️ 2/3"]);
+        let detail = md_cells(md_line(&md, "### playwright-mcp", "Dialog"));
+        assert_eq!(detail[1..], ["⚠️ flaky, failed 2 of 3", "line 3: When I click \"Next\"", "2 of 3: phantom dialog"]);
+        let agents = md_cells(md_line(&md, "## Agents", "| playwright-mcp"));
+        assert_eq!(agents[3..8], ["0", "0", "1", "0", "0"], "passed, failed, flaky, N/A, not run");
+        assert!(md.contains("- Runs per agent: 3"));
+        let html = render_html(&c);
+        assert!(
+            html.contains("badge flaky\">flaky<")
+                && html.contains("failed 2 of 3")
+                && html.contains("2 of 3: phantom dialog")
+        );
+    }
+
+    #[test]
+    fn distinct_reasons_are_listed_apart() {
+        let mut a = agent("other", vec![]);
+        a.runs = vec![vec![failed("S", 1, "timeout")], vec![failed("S", 1, "stale ref")]];
+        let c = Comparison { repeat: 2, ..comparison(vec![agent("navguard", vec![]), a]) };
+        let md = render_markdown(&c);
+        let section = &md[md.find("### other").unwrap()..];
+        assert!(section.contains("1 of 2: timeout") && section.contains("1 of 2: stale ref"), "{section}");
+        assert_eq!(md_cells(md_line(&md, "## Scenarios", "x.feature:1 S"))[2], "❌");
+    }
+
+    #[test]
+    fn the_scoreboard_counts_each_hazard_s_scenarios_per_agent() {
+        let ours = vec![
+            tagged("Covered", "contract-agent-covered", None),
+            ScenarioResult { line: 9, ..tagged("Covered late", "contract-agent-covered", None) },
+            ScenarioResult { line: 20, ..tagged("Anchor", "contract-agent-anchors", None) },
+        ];
+        let theirs = vec![
+            tagged("Covered", "contract-agent-covered", Some("pressed the banner")),
+            ScenarioResult { line: 9, ..tagged("Covered late", "contract-agent-covered", None) },
+            ScenarioResult {
+                line: 20,
+                not_applicable: Some("no go_back".into()),
+                ..tagged("Anchor", "contract-agent-anchors", None)
+            },
+        ];
+        let mut contracts = BTreeMap::new();
+        contracts.insert("agent-covered".to_owned(), "Any agent refuses a covered click.".to_owned());
+        let c = Comparison { contracts, ..comparison(vec![agent("navguard", ours), agent("other", theirs)]) };
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "## By hazard", "| covered")), ["covered", "2/2", "1/2"]);
+        assert_eq!(md_cells(md_line(&md, "## By hazard", "| anchors")), ["anchors", "1/1", "N/A"]);
+        assert!(md.contains("- covered: Any agent refuses a covered click."));
+        let html = render_html(&c);
+        assert!(html.contains("<th title=\"Any agent refuses a covered click.\">covered</th>"), "{html}");
+        assert!(html.contains("<td class=\"partial\">1/2</td>") && html.contains("<td class=\"passed\">2/2</td>"));
+    }
+
+    #[test]
+    fn call_times_are_drawn_on_one_scale() {
+        let run = |calls| vec![ScenarioResult { calls, ..ScenarioResult::sample("Login") }];
+        let c = comparison(vec![
+            agent("navguard", run(vec![call(1, "navigate", 200), call(2, "click", 100)])),
+            agent("other", run(vec![call(1, "navigate", 600), call(2, "click", 40)])),
+        ]);
+        let html = render_html(&c);
+        // The longest run (640 ms) fills the 640 px track: a millisecond is a pixel here.
+        assert!(html.contains("the track is 640 ms wide"));
+        for (ms, px) in [(200, "200.000"), (100, "100.000"), (600, "600.000"), (40, "40.000")] {
+            assert!(html.contains(&format!("style=\"width:{px}px\" data-ms=\"{ms}\"")), "{ms} ms");
+        }
+    }
+
+    #[test]
+    fn with_several_runs_the_call_times_are_the_median_run_s() {
+        let run = |ms| vec![ScenarioResult { calls: vec![call(1, "navigate", ms)], ..ScenarioResult::sample("S") }];
+        let mut a = agent("navguard", vec![]);
+        a.runs = vec![run(900), run(100), run(300)];
+        let c = Comparison { repeat: 3, ..comparison(vec![a]) };
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "## Call times", "x.feature:1 S"))[1], "1 navigate 300 ms");
+    }
+
+    #[test]
+    fn an_agent_with_no_calls_has_no_ratio() {
+        let na = ScenarioResult { not_applicable: Some("no snapshot".into()), ..ScenarioResult::sample("S") };
+        let with_calls = ScenarioResult { calls: vec![call(1, "navigate", 100)], ..ScenarioResult::sample("S") };
+        let c = comparison(vec![agent("navguard", vec![with_calls]), agent("vibium", vec![na])]);
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "## Agents", "| vibium"))[10], "—");
     }
 
     #[test]
