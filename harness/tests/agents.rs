@@ -142,6 +142,61 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
 
+/// The processes whose environment marks them as started, through an agent, by navguard `pid`
+/// (the mark is `NAVGUARD_AGENT_PROCESS=<navguard's pid>-…`), with their session ids.
+fn marked_by(pid: u32) -> Vec<(u32, u32)> {
+    let mark = format!("NAVGUARD_AGENT_PROCESS={pid}-");
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| alive(*p))
+        .filter(|p| {
+            std::fs::read(format!("/proc/{p}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| entry.starts_with(mark.as_bytes())))
+        })
+        .filter_map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            // After the command's closing parenthesis: state, ppid, pgrp, session.
+            let session = stat.rsplit_once(')')?.1.split_whitespace().nth(3)?.parse().ok()?;
+            Some((p, session))
+        })
+        .collect()
+}
+
+/// agent-browser's browser daemon leaves the agent's process group and session: kill -9 of
+/// navguard must end it all the same (it carries the agent's mark), not leave it to its idle
+/// timeout.
+#[test]
+fn kill_9_of_navguard_leaves_no_agent_browser_daemon() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().display().to_string();
+    let mut child = navguard(&[
+        "run",
+        "features/agents/navigation.feature",
+        "--agent",
+        "agent-browser",
+        "--name",
+        "slow page",
+        "--report-dir",
+        &report,
+    ])
+    .stdout(Stdio::null())
+    .spawn()
+    .expect("navguard starts");
+    let pid = child.id();
+    let mut daemons = Vec::new();
+    // The daemon leads a session of its own; the MCP server is in navguard's.
+    wait_until("agent-browser's daemon, in a session of its own, to run", START_DEADLINE, || {
+        daemons = marked_by(pid).into_iter().filter(|(p, session)| p == session).map(|(p, _)| p).collect();
+        !daemons.is_empty()
+    });
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    wait_until("every process the agent started to be gone", CLEANUP_DEADLINE, || marked_by(pid).is_empty());
+    assert!(daemons.iter().all(|p| !alive(*p)));
+}
+
 /// SIGTERM to navguard's whole process group, as Ctrl-C, a closed terminal or a test runner
 /// ending a test send it: the guardian shares the group, ignores the signal, and still ends the
 /// driver and the browser once navguard is gone.

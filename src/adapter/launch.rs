@@ -41,13 +41,17 @@ pub(super) struct Driver {
 
 /// The guardian's script: it blocks reading a pipe whose other end only this process holds; the
 /// kernel closes that end when this process dies, however it dies (SIGKILL included), and the
-/// guardian then kills the process group `$0`. A parent-death signal (`prctl`) would need unsafe
-/// code and follows the spawning thread, not the process; a pipe follows the process.
+/// guardian then kills the process group `$0`, and, given a mark `$1`, every process whose
+/// environment holds it (see [`GroupGuard::with_mark`]).
+/// A parent-death signal (`prctl`) would need unsafe code and follows the spawning thread, not
+/// the process; a pipe follows the process.
 /// It ignores SIGTERM, SIGINT and SIGHUP: they are sent to this process's whole group (Ctrl-C,
 /// a closed terminal, a test runner ending a test), which the guardian shares, and a guardian
 /// that died of them would leave the driver and its browser behind.
 /// (`kill -s KILL --`: the form dash, Debian's sh, takes.)
-const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null";
+const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null; \
+    [ -n \"$1\" ] && for e in /proc/[0-9]*/environ; do \
+    if grep -qszF -- \"$1\" \"$e\"; then p=\"${e#/proc/}\"; kill -s KILL \"${p%/environ}\" 2>/dev/null; fi; done";
 
 /// A child's process group (the child and everything it started), killed when this guard is
 /// dropped, and by a guardian process when this process dies any other way, SIGKILL included.
@@ -55,6 +59,9 @@ const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill 
 #[derive(Debug)]
 pub struct GroupGuard {
     group: u32,
+    /// `NAME=value`: an environment entry the child was started with, which its descendants
+    /// inherit even when they leave its group.
+    mark: Option<String>,
     guardian: Option<std::process::Child>,
 }
 
@@ -62,8 +69,19 @@ impl GroupGuard {
     /// Guards process group `group`. Without `sh` there is no guardian (a warning says so): the
     /// group still dies with the guard, but not with a killed navguard.
     pub fn new(group: u32) -> Self {
+        Self::guard(group, None)
+    }
+
+    /// Guards process group `group` and every process whose environment holds `mark`
+    /// (`NAME=value`, given to the child when it was started): a daemon the child starts in a
+    /// session of its own leaves the group, but keeps the environment it was started with.
+    pub fn with_mark(group: u32, mark: String) -> Self {
+        Self::guard(group, Some(mark))
+    }
+
+    fn guard(group: u32, mark: Option<String>) -> Self {
         let started = std::process::Command::new("sh")
-            .args(["-c", GUARDIAN, &group.to_string()])
+            .args(["-c", GUARDIAN, &group.to_string(), mark.as_deref().unwrap_or_default()])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -75,16 +93,36 @@ impl GroupGuard {
                 None
             }
         };
-        Self { group, guardian }
+        Self { group, mark, guardian }
     }
 
-    /// Kills every process of the group now.
+    /// Kills every process of the group now, and every process that carries the mark.
     pub fn kill(&self) {
         let _ = std::process::Command::new("kill")
             .args(["-KILL", "--", &format!("-{}", self.group)])
             .stderr(Stdio::null())
             .status();
+        if let Some(mark) = &self.mark {
+            for pid in marked(mark) {
+                let _ =
+                    std::process::Command::new("kill").args(["-KILL", &pid.to_string()]).stderr(Stdio::null()).status();
+            }
+        }
     }
+}
+
+/// The processes whose environment holds `mark` (`NAME=value`, a whole entry), as far as this
+/// user may read their environment.
+fn marked(mark: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| entry == mark.as_bytes()))
+        })
+        .collect()
 }
 
 impl Drop for GroupGuard {

@@ -15,6 +15,20 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// How many of the agent's last stderr lines an error quotes.
 const STDERR_LINES: usize = 12;
 
+/// The environment variable that marks an agent's process and all it starts: a daemon that
+/// leaves the agent's process group and session (agent-browser's browser daemon does) still
+/// carries it, and is found and ended by it with the agent.
+const MARK_VARIABLE: &str = "NAVGUARD_AGENT_PROCESS";
+
+/// A mark no other agent process of this machine carries: this navguard's pid, a count, and
+/// the time.
+fn process_mark() -> String {
+    static STARTED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("{}-{n}-{nanos}", std::process::id())
+}
+
 /// A running agent process.
 #[derive(Debug)]
 pub struct AgentProcess {
@@ -63,9 +77,11 @@ impl AgentProcess {
         args: &[String],
         env: &BTreeMap<String, String>,
     ) -> Result<Self, AgentError> {
+        let mark = process_mark();
         let mut child = Command::new(command)
             .args(args)
             .envs(env)
+            .env(MARK_VARIABLE, &mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -78,7 +94,7 @@ impl AgentProcess {
                 hint: hint(&source),
                 source,
             })?;
-        let group = child.id().map(GroupGuard::new);
+        let group = child.id().map(|group| GroupGuard::with_mark(group, format!("{MARK_VARIABLE}={mark}")));
         let stderr = Arc::new(Mutex::new(Vec::new()));
         if let Some(pipe) = child.stderr.take() {
             tokio::spawn(keep_tail(pipe, Arc::clone(&stderr)));
