@@ -5,12 +5,16 @@ Feature: A browser agent's tool layer while a page has a dialog open
   shows the dialog open), answer it when asked (`handle_dialog`), and never report a call as
   done on a page the dialog kept from changing. The dialogs are waited for by the browser's
   own event, and judged by the page the harness reads in the browser and the fixture site's
-  request log, not by the agent's own words.
+  request log, not by the agent's own words. A model thinks for a second or more between what
+  a page does and its next call: the scenarios give the agent that second after the dialog
+  opened, so what is judged is how it handles a dialog it has had time to hear of, never which
+  of two processes heard the browser's event first (a race no scenario could hold).
 
   @contract-agent-dialog
   Scenario: An alert that opens after load is reported, answered, and the page is there again
     Given the agent under test is on "{site}/dialog?kind=alert&after=300"
     And before call 1 the page has opened a dialog
+    And before call 1 1000 ms pass
     When the agent under test is called:
       | call | tool          | args             |
       | 1    | snapshot      | {}               |
@@ -26,6 +30,7 @@ Feature: A browser agent's tool layer while a page has a dialog open
   Scenario: A confirm dismissed leaves the page with the page's own answer
     Given the agent under test is on "{site}/dialog?kind=confirm&after=300&title=Ask"
     And before call 1 the page has opened a dialog
+    And before call 1 1000 ms pass
     When the agent under test is called:
       | call | tool          | args              |
       | 1    | handle_dialog | {"accept": false} |
@@ -41,6 +46,7 @@ Feature: A browser agent's tool layer while a page has a dialog open
     that tells of the dialog says the page stayed: the site must not have served the next one.
     Given the agent under test is on "{site}/dialog?kind=alert&after=300"
     And before call 1 the page has opened a dialog
+    And before call 1 1000 ms pass
     When the agent under test is called:
       | call | tool     | args                              |
       | 1    | navigate | {"url": "{site}/page?title=Next"} |

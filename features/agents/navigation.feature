@@ -56,11 +56,14 @@ Feature: A browser agent's tool layer while pages navigate
     Then call 2 answered with the page titled "There"
     And call 2 answered with the page at "{site}/page?title=There"
 
+  # The model's second of thought comes after the user's navigation began, and the new page
+  # answers two seconds after that: the call is made while the tab is still on its way, never
+  # before the agent could have heard that it is (a race no scenario could hold).
   @contract-agent-transient
   Scenario: The user navigates the agent's tab between two calls: the next snapshot shows it
     Given the agent under test is on "{site}/page?title=Home"
-    And before call 2 100 ms pass
-    And before call 2 the user navigates the tab to "{site}/slow?delay=1000&title=Elsewhere"
+    And before call 2 the user navigates the tab to "{site}/slow?delay=3000&title=Elsewhere"
+    And before call 2 1000 ms pass
     When the agent under test is called:
       | call | tool     | args |
       | 1    | snapshot | {}   |
