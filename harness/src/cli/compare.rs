@@ -3,6 +3,7 @@
 //! agent's own run keeps its full reports in `<report dir>/<agent>/`.
 
 use super::suite::{agent_scenarios, suite};
+use crate::gate::{GateFiles, read_known_failures};
 use crate::report::compare::{AgentColumn, Comparison, render_html, render_markdown};
 use crate::run_context::RunMode;
 use crate::runner::{Input, RunOptions, RunOutcome, RunRequest, run_features_with};
@@ -72,6 +73,7 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
             column.about = d.about.clone();
             column.version = d.package_version().unwrap_or_default();
         }
+        column.known = known_failures(&column.name, options.browser.browser);
         for run in 1..=repeat {
             if repeat > 1 {
                 println!("navguard compare: {name}, run {run} of {repeat}");
@@ -149,6 +151,14 @@ fn contracts_beside(features: &Path) -> BTreeMap<String, String> {
         return BTreeMap::new();
     };
     read_contracts(&file, &mut Findings::default())
+}
+
+/// An agent's known failures with their reasons, found as `navguard gate --agent` finds them;
+/// none if it has no file or the file cannot be read (the gate is where a bad file is an error).
+fn known_failures(agent: &str, browser: navguard::adapter::BrowserKind) -> BTreeMap<String, String> {
+    let files = GateFiles::find(None, None, Some(agent), browser);
+    let found = files.agent_expectations.and_then(|a| a.found);
+    found.and_then(|source| read_known_failures(&source, false).ok()).unwrap_or_default()
 }
 
 /// A report folder name for an agent (a description path's name has no slashes).

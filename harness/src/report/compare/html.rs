@@ -3,7 +3,7 @@
 
 use super::{
     Cell, Comparison, Outcome, Row, Score, baseline, baseline_cell, call_ratio, call_times, flaky_words, has_calls,
-    hazard_label, hazards, longest_ms, reason_words, times, totals, version_or_dash,
+    hazard_label, hazards, known_words, longest_ms, reason_words, times, totals, version_or_dash,
 };
 use crate::summary::ScenarioResult;
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -127,7 +127,12 @@ fn html_scenarios(c: &Comparison, rows: &[Row<'_>]) -> Markup {
             @for row in rows {
                 tr {
                     td { (row.scenario) br; span.where { (row.place) " · " (hazard_label(&row.hazard)) } }
-                    @for cell in &row.cells { td { (html_outcome(cell)) } }
+                    @for (i, cell) in row.cells.iter().enumerate() {
+                        td {
+                            (html_outcome(cell))
+                            @if let Some(words) = known_words(&c.agents[i], row, cell.outcome()) { div.small.known { (words) } }
+                        }
+                    }
                 }
             }
         }

@@ -2,7 +2,7 @@
 
 use super::{
     Cell, Comparison, Outcome, Row, Score, baseline, baseline_cell, call_ratio, call_words, flaky_words, has_calls,
-    hazard_label, hazards, reason_words, times, totals, version_or_dash,
+    hazard_label, hazards, known_words, reason_words, times, totals, version_or_dash,
 };
 use crate::summary::ScenarioResult;
 use std::fmt::Write as _;
@@ -142,7 +142,7 @@ fn md_details(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
             continue;
         }
         let _ = writeln!(md, "\n### {}: failed, flaky and not applicable\n", cell(&agent.name));
-        md_header(md, &["scenario", "outcome", "first failing step", "reason"].map(str::to_owned));
+        md_header(md, &["scenario", "outcome", "first failing step", "reason", "its expectations"].map(str::to_owned));
         for (row, scenario) in listed {
             let outcome = scenario.outcome();
             let word = match outcome {
@@ -151,15 +151,14 @@ fn md_details(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
                 _ => "N/A".to_owned(),
             };
             if outcome == Outcome::NotApplicable {
-                md_row(md, &[md_scenario(row), word, String::new(), cell(scenario.not_applicable())]);
+                md_row(md, &[md_scenario(row), word, String::new(), cell(scenario.not_applicable()), String::new()]);
                 continue;
             }
+            let known = cell(&known_words(agent, row, outcome).unwrap_or_default());
             for reason in scenario.reasons() {
                 let step = reason.step.clone().unwrap_or_default();
-                md_row(
-                    md,
-                    &[md_scenario(row), word.clone(), cell(&step), cell(&reason_words(&reason, scenario.runs.len()))],
-                );
+                let why = cell(&reason_words(&reason, scenario.runs.len()));
+                md_row(md, &[md_scenario(row), word.clone(), cell(&step), why, known.clone()]);
             }
         }
     }

@@ -50,6 +50,9 @@ pub struct AgentColumn {
     pub runs: Vec<Vec<ScenarioResult>>,
     /// It could not run at all: why, in one line (then `runs` is empty).
     pub not_started: Option<String>,
+    /// Its known failures (its expectations file: scenario key, as [`key`] writes it, and the
+    /// reason), so that a reader sees which failures and flakes are known and why.
+    pub known: BTreeMap<String, String>,
 }
 
 /// The agent the others' call times are measured against, when it ran.
@@ -145,6 +148,8 @@ struct Reason {
 
 /// One scenario (the union over agents) and each agent's results for it, in agent order.
 struct Row<'a> {
+    /// As [`key`] writes it: `x.feature: <scenario>`.
+    key: String,
     /// The feature file's name and the scenario's line: `x.feature:12`.
     place: String,
     scenario: &'a str,
@@ -168,10 +173,10 @@ fn rows(c: &Comparison) -> Vec<Row<'_>> {
         }
     }
     let mut rows: Vec<(&ScenarioResult, Row<'_>)> = by_key
-        .into_values()
-        .map(|(first, cells)| {
+        .into_iter()
+        .map(|(key, (first, cells))| {
             let place = format!("{}:{}", file_name(&first.feature_path), first.line);
-            (first, Row { place, scenario: &first.scenario, hazard: hazard_of(first), cells })
+            (first, Row { key, place, scenario: &first.scenario, hazard: hazard_of(first), cells })
         })
         .collect();
     rows.sort_by(|(a, _), (b, _)| (&a.feature_path, a.line, &a.scenario).cmp(&(&b.feature_path, b.line, &b.scenario)));
@@ -381,6 +386,17 @@ fn reason_words(reason: &Reason, runs: usize) -> String {
     if runs > 1 { format!("{} of {runs}: {}", reason.runs, reason.text) } else { reason.text.clone() }
 }
 
+/// What an agent's expectations say of a scenario that did not pass for it: `known: <reason>`,
+/// or, for a flaky one they do not list, that it is not known; nothing for the rest.
+fn known_words(agent: &AgentColumn, row: &Row<'_>, outcome: Outcome) -> Option<String> {
+    match (agent.known.get(&row.key), outcome) {
+        (_, Outcome::Passed | Outcome::NotApplicable | Outcome::NotRun) => None,
+        (Some(reason), _) => Some(format!("known: {reason}")),
+        (None, Outcome::Flaky { .. }) => Some("not in its expectations".to_owned()),
+        (None, _) => None,
+    }
+}
+
 /// The baseline's typical result for a row, to measure agent `agent`'s calls against; none for
 /// the baseline itself.
 fn baseline_cell<'a>(row: &Row<'a>, agent: usize, base: usize) -> Option<&'a ScenarioResult> {
@@ -418,6 +434,7 @@ mod tests {
             about: "over CDP".into(),
             runs: vec![results],
             not_started: None,
+            known: BTreeMap::new(),
         }
     }
 
@@ -497,7 +514,7 @@ mod tests {
         let detail = md_line(&md, "### playwright-mcp", "Wizard");
         assert_eq!(
             md_cells(detail),
-            ["x.feature:1 Wizard", "❌ failed", "line 3: When I click \"Next\"", "the button was gone"]
+            ["x.feature:1 Wizard", "❌ failed", "line 3: When I click \"Next\"", "the button was gone", ""]
         );
         assert!(!md.contains("backtrace"), "only the reason's first line");
     }
@@ -563,7 +580,7 @@ mod tests {
         let md = render_markdown(&c);
         assert_eq!(md_cells(md_line(&md, "## Scenarios", "a \\| b")).len(), 3);
         let detail = md_cells(md_line(&md, "### other", "a \\| b"));
-        assert_eq!(detail.len(), 4);
+        assert_eq!(detail.len(), 5);
         assert_eq!(detail[3], r"expected a\|b, got \\\| \<none>");
     }
 
@@ -622,7 +639,15 @@ mod tests {
         let md = render_markdown(&c);
         assert_eq!(md_cells(md_line(&md, "## Scenarios", "Dialog")), ["x.feature:1 Dialog", "✅", "⚠️ 2/3"]);
         let detail = md_cells(md_line(&md, "### playwright-mcp", "Dialog"));
-        assert_eq!(detail[1..], ["⚠️ flaky, failed 2 of 3", "line 3: When I click \"Next\"", "2 of 3: phantom dialog"]);
+        assert_eq!(
+            detail[1..],
+            [
+                "⚠️ flaky, failed 2 of 3",
+                "line 3: When I click \"Next\"",
+                "2 of 3: phantom dialog",
+                "not in its expectations"
+            ]
+        );
         let agents = md_cells(md_line(&md, "## Agents", "| playwright-mcp"));
         assert_eq!(agents[3..8], ["0", "0", "1", "0", "0"], "passed, failed, flaky, N/A, not run");
         assert!(md.contains("- Runs per agent: 3"));
@@ -632,6 +657,16 @@ mod tests {
                 && html.contains("failed 2 of 3")
                 && html.contains("2 of 3: phantom dialog")
         );
+    }
+
+    #[test]
+    fn a_failure_its_expectations_list_shows_their_reason() {
+        let mut theirs = agent("playwright-mcp", vec![failed("Wizard", 1, "the button was gone")]);
+        theirs.known.insert("x.feature: Wizard".into(), "intermittent: it races the page".into());
+        let c = comparison(vec![agent("navguard", vec![ScenarioResult::sample("Wizard")]), theirs]);
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "### playwright-mcp", "Wizard"))[4], "known: intermittent: it races the page");
+        assert!(render_html(&c).contains("known: intermittent: it races the page"));
     }
 
     #[test]
