@@ -40,10 +40,15 @@ pub(super) async fn overlay(Query(q): Query_) -> Page {
     Ok(Html(render(template::OVERLAY, &slots)).into_response())
 }
 
-/// `/fetch-then-go`: a button that fetches `/data?delay=MS` and, once answered, navigates.
+/// `/fetch-then-go`: a button that fetches `/data?delay=MS` (or, with `gate`, the gate of that
+/// name, held until the scenario releases it) and, once answered, navigates.
 pub(super) async fn fetch_then_go(Query(q): Query_) -> Page {
     let p = Params(q);
-    let data = format!("/data?delay={}", p.ms("delay", 800)?);
+    let delay = p.ms("delay", 800)?;
+    let data = match p.name("gate")? {
+        Some(gate) => format!("/gate?name={gate}"),
+        None => format!("/data?delay={delay}"),
+    };
     let slots = [("data_js", js_string(&data)), ("to_js", js_string(&p.url("to", Some("/page?title=Next"))?))];
     Ok(Html(render(template::FETCH_THEN_GO, &slots)).into_response())
 }
@@ -129,6 +134,7 @@ mod tests {
                 "/fetch-then-go?delay=50&to=/page%3Ftitle%3DAfter",
                 &["\"/data?delay=50\"", "\"/page?title=After\"", ">Continue<"],
             ),
+            ("/fetch-then-go?gate=save-1", &["\"/gate?name=save-1\"", "\"/page?title=Next\""]),
             ("/poll?every=100&title=Busy", &["<title>Busy</title>", "Polls: 0", "}), 100);", ">Press<"]),
             ("/button?label=Push", &["<title>Button</title>", ">Push</button>", "Pressed 0", "/pressed?n="]),
             ("/anchors", &["<title>Anchors</title>", "href=\"#f\">to the form</a>", "id=\"f\""]),
@@ -150,6 +156,7 @@ mod tests {
             ("/download?delay=soon", "delay"),
             ("/overlay?after=x", "after"),
             ("/fetch-then-go?to=javascript:go()", "to"),
+            ("/fetch-then-go?gate=a%26b", "gate"),
             ("/poll?every=-5", "every"),
         ] {
             let (status, body) = get(&state, uri).await;

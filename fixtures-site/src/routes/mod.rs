@@ -67,7 +67,7 @@ pub const ROUTES: &[&str] = &[
     "/events",
     "/download?name=F&delay=MS",
     "/overlay?label=L&after=MS",
-    "/fetch-then-go?delay=MS&to=URL",
+    "/fetch-then-go?delay=MS&to=URL&gate=N",
     "/poll?every=MS&title=T",
     "/button?label=L&title=T",
     "/anchors?title=T",
