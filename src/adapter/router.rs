@@ -233,7 +233,9 @@ impl Router {
         let request = &event.params.request;
         let id = RequestId(request.request.0.clone());
         scope.requests.append(
-            RequestEvent::new(TabId(tab.0.clone()), kind, id, request.url.clone()).streaming(event.params.is_stream()),
+            RequestEvent::new(TabId(tab.0.clone()), kind, id, request.url.clone())
+                .streaming(event.params.is_stream())
+                .loading_document(event.params.navigation.is_some()),
         );
         // A tab's document request that fails ends its navigation without a commit. Firefox
         // says so only here (a 204 or 205 answer: `fetchError` NS_BINDING_ABORTED, and no

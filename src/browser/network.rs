@@ -40,17 +40,26 @@ pub struct RequestEvent {
     /// The request is a long-lived stream (an event stream, a WebSocket): it never ends by
     /// design, so it never keeps a page busy.
     pub stream: bool,
+    /// The request loads a navigation's document (the browser named its navigation): the
+    /// navigation's own events settle it, not the waits for a page's requests.
+    pub document: bool,
 }
 
 impl RequestEvent {
     /// A new event for `tab`, stamped now; the log sets `seq` when it is appended.
     pub fn new(tab: TabId, kind: RequestEventKind, request: RequestId, url: impl Into<String>) -> Self {
-        Self { seq: 0, at: Instant::now(), tab, kind, request, url: url.into(), stream: false }
+        Self { seq: 0, at: Instant::now(), tab, kind, request, url: url.into(), stream: false, document: false }
     }
 
     #[must_use]
     pub fn streaming(mut self, stream: bool) -> Self {
         self.stream = stream;
+        self
+    }
+
+    #[must_use]
+    pub fn loading_document(mut self, document: bool) -> Self {
+        self.document = document;
         self
     }
 }

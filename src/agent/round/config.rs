@@ -41,8 +41,12 @@ pub struct AgentConfig {
     pub settle_timeout: Duration,
     /// The action settle's quiet window.
     pub action_quiet: Duration,
-    /// The action settle's cap.
+    /// The action settle's cap: the most it waits for navigation events once the requests the
+    /// action started are done.
     pub action_cap: Duration,
+    /// The most the whole action settle waits, requests the action started still in flight
+    /// or not.
+    pub action_deadline: Duration,
     /// open_url waits for its tab to commit before pinning it.
     pub open_url_guard: bool,
     /// The top of every round waits for a navigation in flight.
@@ -82,6 +86,10 @@ impl AgentConfig {
     pub const ACTION_QUIET: Duration = Duration::from_millis(500);
     /// Default action settle cap.
     pub const ACTION_CAP: Duration = Duration::from_millis(3000);
+    /// Default action deadline: a click's own request may take this long (a slow save before
+    /// the handler moves on), and a click by selector still answers, after its target wait,
+    /// within the tool's deadline.
+    pub const ACTION_DEADLINE: Duration = Duration::from_millis(8000);
     pub const ROUND_LIMIT: u32 = 40;
     /// Default verification deadline (the contract's 3 s).
     pub const VERIFY_TIMEOUT: Duration = Duration::from_millis(3000);
@@ -108,6 +116,7 @@ impl Default for AgentConfig {
             settle_timeout: Self::SETTLE_TIMEOUT,
             action_quiet: Self::ACTION_QUIET,
             action_cap: Self::ACTION_CAP,
+            action_deadline: Self::ACTION_DEADLINE,
             open_url_guard: true,
             loop_top_guard: true,
             in_flight_trigger: InFlightTrigger::Extended,

@@ -1,89 +1,270 @@
-//! The action settle after click / type / press_key: wait until the tab has had no navigation
-//! event for a quiet window, capped. A state machine fed with events and the time, and its
-//! driver.
+//! The action settle after click / type / press_key / handle_dialog: wait until what the action
+//! itself started is done, then until the tab has had no navigation event for a quiet window.
+//!
+//! What the action started: the requests the page sent while the action was being delivered and
+//! in a short follow window right after it ([`ACTION_FOLLOW`]): a click handler's `fetch`, say.
+//! The wait holds until each of them is answered (its response has begun: where a script's
+//! `await fetch(…)` goes on; Chromium never reports the end of a response whose body the page
+//! does not read), and the quiet window runs again from each answer and each end, so a
+//! navigation the handler starts once its request is answered (however long that took) is seen
+//! and settled like any other. Requests the page sends later (a poll every 200 ms, the next
+//! page's images) are not the action's and never hold the wait; documents are the navigations'
+//! own to settle, and streams never end. The whole wait has a deadline of its own.
+//!
+//! [`ActionWait`] is a pure state machine fed with the tab's navigation and request events and
+//! the clock; [`settle_action`] drives it.
 
-use crate::browser::{BrowserError, EventStream, NavEventKind, TabId};
+use crate::browser::{
+    BrowserError, BrowserPort, EventStream, NavEventKind, RequestEvent, RequestEventKind, RequestId, RequestStream,
+    TabId,
+};
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+/// How long after an action was delivered a request the page sends is still the action's. A
+/// handler's `fetch` is reported within tens of milliseconds (Chromium 156: 2 to 160 ms on two
+/// busy cores; Firefox ESR 153: while the input is delivered), so this leaves a wide margin,
+/// while a page's own timers put only a few quick requests inside it (a poll every 200 ms: two
+/// or three, which end at once). As long as the default quiet window and never longer than the
+/// quiet window in force, so it never lengthens a wait by itself.
+pub(in crate::agent) const ACTION_FOLLOW: Duration = Duration::from_millis(500);
+
 /// How an action settle ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::agent) enum ActionSettleEnd {
-    /// The quiet window passed with no navigation event.
+    /// The action's requests ended, and then the quiet window passed with no navigation event.
     Quiet,
-    /// The cap was reached first.
+    /// The settle cap was reached first (navigation events kept coming).
     Capped,
+    /// The action deadline came while requests the action started were still in flight.
+    Deadline,
     /// The user stopped the task.
     Aborted,
     /// The page opened a dialog: nothing changes on it until the dialog is answered.
     Dialog,
 }
 
-/// The quiet-window state machine.
-#[derive(Debug)]
-pub(super) struct QuietWindow {
-    started: Instant,
-    last_activity: Instant,
-    quiet: Duration,
-    cap: Duration,
-    /// Navigation events seen.
-    pub events: usize,
+/// The bounds of one action settle.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::agent) struct ActionLimits {
+    /// The quiet window: no navigation event for this long ends the wait.
+    pub quiet: Duration,
+    /// The most the wait runs for navigation events once the action's requests are done.
+    pub cap: Duration,
+    /// The most the whole wait runs, whatever is in flight.
+    pub deadline: Duration,
+    /// Requests begun this long after the action's delivery are still the action's (at most
+    /// the quiet window).
+    pub follow: Duration,
 }
 
-impl QuietWindow {
-    /// Starts at `now`.
-    pub(super) fn new(now: Instant, quiet: Duration, cap: Duration) -> Self {
-        Self { started: now, last_activity: now, quiet, cap, events: 0 }
+/// How an action settle ended, and what it saw of the action's requests.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::agent) struct ActionSettled {
+    pub end: ActionSettleEnd,
+    /// How many requests the action started.
+    pub requests: usize,
+    /// The URLs of those still in flight when the wait ended, sorted.
+    pub pending: Vec<String>,
+}
+
+/// The wait's state machine, fed with events and the times they were read.
+#[derive(Debug)]
+pub(super) struct ActionWait {
+    limits: ActionLimits,
+    /// When the action had been delivered.
+    started: Instant,
+    /// The action's requests not yet answered, with their URLs.
+    own: HashMap<RequestId, String>,
+    /// The action's requests answered whose response has not ended yet: their end is activity
+    /// (a handler that reads a long body goes on only then), but they hold nothing.
+    answered: HashSet<RequestId>,
+    /// How many requests the action started.
+    requests: usize,
+    /// When a navigation event came or one of the action's requests ended, last.
+    last_activity: Instant,
+    /// When the action's last request ended: the settle cap runs from here.
+    requests_done: Instant,
+    /// A new document replaced the one the action was delivered to: what the page requests
+    /// from now on is the new page's loading, not the action's.
+    replaced: bool,
+}
+
+impl ActionWait {
+    /// The action was delivered at `started`; events before that (during its delivery) count.
+    pub(super) fn new(started: Instant, limits: ActionLimits) -> Self {
+        let limits = ActionLimits { follow: limits.follow.min(limits.quiet), ..limits };
+        Self {
+            limits,
+            started,
+            own: HashMap::new(),
+            answered: HashSet::new(),
+            requests: 0,
+            last_activity: started,
+            requests_done: started,
+            replaced: false,
+        }
+    }
+
+    fn deadline_at(&self) -> Instant {
+        self.started + self.limits.deadline
+    }
+
+    /// When the quiet window would end: never before the follow window has, so a request the
+    /// action started is not missed for having been reported late.
+    fn quiet_at(&self) -> Instant {
+        (self.last_activity + self.limits.quiet).max(self.started + self.limits.follow)
+    }
+
+    fn cap_at(&self) -> Instant {
+        self.requests_done + self.limits.cap
     }
 
     /// When to look again.
-    pub(super) fn deadline(&self) -> Instant {
-        (self.last_activity + self.quiet).min(self.started + self.cap)
+    pub(super) fn wake_at(&self) -> Instant {
+        if self.own.is_empty() {
+            self.quiet_at().min(self.cap_at()).min(self.deadline_at())
+        } else {
+            self.deadline_at()
+        }
     }
 
-    /// A navigation event of the tab at `now`.
-    pub(super) fn on_event(&mut self, now: Instant) {
-        self.events += 1;
-        self.last_activity = now;
+    /// A navigation event of the tab at `at`. A new document (or a closed tab) ends the old
+    /// document's requests (the browser cancels them with it), and the requests after it are
+    /// the new document's.
+    pub(super) fn on_navigation(&mut self, kind: NavEventKind, at: Instant) {
+        self.last_activity = self.last_activity.max(at);
+        if kind.proves_commit() || kind == NavEventKind::TabClosed {
+            self.replaced = true;
+            if !self.own.is_empty() {
+                self.own.clear();
+                self.requests_done = self.requests_done.max(at);
+            }
+            self.answered.clear();
+        }
+    }
+
+    /// A request event of the tab at `at`.
+    pub(super) fn on_request(&mut self, event: &RequestEvent, at: Instant) {
+        match event.kind {
+            RequestEventKind::Sent => {
+                let the_actions = at <= self.started + self.limits.follow && !self.replaced;
+                // A redirect sends the same request again: it is still the one request.
+                if the_actions && !event.document && !event.stream && !self.own.contains_key(&event.request) {
+                    self.own.insert(event.request.clone(), event.url.clone());
+                    self.requests += 1;
+                }
+            }
+            // Answered: a script waiting for it goes on now (a stream, too, is answered).
+            RequestEventKind::ResponseStarted => {
+                if self.own.remove(&event.request).is_some() {
+                    self.answered.insert(event.request.clone());
+                    self.on_request_activity(at);
+                }
+            }
+            RequestEventKind::Completed | RequestEventKind::Failed => {
+                let unanswered = self.own.remove(&event.request).is_some();
+                if self.answered.remove(&event.request) || unanswered {
+                    self.on_request_activity(at);
+                }
+            }
+        }
+    }
+
+    fn on_request_activity(&mut self, at: Instant) {
+        self.last_activity = self.last_activity.max(at);
+        self.requests_done = self.requests_done.max(at);
     }
 
     /// The time is `now`: ended?
     pub(super) fn on_time(&self, now: Instant) -> Option<ActionSettleEnd> {
-        if now >= self.started + self.cap {
+        if now >= self.deadline_at() {
+            return Some(if self.own.is_empty() { ActionSettleEnd::Capped } else { ActionSettleEnd::Deadline });
+        }
+        if !self.own.is_empty() {
+            None
+        } else if now >= self.cap_at() {
             Some(ActionSettleEnd::Capped)
-        } else if now >= self.last_activity + self.quiet {
+        } else if now >= self.quiet_at() {
             Some(ActionSettleEnd::Quiet)
         } else {
             None
         }
     }
+
+    /// How the wait ended with `end`, and what it saw of the action's requests.
+    pub(super) fn settled(&self, end: ActionSettleEnd) -> ActionSettled {
+        let mut pending: Vec<String> = self.own.values().cloned().collect();
+        pending.sort();
+        ActionSettled { end, requests: self.requests, pending }
+    }
 }
 
-/// Waits for the quiet window on `tab`, given a subscription taken before the action; a
-/// dialog the page opens ends it at once.
+/// The event streams an action settle reads, taken before the action so that nothing it
+/// starts is missed.
+#[derive(Debug)]
+pub(in crate::agent) struct ActionStreams {
+    navigations: EventStream,
+    requests: RequestStream,
+}
+
+impl ActionStreams {
+    /// Both streams from now on.
+    pub(in crate::agent) fn subscribe(port: &dyn BrowserPort) -> Self {
+        Self { navigations: port.subscribe(), requests: port.request_log().subscribe() }
+    }
+
+    /// Both streams from positions taken earlier (navigation events, request events).
+    pub(in crate::agent) fn from(port: &dyn BrowserPort, navigations: u64, requests: u64) -> Self {
+        Self { navigations: port.subscribe_from(navigations), requests: port.request_log().subscribe_from(requests) }
+    }
+}
+
+/// Waits after an action on `tab` that has just been delivered, with streams taken before it;
+/// a dialog the page opens ends the wait at once.
 pub(in crate::agent) async fn settle_action(
-    mut events: EventStream,
+    streams: ActionStreams,
     tab: &TabId,
-    quiet: Duration,
-    cap: Duration,
+    limits: ActionLimits,
     cancel: &CancellationToken,
-) -> Result<ActionSettleEnd, BrowserError> {
-    let mut window = QuietWindow::new(Instant::now(), quiet, cap);
+) -> Result<ActionSettled, BrowserError> {
+    let ActionStreams { mut navigations, mut requests } = streams;
+    let mut wait = ActionWait::new(Instant::now(), limits);
     loop {
-        tokio::select! {
-            () = cancel.cancelled() => return Ok(ActionSettleEnd::Aborted),
-            () = tokio::time::sleep_until(window.deadline()) => {
-                if let Some(end) = window.on_time(Instant::now()) {
-                    return Ok(end);
+        // Events first: what already happened is taken in before the clock decides. Each is
+        // timed as it is read (on the tokio clock, which a test may pause): those the action's
+        // delivery produced are read first, at the wait's start, inside the follow window.
+        let end = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Some(ActionSettleEnd::Aborted),
+            event = navigations.next() => match event {
+                Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogOpened => Some(ActionSettleEnd::Dialog),
+                Ok(e) if e.tab == *tab => {
+                    wait.on_navigation(e.kind, Instant::now());
+                    None
                 }
-            }
-            event = events.next() => match event {
-                Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogOpened => return Ok(ActionSettleEnd::Dialog),
-                Ok(e) if e.tab == *tab => window.on_event(Instant::now()),
-                Ok(_) => {}
+                Ok(_) => None,
                 Err(_) => return Err(BrowserError::Disconnected),
             },
+            event = requests.next() => match event {
+                Ok(e) if e.tab == *tab => {
+                    let before = wait.requests;
+                    wait.on_request(&e, Instant::now());
+                    if wait.requests > before {
+                        let after_ms = wait.started.elapsed().as_millis();
+                        tracing::debug!(target: "navguard::action", url = %e.url, after_ms, "a request the action started");
+                    }
+                    None
+                }
+                Ok(_) => None,
+                Err(_) => return Err(BrowserError::Disconnected),
+            },
+            () = tokio::time::sleep_until(wait.wake_at()) => wait.on_time(Instant::now()),
+        };
+        if let Some(end) = end {
+            return Ok(wait.settled(end));
         }
     }
 }
@@ -92,31 +273,201 @@ pub(in crate::agent) async fn settle_action(
 mod tests {
     use super::*;
 
-    const Q: Duration = Duration::from_millis(500);
-    const CAP: Duration = Duration::from_millis(3000);
+    const LIMITS: ActionLimits = ActionLimits {
+        quiet: Duration::from_millis(500),
+        cap: Duration::from_millis(3000),
+        deadline: Duration::from_millis(8000),
+        follow: Duration::from_millis(500),
+    };
+
+    fn ms(t0: Instant, n: u64) -> Instant {
+        t0 + Duration::from_millis(n)
+    }
+
+    fn request(kind: RequestEventKind, id: &str) -> RequestEvent {
+        RequestEvent::new(TabId::from("t"), kind, RequestId(id.into()), format!("http://a.test/{id}"))
+    }
+
+    /// The first instant from `from` on, in steps of 1 ms up to `until`, at which the wait ends.
+    fn ends_at(wait: &ActionWait, t0: Instant, from: u64, until: u64) -> Option<(u64, ActionSettleEnd)> {
+        (from..=until).find_map(|n| wait.on_time(ms(t0, n)).map(|end| (n, end)))
+    }
 
     #[test]
     fn ends_quiet_after_the_window_with_no_event() {
         let t0 = Instant::now();
-        let w = QuietWindow::new(t0, Q, CAP);
-        assert_eq!(w.on_time(t0 + Q - Duration::from_millis(1)), None);
-        assert_eq!(w.on_time(t0 + Q), Some(ActionSettleEnd::Quiet));
+        let w = ActionWait::new(t0, LIMITS);
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((500, ActionSettleEnd::Quiet)));
+        assert_eq!(w.wake_at(), ms(t0, 500));
     }
 
     #[test]
-    fn an_event_restarts_the_quiet_window() {
+    fn a_navigation_event_restarts_the_quiet_window() {
         let t0 = Instant::now();
-        let mut w = QuietWindow::new(t0, Q, CAP);
-        w.on_event(t0 + Duration::from_millis(400));
-        assert_eq!(w.on_time(t0 + Q), None);
-        assert_eq!(w.deadline(), t0 + Duration::from_millis(900));
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_navigation(NavEventKind::Started, ms(t0, 400));
+        assert_eq!(w.wake_at(), ms(t0, 900));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((900, ActionSettleEnd::Quiet)));
     }
 
     #[test]
-    fn a_busy_page_is_capped() {
+    fn a_page_busy_navigating_is_capped() {
         let t0 = Instant::now();
-        let mut w = QuietWindow::new(t0, Q, CAP);
-        (1..=12).for_each(|i| w.on_event(t0 + Duration::from_millis(250 * i)));
-        assert_eq!(w.on_time(t0 + CAP), Some(ActionSettleEnd::Capped));
+        let mut w = ActionWait::new(t0, LIMITS);
+        (1..=12).for_each(|i| w.on_navigation(NavEventKind::Started, ms(t0, 250 * i)));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((3000, ActionSettleEnd::Capped)));
+    }
+
+    #[test]
+    fn the_actions_request_holds_the_wait_and_the_navigation_it_leads_to_is_seen() {
+        // A click handler fetches (reported 40 ms after delivery), the answer takes 2.5 s, then
+        // the handler sets location: the navigation starts 5 ms after the answer. The page never
+        // reads the body, so Chromium never reports the response's end.
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "save"), ms(t0, 40));
+        assert_eq!(ends_at(&w, t0, 0, 2539), None, "ended while the click's own request was in flight");
+        assert_eq!(w.wake_at(), ms(t0, 8000));
+        w.on_request(&request(RequestEventKind::ResponseStarted, "save"), ms(t0, 2540));
+        assert_eq!(w.wake_at(), ms(t0, 3040));
+        w.on_navigation(NavEventKind::Started, ms(t0, 2545));
+        w.on_navigation(NavEventKind::Committed, ms(t0, 2600));
+        w.on_navigation(NavEventKind::Load, ms(t0, 2650));
+        assert_eq!(ends_at(&w, t0, 2540, 10_000), Some((3150, ActionSettleEnd::Quiet)));
+        assert_eq!(
+            w.settled(ActionSettleEnd::Quiet),
+            ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new() }
+        );
+    }
+
+    #[test]
+    fn the_end_of_an_answered_requests_long_body_restarts_the_quiet_window() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "report"), ms(t0, 10));
+        w.on_request(&request(RequestEventKind::ResponseStarted, "report"), ms(t0, 100));
+        assert_eq!(w.wake_at(), ms(t0, 600));
+        w.on_request(&request(RequestEventKind::Completed, "report"), ms(t0, 450));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((950, ActionSettleEnd::Quiet)));
+    }
+
+    #[test]
+    fn a_request_begun_while_the_action_was_delivered_is_the_actions() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(ms(t0, 100), LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "early"), ms(t0, 60));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
+    }
+
+    #[test]
+    fn the_pages_own_polling_after_the_follow_window_never_holds_the_wait() {
+        // A poll every 200 ms, each answered in 10 ms but the sixth, which hangs: the three in
+        // the follow window count and end at once; the later ones are the page's own.
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        for i in 0..40_u64 {
+            let id = format!("poll{i}");
+            w.on_request(&request(RequestEventKind::Sent, &id), ms(t0, 50 + 200 * i));
+            if i != 5 {
+                w.on_request(&request(RequestEventKind::Completed, &id), ms(t0, 60 + 200 * i));
+            }
+        }
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((960, ActionSettleEnd::Quiet)));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 3);
+    }
+
+    #[test]
+    fn a_document_or_a_stream_is_not_the_actions_to_wait_for() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "doc").loading_document(true), ms(t0, 10));
+        w.on_request(&request(RequestEventKind::Sent, "sse").streaming(true), ms(t0, 20));
+        w.on_request(&request(RequestEventKind::Sent, "ws"), ms(t0, 30));
+        w.on_request(&request(RequestEventKind::ResponseStarted, "ws").streaming(true), ms(t0, 40));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((540, ActionSettleEnd::Quiet)));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
+    }
+
+    #[test]
+    fn a_redirected_request_is_one_request() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "r"), ms(t0, 10));
+        w.on_request(&request(RequestEventKind::Sent, "r"), ms(t0, 400));
+        w.on_request(&request(RequestEventKind::Failed, "r"), ms(t0, 600));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((1100, ActionSettleEnd::Quiet)));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
+    }
+
+    #[test]
+    fn a_request_that_never_ends_is_cut_at_the_deadline_and_named() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "held"), ms(t0, 20));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((8000, ActionSettleEnd::Deadline)));
+        let settled = w.settled(ActionSettleEnd::Deadline);
+        assert_eq!(settled.pending, ["http://a.test/held"]);
+    }
+
+    #[test]
+    fn the_cap_runs_from_the_end_of_the_actions_requests() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "slow"), ms(t0, 20));
+        w.on_request(&request(RequestEventKind::Completed, "slow"), ms(t0, 4000));
+        (1..=12).for_each(|i| w.on_navigation(NavEventKind::Started, ms(t0, 4000 + 250 * i)));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((7000, ActionSettleEnd::Capped)));
+    }
+
+    #[test]
+    fn a_new_document_ends_the_old_ones_requests() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, LIMITS);
+        w.on_request(&request(RequestEventKind::Sent, "beacon"), ms(t0, 10));
+        w.on_navigation(NavEventKind::Started, ms(t0, 20));
+        w.on_navigation(NavEventKind::Committed, ms(t0, 100));
+        // The new document's own loading (its icon), inside the follow window, is not the action's.
+        w.on_request(&request(RequestEventKind::Sent, "favicon.ico"), ms(t0, 150));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((600, ActionSettleEnd::Quiet)));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
+    }
+
+    #[test]
+    fn a_short_quiet_window_shortens_the_follow_window_too() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, ActionLimits { quiet: Duration::from_millis(20), ..LIMITS });
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((20, ActionSettleEnd::Quiet)));
+        w.on_request(&request(RequestEventKind::Sent, "late"), ms(t0, 25));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 0);
+    }
+
+    /// The driver on a simulated browser and a paused clock: the click's request is answered
+    /// after 2.5 s, then the handler navigates; a poll the page sends meanwhile and never
+    /// answers holds nothing.
+    #[tokio::test(start_paused = true)]
+    async fn the_driver_waits_for_the_actions_request_then_the_navigation_it_led_to() {
+        let sim = crate::browser::SimPort::new();
+        let tab = sim.create_tab("http://a.test/", true).await.unwrap();
+        sim.commit(&tab);
+        let streams = ActionStreams::subscribe(&sim);
+        let log = sim.request_log();
+        let on = |tab: &TabId, kind, id: &str| RequestEvent::new(tab.clone(), kind, RequestId(id.into()), id);
+        log.append(on(&tab, RequestEventKind::Sent, "save"));
+        let page = {
+            let (sim, tab) = (sim.clone(), tab.clone());
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(1000)).await;
+                log.append(on(&tab, RequestEventKind::Sent, "poll"));
+                tokio::time::sleep(Duration::from_millis(1500)).await;
+                log.append(on(&tab, RequestEventKind::Completed, "save"));
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                sim.start(&tab, "http://a.test/next");
+            })
+        };
+        let started = Instant::now();
+        let settled = settle_action(streams, &tab, LIMITS, &CancellationToken::new()).await.unwrap();
+        page.await.unwrap();
+        assert_eq!(settled, ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new() });
+        assert_eq!(started.elapsed(), Duration::from_millis(3005));
     }
 }

@@ -10,7 +10,7 @@ use crate::agent::round::AgentConfig;
 use crate::agent::round::Note;
 use crate::agent::round::{TabRef, TaskTabs};
 use crate::agent::settle::SettleOutcome;
-use crate::agent::settle::{ActionSettleEnd, settle_action};
+use crate::agent::settle::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
@@ -210,15 +210,24 @@ impl ToolContext<'_> {
             return ToolRun::err(browser(tool)(stale));
         }
         self.phase.set(format!("the {tool} to be delivered"));
-        let events = self.port.subscribe();
+        let streams = ActionStreams::subscribe(self.port);
         if let Err(e) = act.perform(self.port, &tab).await {
             return ToolRun::err(browser(tool)(e));
         }
-        self.phase.set("the page to go quiet");
-        let end = settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await;
-        match end {
-            Ok(end) => ToolRun::ok(format!("{}; the page {}", act.describe(), self.settle_words(&tab, end))),
+        self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
+        match settle_action(streams, &tab, self.action_limits(), self.cancel).await {
+            Ok(settled) => ToolRun::ok(format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled))),
             Err(e) => ToolRun::err(browser(tool)(e)),
+        }
+    }
+
+    /// The action settle's bounds, from the settings.
+    fn action_limits(&self) -> ActionLimits {
+        ActionLimits {
+            quiet: self.config.action_quiet,
+            cap: self.config.action_cap,
+            deadline: self.config.action_deadline,
+            follow: ACTION_FOLLOW,
         }
     }
 
@@ -236,6 +245,7 @@ impl ToolContext<'_> {
         };
         self.phase.set(format!("{} to close", dialog.what()));
         let position = self.port.position();
+        let request_position = self.port.request_log().len();
         if let Err(e) = self.port.handle_dialog(&tab, accept, text).await {
             return ToolRun::err(browser(TOOL)(e));
         }
@@ -252,25 +262,41 @@ impl ToolContext<'_> {
                 Err(e) => return ToolRun::err(browser(TOOL)(e)),
             }
         }
-        self.phase.set("the page to go quiet");
-        let events = self.port.subscribe_from(position);
-        match settle_action(events, &tab, self.config.action_quiet, self.config.action_cap, self.cancel).await {
-            Ok(end) => ToolRun::ok(format!("{answered}; the page {}", self.settle_words(&tab, end))),
+        self.phase.set("what the answer started to end and the page to go quiet");
+        let streams = ActionStreams::from(self.port, position, request_position);
+        match settle_action(streams, &tab, self.action_limits(), self.cancel).await {
+            Ok(settled) => ToolRun::ok(format!("{answered}; the page {}", self.settle_words(&tab, &settled))),
             Err(e) => ToolRun::err(browser(TOOL)(e)),
         }
     }
 
-    /// How the page ended an action settle, in words; a dialog is named, with what to do.
-    fn settle_words(&self, tab: &TabId, end: ActionSettleEnd) -> String {
-        let words = match end {
-            ActionSettleEnd::Quiet => "went quiet",
-            ActionSettleEnd::Capped => "was still busy at the settle cap",
-            ActionSettleEnd::Aborted => "was left when the user pressed Stop",
-            ActionSettleEnd::Dialog => "opened a dialog",
+    /// How the page ended an action settle, in words; requests the action started and that
+    /// held the wait are counted, those still in flight at the deadline named, and a dialog
+    /// named with what to do.
+    fn settle_words(&self, tab: &TabId, settled: &ActionSettled) -> String {
+        let words = match settled.end {
+            ActionSettleEnd::Quiet if settled.requests == 1 => {
+                "went quiet once the request the action started had ended".into()
+            }
+            ActionSettleEnd::Quiet if settled.requests > 1 => {
+                format!("went quiet once the {} requests the action started had ended", settled.requests)
+            }
+            ActionSettleEnd::Quiet => "went quiet".to_owned(),
+            ActionSettleEnd::Capped => "was still busy at the settle cap".to_owned(),
+            ActionSettleEnd::Deadline => {
+                let pending: Vec<String> = settled.pending.iter().map(|u| path_of(u)).collect();
+                format!(
+                    "was still busy at the action deadline ({} ms), waiting for what the action started: {}",
+                    self.config.action_deadline.as_millis(),
+                    pending.join(", ")
+                )
+            }
+            ActionSettleEnd::Aborted => "was left when the user pressed Stop".to_owned(),
+            ActionSettleEnd::Dialog => "opened a dialog".to_owned(),
         };
         match self.port.open_dialog(tab) {
             Some(dialog) => format!("{words}; {dialog}; answer it with handle_dialog"),
-            None => words.to_owned(),
+            None => words,
         }
     }
 
