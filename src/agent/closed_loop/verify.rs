@@ -204,7 +204,13 @@ async fn check_until(
                 Ok(Checked { misses, .. }) => last = Verdict::Failed { misses },
                 Err(e) => return Err(BrowserError::ScriptValue(e)),
             },
-            Ok(Err(e)) if e.is_tab_gone() || e.is_disconnected() => return Err(e),
+            Ok(Err(e)) if e.is_disconnected() => return Err(e),
+            // Chromium answers a check whose document a navigation replaced as if its frame
+            // were gone: the tab says whether it is.
+            Ok(Err(e)) if e.is_tab_gone() => {
+                port.tab(tab).await?;
+                wait_out_navigation(port, tab, deadline.saturating_duration_since(Instant::now())).await?;
+            }
             // The document went away under the check (a navigation): check the new one.
             Ok(Err(_)) | Err(_) => {}
         }
