@@ -84,6 +84,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/polling.feature"),
     },
     BuiltIn {
+        path: "features/agents/late_navigation.feature",
+        text: include_str!("../builtin/features/agents/late_navigation.feature"),
+    },
+    BuiltIn {
         path: "features/agents/user_hand.feature",
         text: include_str!("../builtin/features/agents/user_hand.feature"),
     },
