@@ -81,6 +81,23 @@ const KNOWN: &[(&str, bool, &str)] = &[
         false,
         "a phantom dialog: the snapshot still reports the confirm the user dismissed: no ref to click",
     ),
+    (
+        "A click whose handler fetches, then navigates, answers with the page it went to",
+        false,
+        "the click answers in 0.5 to 0.9 s with the page that is about to leave, before the \
+         handler's request (800 ms) is answered",
+    ),
+    (
+        "A click whose request outlasts any fixed window answers with the new page, whose links work",
+        true,
+        "the click answers in about 0.5 s with the page that is about to leave, and the snapshot \
+         right after is still that page (the request takes 2.5 s): no link go to click",
+    ),
+    (
+        "A click that fetches, then navigates to a page that polls forever, answers with that page soon",
+        false,
+        "as the first: the click answers in about 0.6 s with the page that is about to leave",
+    ),
 ];
 
 /// The workspace's top folder: the command runs there, as a user runs it.
