@@ -43,3 +43,16 @@ Feature: Controls inside a frame from another origin
       | 3    | snapshot | {}                  |
     Then call 1's answer lists "send"
     And call 3 answered with the page titled "Next"
+
+  # The reload replaces the page and the frame in it: the frame's old document, and its refs,
+  # are gone, whether the click comes while the reload is under way or after it.
+  @contract-agent-cross-origin-frame
+  Scenario: After the user reloads the page, a ref taken inside its frame is stale and sends nothing
+    Given the agent under test is on "{site}/frame?src={other}/page?title=Inner&title=Outer"
+    And before call 2 the user reloads the tab
+    When the agent under test is called:
+      | call | tool     | args                    |
+      | 1    | snapshot | {}                      |
+      | 2    | click    | {"ref": "{ref:send@1}"} |
+    Then call 2 failed as "stale-ref"
+    And the fixture site served "/submit" 0 times
