@@ -21,15 +21,15 @@ Feature: Controls inside a frame from another origin
 
   @contract-agent-cross-origin-frame
   Scenario: Typing with Enter into a field of a frame from another origin submits the frame's form
-    Given the agent under test is on "{site}/frame?src={other}/login&title=Outer"
+    Given the agent under test is on "{site}/frame?src={other}/form?label=Search&title=Outer"
     When the agent under test is called:
-      | call | tool     | args                                                  |
-      | 1    | snapshot | {}                                                    |
-      | 2    | type     | {"ref": "{ref:User}", "text": "ada", "submit": true}  |
-      | 3    | snapshot | {}                                                    |
+      | call | tool     | args                                                   |
+      | 1    | snapshot | {}                                                     |
+      | 2    | type     | {"ref": "{ref:Search}", "text": "ada", "submit": true} |
+      | 3    | snapshot | {}                                                     |
     Then call 2 succeeded
     And call 3 answered with the page titled "Outer"
-    And the fixture site served "/session" 1 time
+    And the fixture site served "/submit" 1 time
 
   # The top document's link comes before the frame, and the frame has a link of the same name:
   # the ref the snapshot gives the first must press the top document's link, not the frame's.
