@@ -6,8 +6,18 @@ Feature: Controls inside a frame from another origin
   controls, or sees them and gets refs that no click can reach. The frame here is on the second
   origin; the site's request log says whether its form was really sent.
 
+  # The snapshot alone, for agents that have no click (the hazard as its reports tell it).
   @contract-agent-cross-origin-frame
-  Scenario: A snapshot lists the controls of a frame from another origin, and a click on one sends its form
+  Scenario: A snapshot lists the controls of a frame from another origin beside the page's own
+    Given the agent under test is on "{site}/frame?src={other}/page?title=Inner&title=Outer"
+    When the agent under test is called:
+      | call | tool     | args |
+      | 1    | snapshot | {}   |
+    Then call 1's answer lists "go"
+    And call 1's answer lists "send"
+
+  @contract-agent-cross-origin-frame
+  Scenario: A click on a button of a frame from another origin sends the frame's form
     Given the agent under test is on "{site}/frame?src={other}/page?title=Inner&title=Outer"
     When the agent under test is called:
       | call | tool     | args                  |
