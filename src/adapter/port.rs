@@ -53,7 +53,8 @@ struct Place {
 }
 
 impl Place {
-    fn tab(tab: &TabId) -> Self {
+    /// The tab's own document.
+    fn top(tab: &TabId) -> Self {
         Self { tab: tab.clone(), frame: None }
     }
 
@@ -224,24 +225,19 @@ impl BidiPort {
         Ok(realms.realms.into_iter().find(|r| r.sandbox.is_none()).map(|r| r.realm))
     }
 
-    /// `script.evaluate` at the place, in its page realm when there is one, the whole within
-    /// `deadline`.
+    /// `script.evaluate` at the place, in its page realm when there is one; each of the two
+    /// commands within `deadline`.
     async fn evaluate_raw(
         &self,
         place: &Place,
         command: Evaluate,
         deadline: Duration,
     ) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
-        let started = Instant::now();
         let command = match self.page_realm(place, deadline).await? {
             Some(realm) => command.in_realm(&realm),
             None => command,
         };
-        let left = deadline.saturating_sub(started.elapsed());
-        if left.is_zero() {
-            return Err(BrowserError::Timeout { op: Evaluate::METHOD.to_owned(), after: deadline });
-        }
-        match self.send_to_page(place, command, left).await? {
+        match self.send_to_page(place, command, deadline).await? {
             PageAnswer::Answered(result) => Ok(result),
             PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: place.tab.clone(), dialog }),
         }
@@ -462,12 +458,12 @@ impl BrowserPort for BidiPort {
     }
 
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError> {
-        self.input(&Place::tab(tab), PerformActions::keys(ctx(tab), [key.webdriver_value()])).await
+        self.input(&Place::top(tab), PerformActions::keys(ctx(tab), [key.webdriver_value()])).await
     }
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
         let result =
-            self.evaluate_raw(&Place::tab(tab), Evaluate::json(&ctx(tab), expression), self.call_timeout).await?;
+            self.evaluate_raw(&Place::top(tab), Evaluate::json(&ctx(tab), expression), self.call_timeout).await?;
         json_of(result)
     }
 
@@ -493,12 +489,19 @@ impl BrowserPort for BidiPort {
     ) -> Result<Value, BrowserError> {
         let place = Place { tab: tab.clone(), frame: Some(frame.clone()) };
         let command = Evaluate::json(&place.context(), expression);
-        json_of(self.evaluate_raw(&place, command, deadline).await?)
+        // The realm lookup and the script together: a command given up here goes on in the
+        // background until its own deadline, the same.
+        match tokio::time::timeout(deadline, self.evaluate_raw(&place, command, deadline)).await {
+            Ok(result) => json_of(result?),
+            Err(_) => {
+                Err(BrowserError::Timeout { op: format!("{} in frame {frame}", Evaluate::METHOD), after: deadline })
+            }
+        }
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
         let shot = match self
-            .send_to_page(&Place::tab(tab), CaptureScreenshot { context: ctx(tab) }, self.call_timeout)
+            .send_to_page(&Place::top(tab), CaptureScreenshot { context: ctx(tab) }, self.call_timeout)
             .await?
         {
             PageAnswer::Answered(shot) => shot,
