@@ -104,6 +104,7 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
+    BuiltIn { path: "features/agents/frames.feature", text: include_str!("../builtin/features/agents/frames.feature") },
 ];
 
 /// The built-in agents' descriptions: (name, description).

@@ -98,6 +98,36 @@ const KNOWN: &[(&str, bool, &str)] = &[
         false,
         "as the first: the click answers in about 0.6 s with the page that is about to leave",
     ),
+    (
+        "A snapshot lists the controls of a frame from another origin beside the page's own",
+        true,
+        "its snapshot is a page.evaluate in the top document: it lists the page's \"go\" and nothing \
+         inside the frame",
+    ),
+    (
+        "A click on a button of a frame from another origin sends the frame's form",
+        true,
+        "its snapshot is a script in the top document: the frame's \"send\" is not in it, so there is \
+         no ref to click",
+    ),
+    (
+        "Typing with Enter into a field of a frame from another origin submits the frame's form",
+        true,
+        "its snapshot is a script in the top document: the frame's field \"Search\" is not in it, so \
+         there is no ref to type into",
+    ),
+    (
+        "The page's own link next to a frame from another origin still leads where it says",
+        true,
+        "its snapshot is a script in the top document: it lists the page's \"go\" but not the \
+         frame's \"send\"",
+    ),
+    (
+        "After the user reloads the page, a ref taken inside its frame is stale and sends nothing",
+        true,
+        "its snapshot is a script in the top document: the frame's \"send\" is not in it, so there \
+         is no ref to click",
+    ),
 ];
 
 /// The workspace's top folder: the command runs there, as a user runs it.

@@ -11,8 +11,8 @@ use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, Key, NavEvent, NavEventKind, PortDiagnostics,
-    RequestLog, Staleness, TabId, TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind,
+    PortDiagnostics, RequestLog, Staleness, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -42,6 +42,46 @@ impl std::fmt::Debug for BidiPort {
 
 fn ctx(tab: &TabId) -> ContextId {
     ContextId(tab.0.clone())
+}
+
+/// Where a command to the page goes: the tab's own document, or a frame inside it (a child
+/// browsing context, whatever its origin: the browser reaches into any).
+#[derive(Clone, Debug)]
+struct Place {
+    tab: TabId,
+    frame: Option<FrameId>,
+}
+
+impl Place {
+    /// The tab's own document.
+    fn top(tab: &TabId) -> Self {
+        Self { tab: tab.clone(), frame: None }
+    }
+
+    /// Where a target is: the frame a ref names, else the tab's own document (a selector is
+    /// looked up there).
+    fn of_target(tab: &TabId, target: &Target) -> Self {
+        let frame = match target {
+            Target::Ref(reference) => reference.frame.clone(),
+            Target::Css(_) => None,
+        };
+        Self { tab: tab.clone(), frame }
+    }
+
+    fn context(&self) -> ContextId {
+        self.frame.as_ref().map_or_else(|| ctx(&self.tab), |frame| ContextId(frame.0.clone()))
+    }
+
+    /// A BiDi error of a command sent there: a context that is gone is the frame, when it is
+    /// a frame's, else the tab.
+    fn error(&self, op: &str, err: BidiError) -> BrowserError {
+        match &self.frame {
+            Some(frame) if err.is_no_such_frame() => {
+                BrowserError::FrameGone { tab: self.tab.clone(), frame: frame.clone() }
+            }
+            _ => on_tab(&self.tab, op, err),
+        }
+    }
 }
 
 /// The events that show a navigation command took effect. Not a failure: the one that shows
@@ -134,20 +174,26 @@ impl BidiPort {
     /// all while the tab has a dialog open, and without waiting behind one that opens
     /// meanwhile. It runs in the background under the call deadline, so one held behind a
     /// dialog is still given up in time.
-    async fn send_to_page<C>(&self, tab: &TabId, cmd: C) -> Result<PageAnswer<C::Output>, BrowserError>
+    async fn send_to_page<C>(
+        &self,
+        place: &Place,
+        cmd: C,
+        deadline: Duration,
+    ) -> Result<PageAnswer<C::Output>, BrowserError>
     where
         C: Command + Send + Sync + 'static,
         C::Output: Send + 'static,
     {
+        let tab = &place.tab;
         // Subscribe before looking: a dialog that opens in between is still seen.
         let mut events = self.scope.log.subscribe();
         if let Some(dialog) = self.open_dialog(tab) {
             return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog });
         }
-        let (client, deadline, on) = (self.client.clone(), self.call_timeout, tab.clone());
+        let (client, on) = (self.client.clone(), place.clone());
         let (tx, mut reply) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
-            let _ = tx.send(client.send(&cmd, deadline).await.map_err(|e| on_tab(&on, C::METHOD, e)));
+            let _ = tx.send(client.send(&cmd, deadline).await.map_err(|e| on.error(C::METHOD, e)));
         });
         let answered = |answer: Result<Result<C::Output, BrowserError>, _>| match answer {
             Ok(answer) => answer.map(PageAnswer::Answered),
@@ -168,37 +214,40 @@ impl BidiPort {
         }
     }
 
-    /// The tab's page realm, if it has one yet. Scripts go to the realm, not the context:
-    /// Chromium 156 never answers context-targeted `script.evaluate` or `locateNodes` in a
-    /// `window.open` popup, while realm-targeted calls work everywhere. Just after a commit
-    /// the new document may have no realm yet: then `None`, and the caller targets the
-    /// context (which Chromium holds until the realm exists).
-    async fn page_realm(&self, tab: &TabId) -> Result<Option<String>, BrowserError> {
-        let realms = self.send(tab, &GetRealms { context: ctx(tab), kind: "window" }).await?;
+    /// The page realm of the place's document, if it has one yet. Scripts go to the realm, not
+    /// the context: Chromium 156 never answers context-targeted `script.evaluate` or
+    /// `locateNodes` in a `window.open` popup, while realm-targeted calls work everywhere.
+    /// Just after a commit the new document may have no realm yet: then `None`, and the caller
+    /// targets the context (which Chromium holds until the realm exists).
+    async fn page_realm(&self, place: &Place, deadline: Duration) -> Result<Option<String>, BrowserError> {
+        let get = GetRealms { context: place.context(), kind: "window" };
+        let realms = self.client.send(&get, deadline).await.map_err(|e| place.error(GetRealms::METHOD, e))?;
         Ok(realms.realms.into_iter().find(|r| r.sandbox.is_none()).map(|r| r.realm))
     }
 
-    /// `script.evaluate`, in the page realm when there is one.
+    /// `script.evaluate` at the place, in its page realm when there is one; each of the two
+    /// commands within `deadline`.
     async fn evaluate_raw(
         &self,
-        tab: &TabId,
+        place: &Place,
         command: Evaluate,
+        deadline: Duration,
     ) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
-        let command = match self.page_realm(tab).await? {
+        let command = match self.page_realm(place, deadline).await? {
             Some(realm) => command.in_realm(&realm),
             None => command,
         };
-        match self.send_to_page(tab, command).await? {
+        match self.send_to_page(place, command, deadline).await? {
             PageAnswer::Answered(result) => Ok(result),
-            PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
+            PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: place.tab.clone(), dialog }),
         }
     }
 
     /// An input to the page. One held by a dialog that opened meanwhile was taken: the dialog
     /// is what it set off (a click on a link whose page asks whether to leave), or it is
     /// delivered once the dialog is answered.
-    async fn input(&self, tab: &TabId, actions: PerformActions) -> Result<(), BrowserError> {
-        self.send_to_page(tab, actions).await.map(|_| ())
+    async fn input(&self, place: &Place, actions: PerformActions) -> Result<(), BrowserError> {
+        self.send_to_page(place, actions, self.call_timeout).await.map(|_| ())
     }
 
     /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
@@ -208,7 +257,7 @@ impl BidiPort {
     /// the element still connected to it, else the ref is stale. Where a click lands: not covered
     /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
     /// and look like success; this refuses it, naming the cover, and clicks nothing.
-    async fn clickable_id(&self, tab: &TabId, target: &Target) -> Result<String, BrowserError> {
+    async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
         let resolve = match target {
             Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
             Target::Ref(reference) => resolve_ref_script(reference),
@@ -217,7 +266,14 @@ impl BidiPort {
             "(() => {{ const el = {resolve}; if (!el || typeof el === \"string\") return el; \
              const why = ({NOT_INTERACTABLE_SCRIPT})(el); return why === null ? el : \"{NOT_INTERACTABLE}\" + why; }})()"
         );
-        let found = self.evaluate_raw(tab, Evaluate::node(&ctx(tab), expression)).await?;
+        let found =
+            match self.evaluate_raw(place, Evaluate::node(&place.context(), expression), self.call_timeout).await {
+                // The frame the ref was taken in has gone with its iframe: so has the element.
+                Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {
+                    return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone });
+                }
+                found => found?,
+            };
         if found.kind != "success" {
             let reason = found.exception_text();
             return Err(match target {
@@ -232,7 +288,7 @@ impl BidiPort {
             return Err(BrowserError::NotInteractable { target: target.to_string(), why: why.to_owned() });
         }
         Err(match target {
-            Target::Css(selector) => BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.clone() },
+            Target::Css(selector) => BrowserError::NoSuchElement { tab: place.tab.clone(), selector: selector.clone() },
             Target::Ref(reference) => {
                 let why = found
                     .string_value()
@@ -374,14 +430,20 @@ impl BrowserPort for BidiPort {
         Ok(self.scope.tracker().active().cloned())
     }
 
+    /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
+    /// where the browser finds the element's box and turns it into a point of the tab's viewport.
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
-        let node = self.clickable_id(tab, target).await?;
-        let clicked = self.input(tab, PerformActions::click(ctx(tab), &node)).await;
+        let place = Place::of_target(tab, target);
+        let node = self.clickable_id(&place, target).await?;
+        let clicked = self.input(&place, PerformActions::click(place.context(), &node)).await;
         match (clicked, target) {
             // The document was replaced between the resolve and the click: the node reference
             // died with it. Still a stale ref, and nothing was clicked.
             (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
                 Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
+            }
+            (Err(BrowserError::FrameGone { .. }), Target::Ref(reference)) => {
+                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone })
             }
             (clicked, _) => clicked,
         }
@@ -389,25 +451,59 @@ impl BrowserPort for BidiPort {
 
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError> {
         self.click(tab, target).await?;
+        let place = Place::of_target(tab, target);
         let chars: Vec<String> = text.chars().map(String::from).collect();
-        let keys = PerformActions::keys(ctx(tab), chars.iter().map(String::as_str));
-        self.input(tab, keys).await
+        let keys = PerformActions::keys(place.context(), chars.iter().map(String::as_str));
+        self.input(&place, keys).await
     }
 
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError> {
-        self.input(tab, PerformActions::keys(ctx(tab), [key.webdriver_value()])).await
+        self.input(&Place::top(tab), PerformActions::keys(ctx(tab), [key.webdriver_value()])).await
     }
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
-        let result = self.evaluate_raw(tab, Evaluate::json(&ctx(tab), expression)).await?;
-        result.into_json().map_err(|e| match e {
-            ScriptFailure::Exception(text) => BrowserError::Script(text),
-            ScriptFailure::NotJson(e) => BrowserError::ScriptValue(e),
-        })
+        let result =
+            self.evaluate_raw(&Place::top(tab), Evaluate::json(&ctx(tab), expression), self.call_timeout).await?;
+        json_of(result)
+    }
+
+    /// The tab's tree below it, from `getTree` rooted at the tab, parents before children.
+    async fn frames(&self, tab: &TabId) -> Result<Vec<FrameInfo>, BrowserError> {
+        let tree = self.send(tab, &GetTree { root: Some(ctx(tab)), max_depth: None }).await?;
+        let top = tree.contexts.into_iter().next().filter(|i| self.owns(i));
+        let top = top.ok_or_else(|| BrowserError::TabGone(tab.clone()))?;
+        let mut frames = Vec::new();
+        flatten_frames(top.children.unwrap_or_default(), None, &mut frames);
+        for frame in &mut frames {
+            frame.loading = self.scope.frame_loading(&ContextId(frame.id.0.clone()));
+        }
+        Ok(frames)
+    }
+
+    async fn evaluate_in_frame(
+        &self,
+        tab: &TabId,
+        frame: &FrameId,
+        expression: &str,
+        deadline: Duration,
+    ) -> Result<Value, BrowserError> {
+        let place = Place { tab: tab.clone(), frame: Some(frame.clone()) };
+        let command = Evaluate::json(&place.context(), expression);
+        // The realm lookup and the script together: a command given up here goes on in the
+        // background until its own deadline, the same.
+        match tokio::time::timeout(deadline, self.evaluate_raw(&place, command, deadline)).await {
+            Ok(result) => json_of(result?),
+            Err(_) => {
+                Err(BrowserError::Timeout { op: format!("{} in frame {frame}", Evaluate::METHOD), after: deadline })
+            }
+        }
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
-        let shot = match self.send_to_page(tab, CaptureScreenshot { context: ctx(tab) }).await? {
+        let shot = match self
+            .send_to_page(&Place::top(tab), CaptureScreenshot { context: ctx(tab) }, self.call_timeout)
+            .await?
+        {
             PageAnswer::Answered(shot) => shot,
             PageAnswer::Held(dialog) => return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
         };
@@ -485,6 +581,24 @@ impl PortDiagnostics for BidiPort {
 
     fn wire_record(&self) -> Vec<String> {
         self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
+    }
+}
+
+/// The JSON value a script answered, or why there is none.
+fn json_of(result: crate::bidi::modules::script::EvaluateResult) -> Result<Value, BrowserError> {
+    result.into_json().map_err(|e| match e {
+        ScriptFailure::Exception(text) => BrowserError::Script(text),
+        ScriptFailure::NotJson(e) => BrowserError::ScriptValue(e),
+    })
+}
+
+/// The frames of a `getTree` answer's children, depth first: each frame before those nested
+/// in it, siblings in the browser's order.
+fn flatten_frames(children: Vec<Info>, parent: Option<&FrameId>, out: &mut Vec<FrameInfo>) {
+    for child in children {
+        let id = FrameId(child.context.0);
+        out.push(FrameInfo { id: id.clone(), url: child.url, parent: parent.cloned(), loading: false });
+        flatten_frames(child.children.unwrap_or_default(), Some(&id), out);
     }
 }
 

@@ -38,6 +38,11 @@ pub(super) struct Scope {
     /// Navigations already reported ended without a commit: browsers say so in more than one
     /// way (Chromium's `navigationFailed` after the request's `fetchError`), the log says it once.
     ended: Mutex<std::collections::HashSet<NavigationId>>,
+    /// Its frames with a navigation started and not yet committed or ended, by their events. A
+    /// frame's navigations are not its tab's and stay out of the log; this only tells a
+    /// snapshot which frames to give a short wait (Chromium holds a script sent to a frame
+    /// until its navigation commits, and one that never commits, forever).
+    frames_loading: Mutex<std::collections::HashSet<ContextId>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -65,6 +70,20 @@ impl Scope {
         if let Some(raw) = &self.raw {
             let t_ms = self.log.origin().elapsed().as_secs_f64() * 1000.0;
             lock(raw).push(RawEvent { t_ms, method: method.to_owned(), params: params.clone() });
+        }
+    }
+
+    /// A navigation has started in the frame and not yet committed or ended, by its events.
+    pub(super) fn frame_loading(&self, frame: &ContextId) -> bool {
+        lock(&self.frames_loading).contains(frame)
+    }
+
+    fn frame_navigated(&self, frame: &ContextId, kind: NavEventKind) {
+        let mut loading = lock(&self.frames_loading);
+        if kind == NavEventKind::Started {
+            loading.insert(frame.clone());
+        } else if kind.proves_commit() || kind.ends_without_commit() {
+            loading.remove(frame);
         }
     }
 
@@ -150,7 +169,12 @@ impl Router {
     }
 
     fn on_context_destroyed(routes: &mut Routes, info: &Info, method: &str, params: &Value) {
-        routes.frames.remove(&info.context);
+        if let Some(tab) = routes.frames.remove(&info.context) {
+            if let Some(scope) = routes.tabs.get(&tab) {
+                lock(&scope.frames_loading).remove(&info.context);
+            }
+            return;
+        }
         let Some(scope) = routes.tabs.get(&info.context).cloned() else { return };
         scope.record_raw(method, params);
         scope.publish(NavEvent::new(TabId(info.context.0.clone()), NavEventKind::TabClosed).with_url(info.url.clone()));
@@ -158,9 +182,11 @@ impl Router {
 
     fn on_navigation(routes: &Routes, kind: NavEventKind, nav: &NavigationInfo, method: &str, params: &Value) {
         if let Some(tab) = routes.frames.get(&nav.context) {
-            // A frame's navigation is not the tab's: keep it for the record only.
+            // A frame's navigation is not the tab's: keep it for the record, and whether the
+            // frame is loading, only.
             if let Some(scope) = routes.tabs.get(tab) {
                 scope.record_raw(method, params);
+                scope.frame_navigated(&nav.context, kind);
             }
             return;
         }
@@ -342,6 +368,28 @@ mod tests {
             json!({"context": "F", "accepted": false, "type": "confirm"}),
         );
         assert_eq!(scope.tracker().get(&tab).and_then(|s| s.dialog.clone()), None);
+    }
+
+    #[test]
+    fn a_frame_loads_from_its_start_until_its_commit_or_its_end_and_its_tab_never_hears_of_it() {
+        let (mut router, scope) = router_with_a_framed_tab();
+        let frame = ContextId("F".into());
+        let events_before = scope.log.len();
+        let nav = |url: &str| json!({"context": "F", "navigation": "n1", "url": url});
+        router.on_event("browsingContext.navigationStarted", nav("http://x/never"));
+        assert!(scope.frame_loading(&frame));
+        router.on_event("browsingContext.navigationCommitted", nav("http://x/never"));
+        assert!(!scope.frame_loading(&frame));
+        router.on_event("browsingContext.navigationStarted", nav("http://x/204"));
+        router.on_event("browsingContext.navigationFailed", nav("http://x/204"));
+        assert!(!scope.frame_loading(&frame));
+        router.on_event("browsingContext.navigationStarted", nav("http://x/gone"));
+        router.on_event(
+            "browsingContext.contextDestroyed",
+            json!({"context": "F", "url": "about:blank", "parent": "T", "userContext": "default"}),
+        );
+        assert!(!scope.frame_loading(&frame));
+        assert_eq!(scope.log.len(), events_before, "a frame's navigation is not its tab's");
     }
 
     #[test]

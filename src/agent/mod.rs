@@ -34,7 +34,7 @@ mod round;
 mod settle;
 mod tools;
 
-pub use closed_loop::{Element, FormContext, Miss, Observation, Pattern, Verdict, observe};
+pub use closed_loop::{Element, FormContext, FrameSeen, LeftOut, Miss, Observation, Pattern, Verdict, observe};
 pub use guards::safe_parse_origin;
 pub use reliability::{
     Checkpoint, Checkpoints, ControlState, Pause, PauseReason, RetryPolicy, StoredCheckpoints, TaskControl,

@@ -1,6 +1,6 @@
 //! The port's error type: one variant per thing a caller must tell apart.
 
-use super::types::{Dialog, ElementRef, Staleness, TabId};
+use super::types::{Dialog, ElementRef, FrameId, Staleness, TabId};
 use std::time::Duration;
 
 /// What can go wrong in a call to the browser port.
@@ -13,6 +13,10 @@ pub enum BrowserError {
     /// The tab no longer exists (closed by the user, the page or the agent).
     #[error("tab {0} is gone")]
     TabGone(TabId),
+    /// The frame is no longer in the tab's page (its iframe was removed, or the page around it
+    /// replaced).
+    #[error("frame {frame} of tab {tab} is gone")]
+    FrameGone { tab: TabId, frame: FrameId },
     /// The connection to the browser is gone; nothing more can be done with it.
     #[error("browser disconnected")]
     Disconnected,
@@ -70,6 +74,10 @@ impl BrowserError {
 
     pub fn is_tab_gone(&self) -> bool {
         matches!(self, Self::TabGone(_))
+    }
+
+    pub fn is_frame_gone(&self) -> bool {
+        matches!(self, Self::FrameGone { .. })
     }
 
     /// A dialog blocks the page.

@@ -26,4 +26,6 @@ pub use port::{BrowserPort, Key, PortDiagnostics};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub(crate) use tab_state::TabTracker;
-pub use types::{Dialog, DialogKind, ElementRef, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target};
+pub use types::{
+    Dialog, DialogKind, ElementRef, FrameId, FrameInfo, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target,
+};

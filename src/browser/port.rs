@@ -4,11 +4,11 @@ use super::error::BrowserError;
 use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
-use super::types::{Dialog, TabId, TabInfo, Target};
+use super::types::{Dialog, FrameId, FrameInfo, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A key the agent may press. Closed set, so a typo is an error before anything is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +82,9 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn activate(&self, tab: &TabId) -> Result<(), BrowserError>;
     /// The browser's active tab among this port's tabs, if any.
     async fn active_tab(&self) -> Result<Option<TabId>, BrowserError>;
-    /// A real pointer click on the target: the first element a selector matches, or the
-    /// element a ref names (a stale ref fails with [`BrowserError::StaleRef`], clicking nothing).
+    /// A real pointer click on the target: the first element a selector matches in the tab's
+    /// own document, or the element a ref names, in the frame the ref names if it names one (a
+    /// stale ref fails with [`BrowserError::StaleRef`], clicking nothing).
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError>;
     /// Focuses the element (by a click) and types `text`.
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError>;
@@ -91,6 +92,26 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError>;
     /// Evaluates a script expression in the page (promises awaited) and returns its JSON value.
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError>;
+    /// The frames of the tab's page (its iframes, and theirs), parents before their children,
+    /// whatever their origin. A port that cannot see inside a page lists none.
+    async fn frames(&self, tab: &TabId) -> Result<Vec<FrameInfo>, BrowserError> {
+        self.tab(tab).await.map(|_| Vec::new())
+    }
+    /// Evaluates a script expression in one frame of the tab (promises awaited), as
+    /// [`Self::evaluate`] does in the tab's own document, within `deadline` rather than the
+    /// port's call deadline: a frame still loading, one that never loads or keeps navigating
+    /// must not hold the caller long. A frame no longer in the page fails with
+    /// [`BrowserError::FrameGone`].
+    async fn evaluate_in_frame(
+        &self,
+        tab: &TabId,
+        frame: &FrameId,
+        expression: &str,
+        deadline: Duration,
+    ) -> Result<Value, BrowserError> {
+        let _ = (expression, deadline);
+        Err(BrowserError::FrameGone { tab: tab.clone(), frame: frame.clone() })
+    }
     /// A PNG screenshot of the tab's viewport.
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError>;
     /// The dialog the tab's page has open, as its events said (no call to the browser). While

@@ -20,6 +20,37 @@ impl From<&str> for TabId {
     }
 }
 
+/// A frame inside a tab's page: a child browsing context, an iframe's (in BiDi, its context
+/// id). It outlives the frame's navigations; removing the iframe ends it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FrameId(pub String);
+
+impl fmt::Display for FrameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for FrameId {
+    fn from(s: &str) -> Self {
+        Self(s.to_owned())
+    }
+}
+
+/// A frame of a tab's page, as the browser lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FrameInfo {
+    pub id: FrameId,
+    /// The URL the browser reports for the frame's document.
+    pub url: String,
+    /// The frame it is nested in; `None`: an iframe of the tab's own document.
+    pub parent: Option<FrameId>,
+    /// A navigation has started in it and not yet committed or ended (by its events): its
+    /// document is not there yet, or about to go.
+    pub loading: bool,
+}
+
 /// One navigation of a tab, as the browser numbers it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
@@ -94,26 +125,41 @@ impl fmt::Display for Dialog {
     }
 }
 
-/// An element of an observed page, as the snapshot named it: the document it was seen in and
-/// its number there. Written `<document>.<n>` (e.g. `k3x9q2.12`). A ref is never resolved by
-/// position: it names one element of one document, and is stale once that document is
-/// replaced or the element removed.
+/// An element of an observed page, as the snapshot named it: the frame and the document it was
+/// seen in and its number there. Written `<document>.<n>` (e.g. `k3x9q2.12`) for an element of
+/// the tab's own document, `<frame>/<document>.<n>` for one inside a frame. A ref is never
+/// resolved by position: it names one element of one document, and is stale once that
+/// document is replaced (in a frame: the frame navigated, or is gone) or the element removed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ElementRef {
+    /// The frame whose document it was seen in; `None`: the tab's own document.
+    pub frame: Option<FrameId>,
     /// The document's identity, given by the snapshot the first time it saw that document.
     pub document: String,
     pub index: u32,
 }
 
+impl ElementRef {
+    /// A ref of an element of the tab's own document.
+    pub fn top(document: impl Into<String>, index: u32) -> Self {
+        Self { frame: None, document: document.into(), index }
+    }
+}
+
 impl fmt::Display for ElementRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(frame) = &self.frame {
+            write!(f, "{frame}/")?;
+        }
         write!(f, "{}.{}", self.document, self.index)
     }
 }
 
-/// A ref that is not `<document>.<n>`.
+/// A ref that is not `<document>.<n>` or `<frame>/<document>.<n>`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not a ref (refs look like k3x9q2.12: a document id, a dot, a number)")]
+#[error(
+    "{0:?} is not a ref (refs look like k3x9q2.12: a document id, a dot, a number; in a frame, <frame id>/k3x9q2.12)"
+)]
 pub struct MalformedRef(pub String);
 
 impl std::str::FromStr for ElementRef {
@@ -121,11 +167,23 @@ impl std::str::FromStr for ElementRef {
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let malformed = || MalformedRef(text.to_owned());
-        let (document, index) = text.split_once('.').ok_or_else(malformed)?;
+        // Browsers' context ids: Chromium's are hex, Firefox's UUIDs (with dashes).
+        let (frame, element) = match text.split_once('/') {
+            Some((frame, element)) => {
+                let frame_ok =
+                    !frame.is_empty() && frame.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+                if !frame_ok {
+                    return Err(malformed());
+                }
+                (Some(FrameId(frame.to_owned())), element)
+            }
+            None => (None, text),
+        };
+        let (document, index) = element.split_once('.').ok_or_else(malformed)?;
         let document_ok = !document.is_empty() && document.chars().all(|c| c.is_ascii_alphanumeric());
         let index_ok = !index.is_empty() && index.chars().all(|c| c.is_ascii_digit());
         match (document_ok, index_ok, index.parse()) {
-            (true, true, Ok(index)) => Ok(Self { document: document.to_owned(), index }),
+            (true, true, Ok(index)) => Ok(Self { frame, document: document.to_owned(), index }),
             _ => Err(malformed()),
         }
     }
@@ -172,6 +230,9 @@ crate::closed_set! {
         /// The document is still the tab's, but a navigation is replacing it (a reload, a
         /// link, the page's own redirect): whatever the ref names is about to go.
         DocumentLeaving = "document-leaving",
+        /// The frame the ref was taken in is no longer in the page (its iframe was removed,
+        /// or the page around it replaced).
+        FrameGone = "frame-gone",
     }
 }
 
@@ -182,6 +243,7 @@ impl Staleness {
             Self::DocumentReplaced => "its page has been replaced since it was observed",
             Self::ElementRemoved => "its element is no longer in the page",
             Self::DocumentLeaving => "its page is being replaced (a navigation is in flight)",
+            Self::FrameGone => "the frame it was in is no longer in the page",
         }
     }
 }
@@ -193,10 +255,21 @@ mod tests {
     #[test]
     fn a_ref_reads_and_prints_as_document_dot_number() {
         let r: ElementRef = "k3x9q2.12".parse().unwrap();
-        assert_eq!(r, ElementRef { document: "k3x9q2".into(), index: 12 });
+        assert_eq!(r, ElementRef::top("k3x9q2", 12));
         assert_eq!(r.to_string(), "k3x9q2.12");
-        for bad in ["", "12", "k3.", ".4", "k3.x", "k-3.4", "k3.4.5", "k3.-4"] {
+        for bad in ["", "12", "k3.", ".4", "k3.x", "k-3.4", "k3.4.5", "k3.-4", "/k3.4", "f 1/k3.4", "f/k3", "a/b/k3.4"]
+        {
             assert_eq!(bad.parse::<ElementRef>(), Err(MalformedRef(bad.into())), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_ref_inside_a_frame_carries_the_frame_before_a_slash() {
+        for frame in ["8F3A9C1D2E4B5A6978C0D1E2F3A4B5C6", "6e0f8c5a-4b1d-4c3e-9f1a-0b2c3d4e5f60"] {
+            let text = format!("{frame}/k3x9q2.12");
+            let r: ElementRef = text.parse().unwrap();
+            assert_eq!(r, ElementRef { frame: Some(FrameId::from(frame)), ..ElementRef::top("k3x9q2", 12) });
+            assert_eq!(r.to_string(), text);
         }
     }
 }

@@ -16,10 +16,14 @@ const WELCOME: &str = "/page?title=Welcome";
 
 pub(super) async fn form(Query(q): Query_) -> Page {
     let p = Params(q);
+    // `label` names the field (aria-label) with no text of its own on the page: a field a model
+    // finds by its name alone, as it would a search box.
+    let label = p.0.get("label").map(|l| format!(" aria-label=\"{}\"", html(l))).unwrap_or_default();
     let slots = [
         ("title", html(&p.text("title", "Form"))),
         ("action", html(&p.url("action", Some("/submit"))?)),
         ("method", p.method("method", "post")?),
+        ("label_attr", label),
     ];
     Ok(Html(render(template::FORM, &slots)).into_response())
 }
@@ -84,6 +88,22 @@ mod tests {
             assert_eq!(response.status(), StatusCode::SEE_OTHER, "{form}");
             assert_eq!(response.headers()[header::LOCATION], location, "{form}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_form_field_takes_its_name_from_label_alone() {
+        let (_shutdown, state) = state();
+        let (_, _, body) = send(&state, get("/form?label=Card%20%22no%22")).await;
+        assert!(
+            body.contains("<input id=\"q\" name=\"q\" type=\"text\" aria-label=\"Card &quot;no&quot;\">"),
+            "{body}"
+        );
+        let (_, _, body) = send(&state, get("/form")).await;
+        assert!(body.contains("<input id=\"q\" name=\"q\" type=\"text\">"), "{body}");
+    }
+
+    fn get(uri: &str) -> axum::http::Request<axum::body::Body> {
+        axum::http::Request::get(uri).body(axum::body::Body::empty()).unwrap()
     }
 
     #[tokio::test]

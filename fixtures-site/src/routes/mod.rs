@@ -46,7 +46,7 @@ pub const ROUTES: &[&str] = &[
     "/meta-refresh?to=URL&after=S",
     "/js-redirect?to=URL&after=MS",
     "/link?to=URL&target=_blank",
-    "/form?action=URL&method=post",
+    "/form?action=URL&method=post&label=L",
     "/submit?delay=MS&title=T",
     "/close-self?after=MS",
     "/popup?to=URL&after=MS",

@@ -10,7 +10,7 @@ mod observe;
 mod progress;
 mod verify;
 
-pub use observe::{Element, FormContext, Observation, observe};
+pub use observe::{Element, FormContext, FrameSeen, LeftOut, Observation, observe};
 pub use progress::Pattern;
 pub use verify::{Miss, Verdict};
 

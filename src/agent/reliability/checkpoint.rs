@@ -132,6 +132,7 @@ mod tests {
             text: String::new(),
             elements,
             dialog: None,
+            frames: Vec::new(),
         }
     }
 

@@ -95,6 +95,11 @@ impl Agent<'_> {
             task.snapshots += 1;
             observation.snapshot = format!("s{}", task.snapshots);
             task.tabs.note_document(&observation.document, &tab);
+            // A frame's refs name its document: a ref of another tab's frame is refused as one
+            // of that tab, not clicked there.
+            for frame in observation.frames.iter().filter(|f| !f.document.is_empty()) {
+                task.tabs.note_document(&frame.document, &tab);
+            }
             task.trace.record(
                 round,
                 TraceEvent::Observed {

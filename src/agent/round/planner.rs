@@ -300,6 +300,7 @@ mod tests {
             text: String::new(),
             elements: vec![element("#go", 1), element("#q", 2)],
             dialog: None,
+            frames: Vec::new(),
         }
     }
 

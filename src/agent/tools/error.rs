@@ -231,6 +231,7 @@ impl FailureKind {
             | BrowserError::InvalidUrl { .. }
             | BrowserError::InvalidSelector { .. } => Self::BadInput,
             BrowserError::TabGone(_)
+            | BrowserError::FrameGone { .. }
             | BrowserError::Disconnected
             | BrowserError::Script(_)
             | BrowserError::ScriptValue(_)

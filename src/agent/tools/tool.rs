@@ -290,7 +290,8 @@ mod tests {
         );
         assert_eq!(
             err("type", json!({"ref": "#q", "text": "x"})),
-            "type: argument \"ref\": \"#q\" is not a ref (refs look like k3x9q2.12: a document id, a dot, a number)"
+            "type: argument \"ref\": \"#q\" is not a ref (refs look like k3x9q2.12: a document id, a dot, a number; \
+             in a frame, <frame id>/k3x9q2.12)"
         );
         assert_eq!(
             err("click", json!({"ref": 12})),

@@ -152,6 +152,9 @@ pub struct Info {
     /// The context whose page opened it.
     #[serde(rename = "originalOpener", default)]
     pub original_opener: Option<ContextId>,
+    /// Its frames, as `getTree` gives them (`None` past the depth asked for, and in events).
+    #[serde(default)]
+    pub children: Option<Vec<Info>>,
 }
 
 /// `browsingContext.locateNodes` with a CSS selector.
