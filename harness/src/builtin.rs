@@ -104,6 +104,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/overlays.feature",
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
+    BuiltIn {
+        path: "features/agents/back_forward_cache.feature",
+        text: include_str!("../builtin/features/agents/back_forward_cache.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).
