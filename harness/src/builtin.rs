@@ -108,6 +108,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/back_forward_cache.feature",
         text: include_str!("../builtin/features/agents/back_forward_cache.feature"),
     },
+    BuiltIn {
+        path: "features/agents/removed.feature",
+        text: include_str!("../builtin/features/agents/removed.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).
