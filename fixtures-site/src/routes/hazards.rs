@@ -70,8 +70,8 @@ pub(super) async fn button(Query(q): Query_) -> Page {
 }
 
 /// `/rerender`: a button the page's own script replaces with a new one of the same id and
-/// label (after each press, and after `Refresh` has fetched `/data?delay=MS`), or removes
-/// (after `Remove` has).
+/// label (after each press, and on `Refresh`), or removes (on `Remove`); given a delay, those two
+/// change the list only once `/data?delay=MS` has answered.
 pub(super) async fn rerender(Query(q): Query_) -> Page {
     let p = Params(q);
     let label = p.text("label", "Press me");
@@ -79,7 +79,7 @@ pub(super) async fn rerender(Query(q): Query_) -> Page {
         ("title", html(&p.text("title", "Rerender"))),
         ("label", html(&label)),
         ("label_js", js_string(&label)),
-        ("data_js", js_string(&format!("/data?delay={}", p.ms("delay", 300)?))),
+        ("delay", p.ms("delay", 0)?.to_string()),
     ];
     Ok(Html(render(template::RERENDER, &slots)).into_response())
 }
@@ -162,14 +162,14 @@ mod tests {
                     "<title>Cart</title>",
                     "<button id=\"b\" type=\"button\">&lt;Buy&gt;</button>",
                     "const label = \"<Buy>\";",
-                    "fetch(\"/data?delay=50\")",
+                    "const delay = 50;",
                     "/pressed?n=",
                     "Rendered 1",
                     ">Refresh</button>",
                     ">Remove</button>",
                 ],
             ),
-            ("/rerender", &["<title>Rerender</title>", ">Press me</button>", "fetch(\"/data?delay=300\")"]),
+            ("/rerender", &["<title>Rerender</title>", ">Press me</button>", "const delay = 0;"]),
         ] {
             let (status, body) = get(&state, uri).await;
             assert_eq!(status, StatusCode::OK, "{uri}");
