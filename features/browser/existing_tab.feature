@@ -118,6 +118,25 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Then the tab's URL is "{site}/gate?name=Earlier"
     And the fixture site served "/gate" 2 times
 
+  # Under WebDriver BiDi both browsers keep /cached in their back/forward cache and bring that
+  # very document back: no request, no load event. Chromium 156 commits it under the id of the
+  # page's first load; Firefox ESR 153 says only that the navigation started, and the port hears
+  # the rest in the answer to its traversal. The port says `restored` for both.
+  @contract-browser-back-forward-cache
+  Scenario: Going back to a page that the back/forward cache keeps restores it, with no load
+    Given a tab is open on "{site}/cached?title=Kept&go=/page?title=Later"
+    When the user clicks "#go"
+    And the tab's "load" event arrives
+    And the user goes back
+    And the tab's "restored" event arrives
+    Then the tab's URL is "{site}/cached?title=Kept&go=/page?title=Later"
+    And the tab has no pending URL
+    And the tab is not loading
+    And the tab has no "load" event within 500 ms
+    When the page is asked for "document.getElementById('shown').textContent"
+    Then the page answers "Shown: restored 1"
+    And the fixture site served "/cached" 1 time
+
   @chromium-quirk @contract-browser-chromium-quirks
   Scenario: A script sent to a tab whose navigation is in flight gets no answer until the commit, then fails
     Chromium 156 holds script.evaluate while the tab navigates and fails it once the new page

@@ -26,6 +26,8 @@ pub(crate) const POLL: &str = include_str!("../pages/poll.html");
 pub(crate) const BUTTON: &str = include_str!("../pages/button.html");
 pub(crate) const ANCHORS: &str = include_str!("../pages/anchors.html");
 pub(crate) const UPLOAD: &str = include_str!("../pages/upload.html");
+pub(crate) const CACHED: &str = include_str!("../pages/cached.html");
+pub(crate) const RERENDER: &str = include_str!("../pages/rerender.html");
 
 /// Fills `{{key}}` slots; the values must already be escaped for where they go.
 pub(crate) fn render(template: &str, slots: &[(&str, String)]) -> String {

@@ -105,6 +105,14 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/overlays.feature"),
     },
     BuiltIn { path: "features/agents/frames.feature", text: include_str!("../builtin/features/agents/frames.feature") },
+    BuiltIn {
+        path: "features/agents/back_forward_cache.feature",
+        text: include_str!("../builtin/features/agents/back_forward_cache.feature"),
+    },
+    BuiltIn {
+        path: "features/agents/removed.feature",
+        text: include_str!("../builtin/features/agents/removed.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).

@@ -13,6 +13,7 @@ mod kind;
 mod launch;
 mod port;
 mod remote;
+mod restore;
 mod router;
 mod session;
 mod subscribe;

@@ -1,6 +1,7 @@
 //! [`BrowserPort`] over BiDi, for the tabs of one user context.
 
 use super::error::{general, on_tab};
+use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
@@ -132,18 +133,29 @@ impl BidiPort {
     /// answer before it sends `navigationStarted`, and a caller that reads the tab then would
     /// see the old page with nothing pending. So after a successful answer the port still waits
     /// for the tab's start (or commit) event; only the deadline ends that wait, successfully.
-    async fn start_navigation<C>(&self, tab: &TabId, cmd: C, mut events: EventStream) -> Result<(), BrowserError>
+    async fn start_navigation<C>(
+        &self,
+        tab: &TabId,
+        cmd: C,
+        mut events: EventStream,
+        after: AfterAnswer,
+    ) -> Result<(), BrowserError>
     where
         C: Command + Send + Sync + 'static,
     {
-        let client = self.client.clone();
+        let (client, scope, on, deadline) =
+            (self.client.clone(), Arc::clone(&self.scope), tab.clone(), self.call_timeout);
         let (tx, mut reply) = tokio::sync::oneshot::channel::<Result<(), BidiError>>();
         tokio::spawn(async move {
             let result = client.send(&cmd, NAVIGATION_COMMAND_TIMEOUT).await.map(|_| ());
             if let Err(e) = &result {
                 tracing::debug!(method = C::METHOD, error = %e, "background navigation command");
             }
+            let answered = result.is_ok();
             let _ = tx.send(result);
+            if answered && after == AfterAnswer::LookForRestore {
+                report_if_restored(&client, &scope, &on, deadline).await;
+            }
         });
         let deadline = tokio::time::sleep(self.call_timeout);
         tokio::pin!(deadline);
@@ -361,7 +373,7 @@ impl BrowserPort for BidiPort {
         }
         let events = self.scope.log.subscribe();
         let navigate = Navigate { context: ctx(&tab), url: url.to_owned(), wait: Readiness::None };
-        match self.start_navigation(&tab, navigate, events).await {
+        match self.start_navigation(&tab, navigate, events, AfterAnswer::Nothing).await {
             // The tab exists, and its navigation ended before the command was answered (a 204:
             // Chromium now and then fails the command itself with net::ERR_ABORTED, as well as
             // sending navigationFailed). That is the tab's state, as when the failure comes
@@ -393,17 +405,19 @@ impl BrowserPort for BidiPort {
         check_url(url)?;
         let events = self.scope.log.subscribe();
         let navigate = Navigate { context: ctx(tab), url: url.to_owned(), wait: Readiness::None };
-        self.start_navigation(tab, navigate, events).await
+        self.start_navigation(tab, navigate, events, AfterAnswer::Nothing).await
     }
 
     async fn reload(&self, tab: &TabId) -> Result<(), BrowserError> {
         let events = self.scope.log.subscribe();
-        self.start_navigation(tab, Reload { context: ctx(tab), wait: Readiness::None }, events).await
+        self.start_navigation(tab, Reload { context: ctx(tab), wait: Readiness::None }, events, AfterAnswer::Nothing)
+            .await
     }
 
     async fn back(&self, tab: &TabId) -> Result<(), BrowserError> {
         let events = self.scope.log.subscribe();
-        self.start_navigation(tab, TraverseHistory { context: ctx(tab), delta: -1 }, events).await
+        let traverse = TraverseHistory { context: ctx(tab), delta: -1 };
+        self.start_navigation(tab, traverse, events, AfterAnswer::LookForRestore).await
     }
 
     /// Closes the tab. Chromium 156 silently drops a `browsingContext.close` sent between a

@@ -87,7 +87,7 @@ impl Scope {
         }
     }
 
-    fn publish(&self, event: NavEvent) {
+    pub(super) fn publish(&self, event: NavEvent) {
         if event.kind.ends_without_commit()
             && let Some(navigation) = &event.navigation
             && !lock(&self.ended).insert(navigation.clone())
@@ -192,12 +192,24 @@ impl Router {
         }
         let Some(scope) = routes.tabs.get(&nav.context) else { return };
         scope.record_raw(method, params);
+        let tab = TabId(nav.context.0.clone());
+        let navigation = nav.navigation.as_ref().map(|n| NavigationId(n.0.clone()));
+        let restored = (kind == NavEventKind::Committed)
+            .then(|| scope.tracker().get(&tab).and_then(|s| s.restored_by(&nav.url, navigation.as_ref())))
+            .flatten();
         scope.publish(
-            NavEvent::new(TabId(nav.context.0.clone()), kind)
+            NavEvent::new(tab.clone(), kind)
                 .with_url(nav.url.clone())
-                .with_navigation(nav.navigation.as_ref().map(|n| NavigationId(n.0.clone())))
+                .with_navigation(navigation)
                 .with_browser_ts(nav.timestamp),
         );
+        // Chromium's word for a page back from the back/forward cache is that commit; the log
+        // says `restored` after it, as it does for Firefox (see `restore.rs`).
+        if let Some(pending) = restored {
+            scope.publish(
+                NavEvent::new(tab, NavEventKind::Restored).with_url(nav.url.clone()).with_navigation(Some(pending)),
+            );
+        }
     }
 }
 
@@ -390,6 +402,34 @@ mod tests {
         );
         assert!(!scope.frame_loading(&frame));
         assert_eq!(scope.log.len(), events_before, "a frame's navigation is not its tab's");
+    }
+
+    #[test]
+    fn a_commit_under_the_id_of_an_earlier_load_is_followed_by_restored() {
+        // Chromium 156 going back to a page it kept in its back/forward cache.
+        let (mut router, scope) = router_with_a_framed_tab();
+        let nav = |method: &str, id: &str, url: &str| {
+            (method.to_owned(), json!({"context": "T", "navigation": id, "timestamp": 1, "url": url}))
+        };
+        for (method, params) in [
+            nav("browsingContext.navigationStarted", "1", "http://a/kept"),
+            nav("browsingContext.navigationCommitted", "1", "http://a/kept"),
+            nav("browsingContext.load", "1", "http://a/kept"),
+            nav("browsingContext.navigationStarted", "2", "http://a/next"),
+            nav("browsingContext.navigationCommitted", "2", "http://a/next"),
+            nav("browsingContext.navigationStarted", "3", "http://a/kept"),
+            nav("browsingContext.navigationCommitted", "1", "http://a/kept"),
+        ] {
+            router.on_event(&method, params);
+        }
+        let tail: Vec<_> = scope.log.snapshot_from(0).into_iter().rev().take(2).collect();
+        assert_eq!(
+            (tail[0].kind, tail[0].navigation.as_ref().map(|n| n.0.as_str())),
+            (NavEventKind::Restored, Some("3"))
+        );
+        assert_eq!(tail[1].kind, NavEventKind::Committed);
+        let state = scope.tracker().get(&TabId::from("T")).cloned().unwrap();
+        assert_eq!((state.pending_url, state.loading), (None, false));
     }
 
     #[test]

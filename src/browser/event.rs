@@ -18,6 +18,11 @@ crate::closed_set! {
         DomLoaded = "dom-loaded",
         /// The new document finished loading (proves commit).
         Load = "load",
+        /// The browser showed a page again from its back/forward cache: the very document that
+        /// was left is back, committed and loaded, and no load event will follow (Firefox ESR
+        /// 153 sends nothing after `navigationStarted`; the adapter hears it from the page's own
+        /// `pageshow`).
+        Restored = "restored",
         Failed = "failed",
         /// Replaced by another navigation, or stopped.
         Aborted = "aborted",
@@ -35,7 +40,7 @@ crate::closed_set! {
 impl NavEventKind {
     /// A commit, or an event that proves one (Chromium may skip `navigationCommitted`).
     pub fn proves_commit(self) -> bool {
-        matches!(self, Self::Committed | Self::DomLoaded | Self::Load)
+        matches!(self, Self::Committed | Self::DomLoaded | Self::Load | Self::Restored)
     }
 
     /// The end of a navigation without a commit.

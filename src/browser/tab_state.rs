@@ -25,6 +25,18 @@ pub(crate) struct TabState {
     pub dialog: Option<Dialog>,
 }
 
+impl TabState {
+    /// Whether a commit of `url` under `navigation` brings back a page from the back/forward
+    /// cache, and the id of the navigation it ends: Chromium commits a restored page under the
+    /// id of its first load, not under the pending traversal's (a page it loads again commits
+    /// under the traversal's own).
+    pub(crate) fn restored_by(&self, url: &str, navigation: Option<&NavigationId>) -> Option<NavigationId> {
+        let pending = self.pending_nav.as_ref()?;
+        let older = navigation.is_some_and(|n| n != pending);
+        (older && self.pending_url.as_deref() == Some(url)).then(|| pending.clone())
+    }
+}
+
 /// Tab states, fed with events in arrival order.
 #[derive(Debug, Default)]
 pub(crate) struct TabTracker {
@@ -116,6 +128,17 @@ impl TabTracker {
                     }
                 }
             }
+            NavEventKind::Restored => {
+                // The document of the pending navigation is back whole: its navigation is over.
+                // A restore of another URL than the pending one is of an older navigation.
+                if state.pending_url.is_none() || event.url == state.pending_url {
+                    clear_pending(state);
+                    state.committed_url = event.url.clone();
+                    state.navigation_failed = false;
+                    state.loading = false;
+                    state.dialog = None;
+                }
+            }
             NavEventKind::Failed | NavEventKind::Aborted => {
                 if same_nav(&state.pending_nav, &event.navigation) {
                     state.navigation_failed |= state.pending_url.is_some();
@@ -186,6 +209,38 @@ mod tests {
             ev(NavEventKind::Committed, "1", "http://a/back"),
         ]);
         assert!(!s.loading);
+    }
+
+    #[test]
+    fn a_restore_ends_the_pending_navigation_with_no_load_to_come() {
+        // Firefox ESR 153: the traversal's start, then nothing but the port's `restored`.
+        let restored = tracker(&[
+            ev(NavEventKind::Load, "1", "http://a/next"),
+            ev(NavEventKind::Started, "2", "http://a/back"),
+            ev(NavEventKind::Restored, "2", "http://a/back"),
+        ]);
+        assert_eq!(
+            (restored.pending_url, restored.committed_url.as_deref(), restored.loading),
+            (None, Some("http://a/back"), false)
+        );
+        let newer = tracker(&[
+            ev(NavEventKind::Started, "2", "http://a/back"),
+            ev(NavEventKind::Started, "3", "http://a/elsewhere"),
+            ev(NavEventKind::Restored, "2", "http://a/back"),
+        ]);
+        assert_eq!(newer.pending_url.as_deref(), Some("http://a/elsewhere"), "a newer navigation stays pending");
+    }
+
+    #[test]
+    fn only_a_commit_under_an_older_id_of_the_pending_url_is_a_restore() {
+        let pending = tracker(&[ev(NavEventKind::Started, "2", "http://a/back")]);
+        let older = NavigationId("1".into());
+        assert_eq!(pending.restored_by("http://a/back", Some(&older)), Some(NavigationId("2".into())));
+        assert_eq!(pending.restored_by("http://a/back", Some(&NavigationId("2".into()))), None, "loaded again");
+        assert_eq!(pending.restored_by("http://a/other", Some(&older)), None);
+        assert_eq!(pending.restored_by("http://a/back", None), None);
+        let settled = tracker(&[ev(NavEventKind::Committed, "1", "http://a/x")]);
+        assert_eq!(settled.restored_by("http://a/x", Some(&older)), None, "nothing pending");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Pages for the hazards browser agents meet in the field: a download, a control an overlay
 //! covers, a click that fetches and only then navigates, a page that never goes quiet on the
-//! network, a button whose presses the site counts, links to the same document, a file chooser.
+//! network, a button whose presses the site counts, links to the same document, a file chooser,
+//! a button the page replaces or removes.
 
 use super::held::{hold, released};
 use super::{Page, Query_};
@@ -68,7 +69,23 @@ pub(super) async fn button(Query(q): Query_) -> Page {
     Ok(Html(render(template::BUTTON, &slots)).into_response())
 }
 
-/// What `/button`'s presses fetch: nothing to show, only a line in the request log.
+/// `/rerender`: a button the page's own script replaces with a new one of the same id and
+/// label (after each press, and on `Refresh`), or removes (on `Remove`); given a delay, those two
+/// change the list only once `/data?delay=MS` has answered.
+pub(super) async fn rerender(Query(q): Query_) -> Page {
+    let p = Params(q);
+    let label = p.text("label", "Press me");
+    let slots = [
+        ("title", html(&p.text("title", "Rerender"))),
+        ("label", html(&label)),
+        ("label_js", js_string(&label)),
+        ("delay", p.ms("delay", 0)?.to_string()),
+    ];
+    Ok(Html(render(template::RERENDER, &slots)).into_response())
+}
+
+/// What `/button`'s and `/rerender`'s presses fetch: nothing to show, only a line in the
+/// request log.
 pub(super) async fn pressed() -> Response {
     StatusCode::NO_CONTENT.into_response()
 }
@@ -139,6 +156,20 @@ mod tests {
             ("/button?label=Push", &["<title>Button</title>", ">Push</button>", "Pressed 0", "/pressed?n="]),
             ("/anchors", &["<title>Anchors</title>", "href=\"#f\">to the form</a>", "id=\"f\""]),
             ("/upload", &["<title>Upload</title>", "type=\"file\"", "Attach", ">Send</button>"]),
+            (
+                "/rerender?label=%3CBuy%3E&delay=50&title=Cart",
+                &[
+                    "<title>Cart</title>",
+                    "<button id=\"b\" type=\"button\">&lt;Buy&gt;</button>",
+                    "const label = \"<Buy>\";",
+                    "const delay = 50;",
+                    "/pressed?n=",
+                    "Rendered 1",
+                    ">Refresh</button>",
+                    ">Remove</button>",
+                ],
+            ),
+            ("/rerender", &["<title>Rerender</title>", ">Press me</button>", "const delay = 0;"]),
         ] {
             let (status, body) = get(&state, uri).await;
             assert_eq!(status, StatusCode::OK, "{uri}");
@@ -158,6 +189,7 @@ mod tests {
             ("/fetch-then-go?to=javascript:go()", "to"),
             ("/fetch-then-go?gate=a%26b", "gate"),
             ("/poll?every=-5", "every"),
+            ("/rerender?delay=later", "delay"),
         ] {
             let (status, body) = get(&state, uri).await;
             assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {body}");

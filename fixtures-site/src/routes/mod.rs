@@ -2,10 +2,12 @@
 //! (forms and what answers them), navigation (redirects and failures), held (responses held
 //! back, gates, the endless stream), loading (pages that go on working after their load) and
 //! hazards (a download, an overlay, a fetch before a navigation, endless polling, a counted
-//! button, same-document anchors, a file chooser).
+//! button, same-document anchors, a file chooser, a button the page replaces) and cached (a page the browser may keep in its
+//! back/forward cache).
 //! Each handler parses its parameters first, so a malformed one is a 400 naming it before
 //! anything is held or sent.
 
+mod cached;
 mod forms;
 mod hazards;
 mod held;
@@ -15,6 +17,8 @@ mod pages;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+pub(crate) use cached::CACHEABLE;
 pub(crate) use navigation::ResetConnection;
 
 use crate::params::BadParam;
@@ -23,8 +27,9 @@ use axum::Router;
 use axum::extract::Query;
 use axum::response::Response;
 use axum::routing::{get, post};
+use cached::cached;
 use forms::{delete, form, login, order, session, shop, submit};
-use hazards::{anchors, button, download, fetch_then_go, overlay, poll, pressed, upload};
+use hazards::{anchors, button, download, fetch_then_go, overlay, poll, pressed, rerender, upload};
 use held::{data, events, gate, never, slow};
 use loading::{busy, fetches, spa, stream};
 use navigation::{js_redirect, meta_refresh, redirect, reset, status};
@@ -72,6 +77,8 @@ pub const ROUTES: &[&str] = &[
     "/button?label=L&title=T",
     "/anchors?title=T",
     "/upload?title=T",
+    "/cached?title=T&go=U",
+    "/rerender?label=L&delay=MS&title=T",
 ];
 
 /// The router of one origin.
@@ -115,5 +122,7 @@ pub fn app(state: SiteState) -> Router {
         .route("/pressed", get(pressed))
         .route("/anchors", get(anchors))
         .route("/upload", get(upload))
+        .route("/cached", get(cached))
+        .route("/rerender", get(rerender))
         .with_state(state)
 }

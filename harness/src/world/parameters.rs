@@ -14,7 +14,7 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Parameter)]
 #[param(
     name = "event",
-    regex = r#""(tab-created|started|committed|dom-loaded|load|failed|aborted|same-document|tab-closed|dialog-opened|dialog-closed)""#
+    regex = r#""(tab-created|started|committed|dom-loaded|load|restored|failed|aborted|same-document|tab-closed|dialog-opened|dialog-closed)""#
 )]
 pub(crate) struct Event(pub(crate) NavEventKind);
 

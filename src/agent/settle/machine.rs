@@ -153,7 +153,11 @@ impl SettleMachine {
                 None
             }
             NavEventKind::Committed if self.commit_matches(event, true) => self.commit(&url),
-            NavEventKind::DomLoaded | NavEventKind::Load if self.commit_matches(event, false) => self.commit(&url),
+            NavEventKind::DomLoaded | NavEventKind::Load | NavEventKind::Restored
+                if self.commit_matches(event, false) =>
+            {
+                self.commit(&url)
+            }
             NavEventKind::Failed | NavEventKind::Aborted if self.commit_matches(event, false) => self.on_failed(),
             NavEventKind::TabClosed => self.decide(SettleOutcome::TabGone),
             _ => None,
@@ -264,6 +268,14 @@ mod tests {
         assert_eq!(m.on_tab_read(&info("about:blank", None)), None);
         assert_eq!(m.on_event(&ev(K::Started, "n1", TARGET)), None);
         assert_eq!(m.on_event(&ev(K::Committed, "n1", TARGET)), committed(TARGET));
+    }
+
+    #[test]
+    fn a_page_restored_from_the_cache_settles_its_navigation_and_no_other() {
+        let mut m = machine(Instant::now());
+        assert_eq!(m.on_tab_read(&info(TARGET, Some(("n2", TARGET)))), None);
+        assert_eq!(m.on_event(&ev(K::Restored, "n1", TARGET)), None, "an older navigation's");
+        assert_eq!(m.on_event(&ev(K::Restored, "n2", TARGET)), committed(TARGET));
     }
 
     #[test]

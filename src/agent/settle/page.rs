@@ -54,17 +54,19 @@ pub async fn wait_for_quiet_page(
         match event.kind {
             NavEventKind::Started => return Ok(PageState::Leaving),
             NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
-            NavEventKind::Load => loaded_at = Some(event.at),
+            NavEventKind::Load | NavEventKind::Restored => loaded_at = Some(event.at),
             NavEventKind::DialogOpened => return Ok(PageState::Blocked),
             _ => {}
         }
     }
 }
 
-/// When the port last saw `tab` load (or, with no load yet, commit).
+/// When the port last saw `tab` load or come back from the back/forward cache (or, with
+/// neither yet, commit).
 fn last_load(events: &[NavEvent], tab: &TabId) -> Option<Instant> {
     let mine = || events.iter().rev().filter(|e| e.tab == *tab);
-    mine().find(|e| e.kind == NavEventKind::Load).or_else(|| mine().find(|e| e.kind.proves_commit())).map(|e| e.at)
+    let loaded = |e: &&NavEvent| matches!(e.kind, NavEventKind::Load | NavEventKind::Restored);
+    mine().find(loaded).or_else(|| mine().find(|e| e.kind.proves_commit())).map(|e| e.at)
 }
 
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,
