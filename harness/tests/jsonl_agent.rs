@@ -39,11 +39,6 @@ const KNOWN: &[(&str, bool, &str)] = &[
          right after the click lacks it, select_tab 2 is not-found",
     ),
     (
-        "An alert that opens after load is reported, answered, and the page is there again",
-        false,
-        "now and then the snapshot waits out its 20 s behind an alert the adapter has not heard of",
-    ),
-    (
         "navigate while an alert is open is never reported done on the page that stayed",
         false,
         "now and then navigate answers that the alert blocked the page while the navigation it \
@@ -64,12 +59,6 @@ const KNOWN: &[(&str, bool, &str)] = &[
         "A banner that comes after load makes the click on the button it covers fail, not press the banner",
         true,
         "as above: a timeout after 20 s, not not-interactable; nothing is sent",
-    ),
-    (
-        "A confirm dismissed leaves the page with the page's own answer",
-        false,
-        "under load, now and then handle_dialog answers that no dialog is open, though the browser \
-         has the confirm open (the adapter has not yet heard of it)",
     ),
     (
         "An alert the user accepted leaves no phantom dialog: the next snapshot shows the page",
