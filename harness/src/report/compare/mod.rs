@@ -118,7 +118,7 @@ impl<'a> Cell<'a> {
         let mut reasons: Vec<Reason> = Vec::new();
         for r in self.runs.iter().filter(|r| r.failure.is_some()) {
             let (step, text) = (failing_step(r), first_line(r.failure.as_deref().unwrap_or_default()).to_owned());
-            match reasons.iter_mut().find(|seen| seen.step == step && seen.text == text) {
+            match reasons.iter_mut().find(|seen| seen.step == step && same_shape(&seen.text, &text)) {
                 Some(seen) => seen.runs += 1,
                 None => reasons.push(Reason { step, text, runs: 1 }),
             }
@@ -134,6 +134,22 @@ impl<'a> Cell<'a> {
     fn has_calls(&self) -> bool {
         self.typical().is_some_and(|r| !r.calls.is_empty())
     }
+}
+
+/// Whether two reasons say the same thing but for their numbers: each run has its own ports
+/// and timings (`call 2 took 5125 ms`, `…5177 ms`; `http://127.0.0.1:41323/…`), and a reason
+/// that differs only there is the same way of failing, shown once with the first run's words.
+fn same_shape(a: &str, b: &str) -> bool {
+    let shape = |text: &str| {
+        let mut shaped = String::with_capacity(text.len());
+        for ch in text.chars() {
+            if !(ch.is_ascii_digit() && shaped.ends_with('#')) {
+                shaped.push(if ch.is_ascii_digit() { '#' } else { ch });
+            }
+        }
+        shaped
+    };
+    shape(a) == shape(b)
 }
 
 /// One way a scenario failed, and in how many runs.
@@ -667,6 +683,20 @@ mod tests {
         let md = render_markdown(&c);
         assert_eq!(md_cells(md_line(&md, "### playwright-mcp", "Wizard"))[4], "known: intermittent: it races the page");
         assert!(render_html(&c).contains("known: intermittent: it races the page"));
+    }
+
+    #[test]
+    fn reasons_that_differ_only_in_their_numbers_are_one() {
+        let mut a = agent("other", vec![]);
+        a.runs = vec![
+            vec![failed("S", 1, "call 2 took 5125 ms (http://127.0.0.1:41323/x)")],
+            vec![failed("S", 1, "call 2 took 5177 ms (http://127.0.0.1:38033/x)")],
+        ];
+        let c = Comparison { repeat: 2, ..comparison(vec![agent("navguard", vec![]), a]) };
+        let md = render_markdown(&c);
+        let section = &md[md.find("### other").unwrap()..];
+        assert!(section.contains("2 of 2: call 2 took 5125 ms (http://127.0.0.1:41323/x)"), "{section}");
+        assert!(!section.contains("5177"), "{section}");
     }
 
     #[test]
