@@ -300,7 +300,7 @@ fn a_scenario_calling_a_tool_the_agent_lacks_is_not_applicable_never_passed() {
     // Every dialog scenario but one answers the dialog; each of those is not applicable.
     assert!(not_applicable >= 3, "{all}");
     assert_eq!(passed + failed + not_applicable, 5, "{all}");
-    assert!(stdout.contains("NOT APPLICABLE features/agents/dialogs.feature:11"), "{all}");
+    assert!(stdout.contains("NOT APPLICABLE features/agents/dialogs.feature:14"), "{all}");
     let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
     assert!(junit.contains("<skipped message=\"not applicable: no-dialogs has no handle_dialog\""), "{junit}");
     assert_eq!(out.status.code(), Some(if failed == 0 { 0 } else { 1 }), "{all}");
