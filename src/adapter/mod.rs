@@ -17,6 +17,7 @@ mod restore;
 mod router;
 mod session;
 mod subscribe;
+mod target;
 
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
 pub use error::{DriverStartError, LaunchError, NoBidi, RemoteProblem};

@@ -3,6 +3,7 @@
 use super::error::{general, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
+use super::target::{NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, ctx, is_no_such_node, resolve_ref_script};
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
     Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
@@ -12,8 +13,8 @@ use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, Dialog, ElementRef, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind,
-    PortDiagnostics, RequestLog, Staleness, TabId, TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
+    RequestLog, Staleness, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -38,50 +39,6 @@ pub struct BidiPort {
 impl std::fmt::Debug for BidiPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BidiPort").field("user_context", &self.user_context).finish_non_exhaustive()
-    }
-}
-
-fn ctx(tab: &TabId) -> ContextId {
-    ContextId(tab.0.clone())
-}
-
-/// Where a command to the page goes: the tab's own document, or a frame inside it (a child
-/// browsing context, whatever its origin: the browser reaches into any).
-#[derive(Clone, Debug)]
-struct Place {
-    tab: TabId,
-    frame: Option<FrameId>,
-}
-
-impl Place {
-    /// The tab's own document.
-    fn top(tab: &TabId) -> Self {
-        Self { tab: tab.clone(), frame: None }
-    }
-
-    /// Where a target is: the frame a ref names, else the tab's own document (a selector is
-    /// looked up there).
-    fn of_target(tab: &TabId, target: &Target) -> Self {
-        let frame = match target {
-            Target::Ref(reference) => reference.frame.clone(),
-            Target::Css(_) => None,
-        };
-        Self { tab: tab.clone(), frame }
-    }
-
-    fn context(&self) -> ContextId {
-        self.frame.as_ref().map_or_else(|| ctx(&self.tab), |frame| ContextId(frame.0.clone()))
-    }
-
-    /// A BiDi error of a command sent there: a context that is gone is the frame, when it is
-    /// a frame's, else the tab.
-    fn error(&self, op: &str, err: BidiError) -> BrowserError {
-        match &self.frame {
-            Some(frame) if err.is_no_such_frame() => {
-                BrowserError::FrameGone { tab: self.tab.clone(), frame: frame.clone() }
-            }
-            _ => on_tab(&self.tab, op, err),
-        }
     }
 }
 
@@ -614,66 +571,4 @@ fn flatten_frames(children: Vec<Info>, parent: Option<&FrameId>, out: &mut Vec<F
         out.push(FrameInfo { id: id.clone(), url: child.url, parent: parent.cloned(), loading: false });
         flatten_frames(child.children.unwrap_or_default(), Some(&id), out);
     }
-}
-
-/// The page-side resolver of a ref (see `BidiPort::ref_id`): the element, or the name of a
-/// [`Staleness`].
-fn resolve_ref_script(reference: &ElementRef) -> String {
-    let document = Value::String(reference.document.clone());
-    format!(
-        r#"(() => {{
-  const g = document.__navguard;
-  if (!g || g.id !== {document}) return "{replaced}";
-  const el = g.refs.get({index})?.deref();
-  return el && el.isConnected ? el : "{removed}";
-}})()"#,
-        index = reference.index,
-        replaced = Staleness::DocumentReplaced.name(),
-        removed = Staleness::ElementRemoved.name(),
-    )
-}
-
-/// What a refused click's answer starts with, before the reason, in the page's answer.
-const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
-
-/// Why a click on `el` would not reach it, or `null` when it would: disabled, hidden, or covered
-/// at the point a click lands (the centre of its first box, as WebDriver's pointer takes it,
-/// scrolled into view first if it is outside). What covers it is named by its outermost element
-/// that does not hold the target (the overlay, not a paragraph inside it). A hit on the target,
-/// inside it, on an ancestor of it or on its own label reaches it.
-const NOT_INTERACTABLE_SCRIPT: &str = r##"(el) => {
-  if (el.tagName === "OPTION" || el.tagName === "OPTGROUP") return null;
-  const describe = (n) => {
-    const id = n.id ? "#" + n.id : "";
-    const label = (n.getAttribute("aria-label") || n.innerText || "").trim().split("\n")[0].slice(0, 40);
-    return n.tagName.toLowerCase() + id + (label ? ' "' + label + '"' : "");
-  };
-  if (el.disabled) return "it is disabled";
-  const style = getComputedStyle(el);
-  if (style.visibility === "hidden" || style.display === "none") return "it is hidden";
-  const centre = () => {
-    const box = el.getClientRects()[0];
-    return box ? [box.left + box.width / 2, box.top + box.height / 2] : null;
-  };
-  let point = centre();
-  if (!point) return null;
-  if (point[0] < 0 || point[1] < 0 || point[0] >= innerWidth || point[1] >= innerHeight) {
-    el.scrollIntoView({ block: "center", inline: "center" });
-    point = centre();
-    if (!point) return null;
-  }
-  const root = el.getRootNode();
-  const hit = (root.elementFromPoint ? root : document).elementFromPoint(point[0], point[1]);
-  if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return null;
-  if (hit.tagName === "LABEL" && hit.control === el) return null;
-  let cover = hit;
-  while (cover.parentElement && cover.parentElement !== document.body && !cover.parentElement.contains(el)) {
-    cover = cover.parentElement;
-  }
-  return "covered by " + describe(cover);
-}"##;
-
-/// The browser's "no such node": a node reference that died with its document.
-fn is_no_such_node(error: &(dyn std::error::Error + 'static)) -> bool {
-    error.downcast_ref::<RemoteError>().is_some_and(|e| e.code == ErrorCode::NoSuchNode)
 }
