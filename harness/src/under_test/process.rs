@@ -126,9 +126,9 @@ impl AgentProcess {
         if grace.is_err() {
             let _ = self.child.start_kill();
         }
-        if let Some(group) = self.group.take() {
-            group.kill();
-        }
+        // Dropping the guard kills the group and every marked process, once (a `kill()` here
+        // and the drop after it would scan every process twice).
+        drop(self.group.take());
         let _ = self.child.wait().await;
     }
 }

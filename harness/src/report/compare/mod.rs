@@ -84,6 +84,9 @@ enum Outcome {
 #[derive(Clone, Debug, Default)]
 struct Cell<'a> {
     runs: Vec<&'a ScenarioResult>,
+    /// The run whose call times the tables and drawings show (see [`median_run`]), found once
+    /// when the rows are made.
+    typical: Option<&'a ScenarioResult>,
 }
 
 impl<'a> Cell<'a> {
@@ -104,12 +107,8 @@ impl<'a> Cell<'a> {
         }
     }
 
-    /// The run whose call times the tables and drawings show: the one with the median total
-    /// call time (a real run, not an average of several), the lower middle for an even count.
     fn typical(&self) -> Option<&'a ScenarioResult> {
-        let mut by_time = self.runs.clone();
-        by_time.sort_by_key(|r| call_times(r).sum::<u64>());
-        by_time.get(by_time.len().saturating_sub(1) / 2).copied()
+        self.typical
     }
 
     /// Each distinct way it failed (first failing step and the reason's first line), how many
@@ -152,6 +151,14 @@ fn same_shape(a: &str, b: &str) -> bool {
     shape(a) == shape(b)
 }
 
+/// The run with the median total call time (a real run, not an average of several), the lower
+/// middle for an even count.
+fn median_run<'a>(runs: &[&'a ScenarioResult]) -> Option<&'a ScenarioResult> {
+    let mut by_time = runs.to_vec();
+    by_time.sort_by_key(|r| call_times(r).sum::<u64>());
+    by_time.get(by_time.len().saturating_sub(1) / 2).copied()
+}
+
 /// One way a scenario failed, and in how many runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Reason {
@@ -190,7 +197,10 @@ fn rows(c: &Comparison) -> Vec<Row<'_>> {
     }
     let mut rows: Vec<(&ScenarioResult, Row<'_>)> = by_key
         .into_iter()
-        .map(|(key, (first, cells))| {
+        .map(|(key, (first, mut cells))| {
+            for cell in &mut cells {
+                cell.typical = median_run(&cell.runs);
+            }
             let place = format!("{}:{}", file_name(&first.feature_path), first.line);
             (first, Row { key, place, scenario: &first.scenario, hazard: hazard_of(first), cells })
         })
