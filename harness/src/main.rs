@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay::replay(&args),
         Command::Serve(args) => runtime.block_on(cli::serve::serve(args)),
         Command::Executor(args) => runtime.block_on(cli::executor::executor(args)),
+        Command::Mcp(args) => runtime.block_on(cli::mcp::mcp(args)),
         Command::Validate(args) => cli::validate::validate(args),
     }
 }

@@ -94,6 +94,8 @@ pub struct BidiBrowser {
     unsupported_events: Vec<String>,
     /// Chromium's DevTools endpoint, for agents that attach over CDP.
     cdp_endpoint: Option<String>,
+    /// The session's BiDi WebSocket URL, where another program can join it ([`Self::attach`]).
+    bidi_url: String,
     /// Stops the heartbeat of a session on a remote end (at shutdown, or with the browser).
     heartbeat: Option<CancellationToken>,
 }
@@ -138,17 +140,9 @@ impl BidiBrowser {
         let profile_path = profile.as_ref().map(TempDir::path);
         let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless);
         let (session, endpoints) = open(&url, caps, config.start_timeout).await?;
-        let ws_url = endpoints.bidi;
         let router = Router::new(config.record_wire);
-        let connected = async {
-            let client = BidiClient::connect(&ws_url, config.start_timeout, router.clone()).await?;
-            // The network events feed the wait for network idle (its own log, per tab).
-            let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
-            let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
-            let unsupported = subscribe_known(&client, &events, config.call_timeout).await?;
-            Ok::<_, LaunchError>((client, unsupported))
-        };
-        let (client, unsupported_events) = match connected.await {
+        let bidi_url = endpoints.bidi.clone();
+        let (client, unsupported_events) = match connect(&endpoints.bidi, &config, &router).await {
             Ok(connected) => connected,
             Err(e) => {
                 end_session(session, config.start_timeout).await;
@@ -170,7 +164,32 @@ impl BidiBrowser {
             start_time: started.elapsed(),
             unsupported_events,
             cdp_endpoint: endpoints.cdp,
+            bidi_url,
             heartbeat,
+        })
+    }
+
+    /// Joins a BiDi session another client opened, at its WebSocket URL (the `webSocketUrl`
+    /// its new session answered, `ws://127.0.0.1:PORT/session/ID`): a second connection to the
+    /// same browser, which this one neither starts nor ends ([`Self::shutdown`] only leaves).
+    /// Chromium's driver and Firefox both take more than one connection to a session; Firefox
+    /// takes no second session, so joining is how two programs share one Firefox.
+    pub async fn attach(ws_url: &str, config: BrowserConfig) -> Result<Self, LaunchError> {
+        let started = Instant::now();
+        let router = Router::new(config.record_wire);
+        let (client, unsupported_events) = connect(ws_url, &config, &router).await?;
+        Ok(Self {
+            client,
+            router,
+            webdriver: tokio::sync::Mutex::new(None),
+            driver: Mutex::new(None),
+            _profile: None,
+            config,
+            start_time: started.elapsed(),
+            unsupported_events,
+            cdp_endpoint: None,
+            bidi_url: ws_url.to_owned(),
+            heartbeat: None,
         })
     }
 
@@ -184,6 +203,12 @@ impl BidiBrowser {
     /// browser over CDP (Playwright, Puppeteer) can attach to this very browser.
     pub fn cdp_endpoint(&self) -> Option<&str> {
         self.cdp_endpoint.as_deref()
+    }
+
+    /// The session's BiDi WebSocket URL (`ws://127.0.0.1:PORT/session/ID`), where another
+    /// program can join this very session ([`Self::attach`]).
+    pub fn bidi_url(&self) -> &str {
+        &self.bidi_url
     }
 
     /// How long [`Self::launch`] took.
@@ -254,6 +279,17 @@ impl Drop for BidiBrowser {
             heartbeat.cancel();
         }
     }
+}
+
+/// Connects to the session's BiDi WebSocket and subscribes to the events the port reads: the
+/// navigation events, and the network events that feed the wait for network idle (its own
+/// log, per tab). Returns the events the browser refused.
+async fn connect(ws_url: &str, config: &BrowserConfig, router: &Router) -> Result<(BidiClient, Vec<String>), LaunchError> {
+    let client = BidiClient::connect(ws_url, config.start_timeout, router.clone()).await?;
+    let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
+    let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
+    let unsupported = subscribe_known(&client, &events, config.call_timeout).await?;
+    Ok((client, unsupported))
 }
 
 /// Ends `session` within `deadline`, logging one that was not ended.

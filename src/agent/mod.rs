@@ -40,12 +40,12 @@ pub use reliability::{
     Checkpoint, Checkpoints, ControlState, Pause, PauseReason, RetryPolicy, StoredCheckpoints, TaskControl,
 };
 pub use round::{
-    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, Note, Pinned, PlanRequest,
+    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, NoPlanner, Note, Pinned, PlanRequest,
     Planner, PlannerError, RepairReason, RoundHook, SavedTabs, ScriptedPlanner, Session, SessionAnswer, StopKind,
-    StopReason, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent,
+    StopReason, TabSummary, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent, tab_lines,
 };
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
-pub use tools::{FailureKind, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
+pub use tools::{FailureKind, Offered, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod executor;
 pub mod gate;
+pub mod mcp;
 pub mod replay;
 pub mod repro;
 pub mod run;
@@ -65,6 +66,12 @@ pub enum Command {
     /// action is typed from --secrets (a dotenv file) and never reported. The secret comes from
     /// NAVGUARD_SECRET. Its first line: `navguard executor: <browser> ready; polling <server>`.
     Executor(executor::ExecutorArgs),
+    /// The agent core as a Model Context Protocol server over stdio: the core's tools (each
+    /// one's name, description and JSON Schema from its tool table) with every guard on, for
+    /// Claude Code, Cursor, VS Code or an agent of your own (docs/mcp.md). The browser starts
+    /// on the first call; the server exits when its input ends or on SIGTERM, and leaves no
+    /// driver or browser behind.
+    Mcp(mcp::McpArgs),
     /// Check feature files without a browser: every feature parses (as the official Gherkin
     /// parser reads it), every step is defined exactly once, and, with a contracts file, every
     /// contract has a scenario and every scenario proves a known contract.

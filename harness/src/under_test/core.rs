@@ -5,27 +5,11 @@
 
 use super::{AgentUnderTest, Answer, ElementSeen, Failure, FailureClass, NeutralTool, PageSeen, TabSeen};
 use async_trait::async_trait;
-use navguard::agent::{
-    Agent, AgentConfig, FailureKind, ModelTurn, Observation, PlanRequest, Planner, PlannerError, Session, ToolCall,
-    ToolReply,
-};
+use navguard::agent::{Agent, AgentConfig, FailureKind, NoPlanner, Observation, Session, ToolCall, ToolReply, ToolSet};
 use navguard::browser::{BrowserPort, TabId};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// The core's session needs a planner; nobody plans here: the scenario calls the tools.
-#[derive(Debug)]
-struct NoPlanner;
-
-#[async_trait]
-impl Planner for NoPlanner {
-    async fn next_turn(&self, _: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
-        Ok(ModelTurn { calls: Vec::new() })
-    }
-}
-
-static NO_PLANNER: NoPlanner = NoPlanner;
 
 /// The core, on the scenario's own tabs.
 pub struct CoreAgent {
@@ -55,7 +39,7 @@ impl CoreAgent {
     }
 
     async fn run(&mut self, name: &str, args: Value) -> Answer {
-        let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
+        let agent = caller(self.port.as_ref(), &self.config);
         let answer = self.session.call(&agent, ToolCall { name: name.to_owned(), args }).await;
         let failure = match &answer.call.result {
             ToolReply::Ok(_) => None,
@@ -65,6 +49,9 @@ impl CoreAgent {
         };
         let mut out = page_answer(answer.page);
         out.text = format!("{}\n{}", answer.call.result.text(), out.text);
+        out.tabs = answer.tabs.map(|tabs| {
+            tabs.into_iter().map(|t| TabSeen { title: t.title, url: t.url, current: t.focused }).collect()
+        });
         match (failure, &mut out.failure) {
             (Some(failure), _) => out.failure = Some(failure),
             // The call was made, and then the page could not be shown: say both.
@@ -74,35 +61,9 @@ impl CoreAgent {
         out
     }
 
-    /// The task's tabs, in the order the task met them (pinned ones, then those its pages opened).
-    fn task_tabs(&self) -> Vec<TabId> {
-        let tabs = &self.session.task().tabs;
-        let mut all: Vec<TabId> = tabs.pinned().iter().map(|p| p.tab.clone()).collect();
-        for (child, _) in tabs.children() {
-            if !all.contains(child) {
-                all.push(child.clone());
-            }
-        }
-        all
-    }
-
-    /// Tabs the task's pages opened by themselves since the last call join the task's tabs
-    /// before they are listed or chosen, as the core does before each of its own calls.
-    fn adopt_opened_tabs(&mut self) {
-        let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
-        self.session.adopt_opened_tabs(&agent);
-    }
-
     async fn list_tabs(&mut self) -> Answer {
-        self.adopt_opened_tabs();
-        let focused = self.focused_tab();
-        let mut seen = Vec::new();
-        for tab in self.task_tabs() {
-            let Ok(info) = self.port.tab(&tab).await else { continue };
-            let title = self.port.evaluate(&tab, "document.title").await.ok();
-            let title = title.as_ref().and_then(Value::as_str).unwrap_or_default().to_owned();
-            seen.push(TabSeen { title, url: info.url, current: focused.as_ref() == Some(&tab) });
-        }
+        let answer = self.run("list_tabs", json!({})).await;
+        let seen: Vec<TabSeen> = answer.tabs.unwrap_or_default();
         let lines: Vec<String> =
             seen.iter().enumerate().map(|(i, t)| format!("{}. {} ({})", i + 1, t.title, t.url)).collect();
         Answer { tabs: Some(seen), text: lines.join("\n"), ..Answer::default() }
@@ -110,14 +71,19 @@ impl CoreAgent {
 
     /// The neutral index (1-based) as the task's tab, or why there is none.
     fn tab_at(&mut self, args: &Value) -> Result<TabId, String> {
-        self.adopt_opened_tabs();
+        self.session.adopt_opened_tabs(&caller(self.port.as_ref(), &self.config));
         let index = args.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let tabs = self.task_tabs();
+        let tabs = self.session.task().tabs.listed();
         index
             .checked_sub(1)
             .and_then(|i| tabs.get(i).cloned())
             .ok_or_else(|| format!("there is no tab {index}: the task has {}", tabs.len()))
     }
+}
+
+/// The core's agent for one call, offered what a caller is offered.
+fn caller<'a>(port: &'a dyn BrowserPort, config: &AgentConfig) -> Agent<'a> {
+    Agent { tools: ToolSet::Caller, ..Agent::new(port, &NoPlanner, config.clone()) }
 }
 
 /// The core's failure kinds in the profile's classes (every kind named, so a new one is placed
@@ -176,10 +142,6 @@ impl AgentUnderTest for CoreAgent {
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
         let started = Instant::now();
         let mut answer = match tool {
-            // The task's first page opens its first tab, as the core's model would.
-            NeutralTool::Navigate if self.focused_tab().is_none() => {
-                self.run("open_url", json!({"url": args.get("url"), "active": true})).await
-            }
             NeutralTool::Navigate => self.run("navigate", json!({"url": args.get("url")})).await,
             NeutralTool::NewTab => {
                 let opened = self.run("open_url", json!({"url": args.get("url"), "active": true})).await;
@@ -188,10 +150,7 @@ impl AgentUnderTest for CoreAgent {
                     None => self.run("focus_tab", json!({"tab": "@opened"})).await,
                 }
             }
-            NeutralTool::Snapshot => {
-                let agent = Agent::new(self.port.as_ref(), &NO_PLANNER, self.config.clone());
-                page_answer(self.session.look(&agent).await)
-            }
+            NeutralTool::Snapshot => self.run("snapshot", json!({})).await,
             NeutralTool::Click => self.run("click", json!({"ref": args.get("ref")})).await,
             NeutralTool::Type => {
                 let submit = args.get("submit").cloned().unwrap_or(Value::Bool(false));

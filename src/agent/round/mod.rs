@@ -15,6 +15,7 @@ mod planner;
 mod run;
 mod session;
 mod stop;
+mod tab_list;
 mod tabs;
 mod task;
 mod trace;
@@ -23,10 +24,14 @@ mod trace;
 mod loop_tests;
 
 pub use config::{AgentConfig, InFlightTrigger};
-pub use planner::{CallResult, ModelTurn, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply};
+pub use planner::{
+    CallResult, ModelTurn, NoPlanner, PlanRequest, Planner, PlannerError, ScriptedPlanner, ToolCall, ToolReply,
+};
 pub use run::{Agent, RoundHook};
 pub use session::{Session, SessionAnswer};
 pub use stop::{StopKind, StopReason};
+pub use tab_list::{TabSummary, tab_lines};
+pub(crate) use tab_list::list_tabs;
 pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use task::Task;
 pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};

@@ -158,6 +158,18 @@ pub struct ScriptedPlanner {
     seen: std::sync::Mutex<BTreeMap<u32, Observation>>,
 }
 
+/// The planner of a [`Session`](super::Session) that a caller drives one call at a time (an
+/// MCP client, a conformance harness): nobody plans, the caller calls the tools.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoPlanner;
+
+#[async_trait]
+impl Planner for NoPlanner {
+    async fn next_turn(&self, _: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+        Ok(ModelTurn { calls: Vec::new() })
+    }
+}
+
 impl ScriptedPlanner {
     /// A copy that keeps what this one was shown (a plain clone plays afresh).
     pub fn clone_played(&self) -> Self {

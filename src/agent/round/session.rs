@@ -13,8 +13,10 @@ use super::run::Agent;
 use super::stop::StopReason;
 use super::task::{Task, update_ledger};
 use super::trace::TraceEvent;
+use super::tab_list::{TabSummary, list_tabs};
+use crate::agent::ToolName;
 use crate::agent::closed_loop::Observation;
-use crate::browser::EventStream;
+use crate::browser::{EventStream, TabId};
 use tokio_util::sync::CancellationToken;
 
 /// A task driven one tool call at a time, by whichever agent (its port, its settings) the
@@ -27,6 +29,8 @@ pub struct Session {
     observed: Option<Observed>,
     /// The port's events since the first call: the tabs the task's pages open join its ledger.
     events: Option<EventStream>,
+    /// The tabs and the focus as the latest answer that showed them showed them.
+    tabs_shown: Option<(Vec<TabId>, Option<TabId>)>,
 }
 
 impl std::fmt::Debug for Session {
@@ -43,6 +47,9 @@ pub struct SessionAnswer {
     /// The page after it, as the next round would observe it; a stop if the loop would stop
     /// there (then the page was not observed).
     pub page: Result<Option<Observation>, StopReason>,
+    /// The task's tabs, when the call was `list_tabs` or they (or the focus) changed since an
+    /// answer last showed them.
+    pub tabs: Option<Vec<TabSummary>>,
 }
 
 impl Session {
@@ -57,7 +64,12 @@ impl Session {
     }
 
     /// Runs `call` in the current round, then looks at the page as the next round would.
-    pub async fn call(&mut self, agent: &Agent<'_>, call: ToolCall) -> SessionAnswer {
+    pub async fn call(&mut self, agent: &Agent<'_>, mut call: ToolCall) -> SessionAnswer {
+        // A caller's first navigate opens the task's first tab (its arguments are open_url's
+        // too), as a person's first URL opens a window: there is no tab to navigate yet.
+        if call.name == ToolName::Navigate.name() && self.task.tabs.focused().is_none() {
+            ToolName::OpenUrl.name().clone_into(&mut call.name);
+        }
         if self.task.round == 0 {
             self.begin_round();
         }
@@ -81,7 +93,21 @@ impl Session {
             Some(reason) if reason.kind() != super::stop::StopKind::Done => Err(reason),
             _ => self.look(agent).await,
         };
-        SessionAnswer { call: result, page }
+        let asked = call.name == ToolName::ListTabs.name();
+        let tabs = self.tabs_to_show(agent, asked).await;
+        SessionAnswer { call: result, page, tabs }
+    }
+
+    /// The task's tabs, when `asked` or when they or the focus changed since an answer last
+    /// showed them; `None` when neither (or the browser could not list them).
+    async fn tabs_to_show(&mut self, agent: &Agent<'_>, asked: bool) -> Option<Vec<TabSummary>> {
+        let now = (self.task.tabs.listed(), self.task.tabs.focused().cloned());
+        if !asked && self.tabs_shown.as_ref() == Some(&now) {
+            return None;
+        }
+        let listed = list_tabs(agent.port, &self.task.tabs).await.ok()?;
+        self.tabs_shown = Some(now);
+        Some(listed)
     }
 
     /// Begins a round and looks at the page: the loop-top guard, the quiet page, the snapshot.

@@ -13,6 +13,8 @@ pub(crate) enum TabRef {
     Opened(Option<usize>),
     /// `@active`: the browser's active tab at the time of the call.
     Active,
+    /// `@tab#n`: the n-th of the task's tabs, as `list_tabs` numbers them.
+    Listed(usize),
     Id(TabId),
 }
 
@@ -25,11 +27,18 @@ impl TabRef {
             "@primary" => Some(Self::Primary),
             "@opened" => Some(Self::Opened(None)),
             "@active" => Some(Self::Active),
-            _ => match text.strip_prefix("@opened#") {
-                Some(n) => n.parse::<usize>().ok().filter(|n| *n >= 1).map(|n| Self::Opened(Some(n))),
-                None if text.starts_with('@') => None,
-                None => Some(Self::Id(TabId(text.to_owned()))),
-            },
+            _ => {
+                let number = |n: &str| n.parse::<usize>().ok().filter(|n| *n >= 1);
+                if let Some(n) = text.strip_prefix("@opened#") {
+                    number(n).map(|n| Self::Opened(Some(n)))
+                } else if let Some(n) = text.strip_prefix("@tab#") {
+                    number(n).map(Self::Listed)
+                } else if text.starts_with('@') {
+                    None
+                } else {
+                    Some(Self::Id(TabId(text.to_owned())))
+                }
+            }
         }
     }
 }
@@ -85,6 +94,7 @@ impl TaskTabs {
     /// Forgets a tab everywhere but in the open_url list (so `@opened#n` keeps its meaning).
     pub fn forget(&mut self, tab: &TabId) {
         self.pinned.retain(|p| p.tab != *tab);
+        self.children.retain(|(child, _)| child != tab);
         if self.focused.as_ref() == Some(tab) {
             self.focused = None;
         }
@@ -158,6 +168,18 @@ impl TaskTabs {
         &self.children
     }
 
+    /// The task's tabs in the order `list_tabs` numbers them (`@tab#n`): the pinned ones, then
+    /// those the task's pages opened.
+    pub fn listed(&self) -> Vec<TabId> {
+        let mut all: Vec<TabId> = self.pinned.iter().map(|p| p.tab.clone()).collect();
+        for (child, _) in &self.children {
+            if !all.contains(child) {
+                all.push(child.clone());
+            }
+        }
+        all
+    }
+
     /// Forgets every tab (the task's browser client changed).
     pub fn clear(&mut self) {
         *self = Self::default();
@@ -198,6 +220,7 @@ impl TaskTabs {
             TabRef::Primary => self.primary.clone(),
             TabRef::Opened(None) => self.opened.last().cloned(),
             TabRef::Opened(Some(n)) => self.opened.get(n - 1).cloned(),
+            TabRef::Listed(n) => self.listed().get(n - 1).cloned(),
             TabRef::Id(id) => self.knows(id).then(|| id.clone()),
             TabRef::Active => None,
         }
@@ -218,8 +241,9 @@ mod tests {
         assert_eq!(TabRef::parse("@opened"), Some(TabRef::Opened(None)));
         assert_eq!(TabRef::parse("@opened#2"), Some(TabRef::Opened(Some(2))));
         assert_eq!(TabRef::parse("@active"), Some(TabRef::Active));
+        assert_eq!(TabRef::parse("@tab#3"), Some(TabRef::Listed(3)));
         assert_eq!(TabRef::parse("ABC"), Some(TabRef::Id(TabId::from("ABC"))));
-        for bad in ["", "@opened#0", "@opened#x", "@secondary"] {
+        for bad in ["", "@opened#0", "@opened#x", "@tab#0", "@tab#", "@secondary"] {
             assert_eq!(TabRef::parse(bad), None, "{bad:?}");
         }
     }

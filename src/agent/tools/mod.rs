@@ -14,7 +14,7 @@ mod spec;
 mod tool;
 
 pub use error::FailureKind;
-pub use spec::{Repeat, RiskHint, ToolSpec, model_tools};
+pub use spec::{Offered, Repeat, RiskHint, ToolSpec, model_tools};
 pub use tool::{ToolName, ToolSet};
 
 pub(super) use error::{Refusal, ToolError, ToolFailure};

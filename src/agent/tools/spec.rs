@@ -56,6 +56,27 @@ pub enum RiskHint {
     Done,
 }
 
+/// Who is offered a tool: the round loop's model, a caller that drives the core one call at a
+/// time (an MCP client, a conformance harness), or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Offered {
+    Everywhere,
+    /// A caller only: the round loop shows its model the page and the tabs every round.
+    ToCallers,
+    /// The round loop only: a caller's own model talks to its user itself.
+    InTheLoop,
+}
+
+impl Offered {
+    pub const fn in_the_loop(self) -> bool {
+        !matches!(self, Self::ToCallers)
+    }
+
+    pub const fn to_callers(self) -> bool {
+        !matches!(self, Self::InTheLoop)
+    }
+}
+
 /// What is known about a tool.
 #[derive(Clone, Copy, Debug)]
 pub struct ToolSpec {
@@ -76,6 +97,7 @@ pub struct ToolSpec {
     pub needs_the_page: bool,
     pub repeat: Repeat,
     pub risk: RiskHint,
+    pub offered: Offered,
 }
 
 /// An object schema of `properties`, `required` naming the arguments it cannot do without.
@@ -119,6 +141,7 @@ impl ToolName {
                 needs_the_page: false,
                 repeat: Repeat::Freely,
                 risk: RiskHint::None,
+                offered: Offered::Everywhere,
             }
         }
         match self {
@@ -144,7 +167,7 @@ impl ToolName {
                 "Act on another of the task's tabs from now on.",
                 || {
                     object(
-                        json!({"tab": {"type": "string", "description": "@primary, @opened, @opened#N, @active or a tab id"}}),
+                        json!({"tab": {"type": "string", "description": "@primary, @opened, @opened#N, @tab#N (list_tabs' N-th), @active or a tab id"}}),
                         &["tab"],
                     )
                 },
@@ -245,7 +268,7 @@ impl ToolName {
                 "Close some of the task's tabs.",
                 || {
                     object(
-                        json!({"tabs": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "tab references: @opened, @opened#N or tab ids"}}),
+                        json!({"tabs": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "tab references: @opened, @opened#N, @tab#N (list_tabs' N-th) or tab ids"}}),
                         &["tabs"],
                     )
                 },
@@ -312,6 +335,7 @@ impl ToolName {
             },
             Self::AskUser => ToolSpec {
                 repeat: Repeat::Never("it is not an action"),
+                offered: Offered::InTheLoop,
                 ..spec(
                     self,
                     "Pause the task and ask the user; it goes on when the user resumes it.",
@@ -328,6 +352,25 @@ impl ToolName {
                     "End the task as succeeded; accepted only when verified on the page you observed.",
                     || object(with_expect(json!({"summary": {"type": "string"}})), &[]),
                     |a| Ok(Tool::Done { summary: a.text("summary").unwrap_or_default() }),
+                )
+            },
+            Self::Snapshot => ToolSpec {
+                needs_the_page: true,
+                offered: Offered::ToCallers,
+                ..spec(
+                    self,
+                    "Look at the focused tab's page: its URL, title and elements with refs, once it has settled (every answer shows the page after its call; this one only looks).",
+                    || object(json!({}), &[]),
+                    |_| Ok(Tool::Snapshot),
+                )
+            },
+            Self::ListTabs => ToolSpec {
+                offered: Offered::ToCallers,
+                ..spec(
+                    self,
+                    "List the task's tabs: its own and those its pages opened, numbered as @tab#N, with their titles and URLs and which one is focused.",
+                    || object(json!({}), &[]),
+                    |_| Ok(Tool::ListTabs),
                 )
             },
         }

@@ -73,6 +73,10 @@ crate::closed_set! {
         AskUser { question: String } = "ask_user",
         /// Ends the task as succeeded.
         Done { summary: String } = "done",
+        /// Looks at the focused tab's page and does nothing else.
+        Snapshot = "snapshot",
+        /// Lists the task's tabs.
+        ListTabs = "list_tabs",
     }
 }
 
@@ -89,20 +93,26 @@ impl ToolName {
     }
 }
 
-/// The tool sets of the tab reuse design (docs/design/tab-reuse.md), derived from [`ToolName`].
+/// The tool sets of the tab reuse design (docs/design/tab-reuse.md), derived from [`ToolName`],
+/// and the set a caller that drives the core one call at a time is offered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ToolSet {
-    /// While a task has no tab yet: every tool.
+    /// While a task has no tab yet: every tool of the round loop.
     Creation,
-    /// Once a task has a tab: every tool except the ones that create a tab.
+    /// Once a task has a tab: every tool of the round loop except the ones that create a tab.
     Tab,
+    /// A caller's (an MCP client's, a conformance harness's): every tool offered to callers
+    /// ([`Offered`](super::Offered)).
+    Caller,
 }
 
 impl ToolSet {
     pub fn offers(self, tool: ToolName) -> bool {
+        let offered = tool.spec().offered;
         match self {
-            Self::Creation => true,
-            Self::Tab => !tool.creates_tab(),
+            Self::Creation => offered.in_the_loop(),
+            Self::Tab => offered.in_the_loop() && !tool.creates_tab(),
+            Self::Caller => offered.to_callers(),
         }
     }
 
@@ -207,11 +217,24 @@ mod tests {
 
     #[test]
     fn the_tab_set_is_every_tool_but_the_ones_that_create_a_tab() {
-        assert_eq!(ToolSet::Creation.tools(), ToolName::ALL);
+        assert_eq!(
+            ToolSet::Creation.to_string(),
+            "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
+             wait_for_network_idle, ask_user, done"
+        );
         assert_eq!(
             ToolSet::Tab.to_string(),
             "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
              wait_for_network_idle, ask_user, done"
+        );
+    }
+
+    #[test]
+    fn a_caller_is_offered_the_looks_and_not_the_question_to_a_user() {
+        assert_eq!(
+            ToolSet::Caller.to_string(),
+            "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
+             wait_for_network_idle, done, snapshot, list_tabs"
         );
     }
 

@@ -1,0 +1,70 @@
+//! navguard's agent core as a Model Context Protocol server over stdio (`navguard mcp`).
+//!
+//! Its tools are the core's tool table as a caller is offered it ([`ToolSet::Caller`]): each
+//! tool's name, description and JSON Schema come from the table, so a tool added there is
+//! served without an edit here. Each call runs as the core's round runs it (checked, under the
+//! watchdog, refs bound to their document, the action settle, `expect` verified), and its answer
+//! shows the page the next round would observe: after the loop-top guard and the wait for a
+//! quiet page, never a page that is leaving. The browser starts on the first call, so listing
+//! the tools needs none.
+//!
+//! [`ToolSet::Caller`]: navguard::agent::ToolSet::Caller
+
+mod answer;
+mod browser;
+mod server;
+
+pub use browser::Reach;
+pub use server::NavguardServer;
+
+use rmcp::ServiceExt as _;
+use std::time::Duration;
+
+/// How long the end of a run may take to close the browser before the process goes anyway
+/// (the driver's guardian then kills what is left).
+const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(15);
+
+/// Why the server could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The client never completed the MCP handshake (its input ended, or was not MCP).
+    #[error("no MCP handshake on stdin: {0}")]
+    Handshake(String),
+    #[error("cannot listen for SIGTERM: {0}")]
+    Signal(std::io::Error),
+}
+
+/// Serves the core's tools on stdin and stdout until the input ends, the client shuts the
+/// session down, or SIGTERM or SIGINT comes; then closes the browser it started (a browser it
+/// joined is left as it is).
+pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).map_err(ServeError::Signal)?;
+    let mut int = signal(SignalKind::interrupt()).map_err(ServeError::Signal)?;
+    let server = NavguardServer::new(reach);
+    let handle = server.clone();
+    let running = tokio::select! {
+        running = server.serve(rmcp::transport::stdio()) => running.map_err(|e| ServeError::Handshake(e.to_string())),
+        _ = term.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
+        _ = int.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
+    };
+    let running = match running {
+        Ok(running) => running,
+        Err(e) => {
+            handle.shutdown(SHUTDOWN_DEADLINE).await;
+            return Err(e);
+        }
+    };
+    let stop = running.cancellation_token();
+    tokio::select! {
+        ended = running.waiting() => {
+            if let Err(e) = ended {
+                tracing::warn!(error = %e, "the MCP service ended abnormally");
+            }
+        }
+        _ = term.recv() => stop.cancel(),
+        _ = int.recv() => stop.cancel(),
+    }
+    handle.shutdown(SHUTDOWN_DEADLINE).await;
+    Ok(())
+}

@@ -1,0 +1,151 @@
+//! The MCP server: the tool list from the core's tool table, each call through the core's
+//! [`Session`], one at a time (a browser's tab takes one action at a time; a client that sends
+//! two at once has them run in turn).
+
+use crate::answer;
+use crate::browser::{Live, Reach};
+use navguard::agent::{Agent, AgentConfig, FailureKind, NoPlanner, RiskHint, Session, ToolCall, ToolName, ToolSet};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// The longest a call may take, whatever it asked for: the longest wait a tool takes (60 s)
+/// with the settle and the look after it, and a wide margin. The core's own deadlines end
+/// every call well before; this one keeps the server answering if one did not.
+const CALL_DEADLINE: Duration = Duration::from_secs(150);
+
+/// What the server says of itself in the handshake.
+const INSTRUCTIONS: &str = "Browser tools that wait for a page to settle: every answer shows the \
+    page after the call (URL, title, elements with refs, text), never a page that is leaving. \
+    Start with navigate or open_url. A ref belongs to the page it was read on: after a \
+    navigation it is refused as stale, so take refs from the latest answer. A dialog the page \
+    opens is shown and must be answered with handle_dialog. done with `expect` checks the page \
+    before it accepts.";
+
+/// The server: where its browser comes from, and the session once a call has started it.
+#[derive(Clone)]
+pub struct NavguardServer {
+    reach: Arc<Reach>,
+    state: Arc<Mutex<State>>,
+}
+
+impl std::fmt::Debug for NavguardServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NavguardServer").field("reach", &self.reach).finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+struct State {
+    live: Option<Live>,
+    session: Session,
+}
+
+impl NavguardServer {
+    pub fn new(reach: Reach) -> Self {
+        Self { reach: Arc::new(reach), state: Arc::new(Mutex::new(State::default())) }
+    }
+
+    /// Closes the browser the server started, at most `deadline` (a call still running keeps
+    /// the session busy: then the driver's guardian ends it when the process exits).
+    pub async fn shutdown(&self, deadline: Duration) {
+        let Ok(mut state) = tokio::time::timeout(deadline, self.state.lock()).await else { return };
+        if let Some(live) = state.live.take() {
+            let _ = tokio::time::timeout(deadline, live.close()).await;
+        }
+    }
+
+    /// Runs one call: the browser first (started if there is none, or a new one with a new
+    /// session when the last has gone away), then the call and the look after it.
+    async fn run(&self, tool: ToolName, args: Value) -> rmcp::model::CallToolResult {
+        let mut state = self.state.lock().await;
+        if state.live.as_ref().is_some_and(Live::is_gone) {
+            tracing::warn!("the browser went away; the next call starts another, with a new session");
+            if let Some(gone) = state.live.take() {
+                gone.close().await;
+            }
+            state.session = Session::new();
+        }
+        if state.live.is_none() {
+            match Live::start(&self.reach).await {
+                Ok(live) => state.live = Some(live),
+                Err(e) => {
+                    let message = format!("the browser could not start: {e}");
+                    return answer::failed(tool.name(), FailureKind::Browser, &message);
+                }
+            }
+        }
+        let State { live: Some(live), session } = &mut *state else { unreachable!("started above") };
+        let port = Arc::clone(&live.port);
+        // A scenario, like a person, may repeat a call on purpose: the no-progress detector
+        // stops a loop's task, and a caller's session has no task to stop.
+        let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
+        let mut agent = Agent::new(port.as_ref(), &NoPlanner, config);
+        agent.tools = ToolSet::Caller;
+        let call = ToolCall { name: tool.name().to_owned(), args };
+        match tokio::time::timeout(CALL_DEADLINE, session.call(&agent, call)).await {
+            Ok(done) => answer::tool_result(tool.name(), &done),
+            Err(_) => {
+                let message = format!("no answer within {} s", CALL_DEADLINE.as_secs());
+                answer::failed(tool.name(), FailureKind::Timeout, &message)
+            }
+        }
+    }
+}
+
+/// A tool of the table as MCP lists it: its name, description and argument schema from the
+/// table, and hints a client may show (it reads only; it acts on the page).
+fn listed(tool: ToolName) -> Tool {
+    let spec = tool.spec();
+    let schema = match spec.schema() {
+        Value::Object(schema) => schema,
+        _ => JsonObject::new(),
+    };
+    let reads_only = !spec.input && spec.risk == RiskHint::None;
+    let mut hints = ToolAnnotations::default();
+    hints.read_only_hint = Some(reads_only);
+    let mut listed = Tool::new(tool.name(), spec.description, schema);
+    listed.annotations = Some(hints);
+    listed
+}
+
+impl ServerHandler for NavguardServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("navguard", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _: Option<PaginatedRequestParams>,
+        _: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(ToolSet::Caller.tools().into_iter().map(listed).collect()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        name.parse::<ToolName>().ok().filter(|t| ToolSet::Caller.offers(*t)).map(listed)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.as_ref();
+        let Some(tool) = name.parse::<ToolName>().ok().filter(|t| ToolSet::Caller.offers(*t)) else {
+            let message = format!("unknown tool {name:?}: the tools are {}", ToolSet::Caller);
+            return Err(McpError::invalid_params(message, None));
+        };
+        let args = request.arguments.map_or(Value::Null, Value::Object);
+        Ok(self.run(tool, args).await.into())
+    }
+}
