@@ -118,6 +118,7 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
 /// The built-in agents' descriptions: (name, description).
 pub const AGENTS: &[(&str, &str)] = &[
     ("navguard", include_str!("../builtin/agents/navguard.toml")),
+    ("navguard-mcp", include_str!("../builtin/agents/navguard-mcp.toml")),
     ("playwright-mcp", include_str!("../builtin/agents/playwright-mcp.toml")),
     ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
     ("browser-use", include_str!("../builtin/agents/browser-use.toml")),

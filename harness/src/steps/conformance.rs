@@ -23,6 +23,7 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
             port: world.port()?.clone(),
             chromium: chromium.display().to_string(),
             cdp_endpoint: world.env()?.browser.cdp_endpoint().map(str::to_owned),
+            bidi_session: Some(world.env()?.browser.bidi_url().to_owned()),
         };
         let started = crate::under_test::start(world.conformance.agent_description.clone(), at)
             .await

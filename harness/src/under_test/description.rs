@@ -3,7 +3,7 @@
 //! of its answers, and which of its messages mean which failure class. Built-in descriptions
 //! are compiled into the binary; a user's is any path.
 
-use super::{AgentError, FailureClass, NeutralTool};
+use super::{AgentError, BrowserAt, FailureClass, NeutralTool, navguard_command};
 use crate::builtin::AgentsDir;
 use serde::Deserialize;
 use serde_json::Value;
@@ -377,41 +377,48 @@ impl Description {
     }
 
     /// The start command's words with `{here}` (the description's folder), `{chromium}`,
-    /// `{cdp_endpoint}` and `{scratch}` (a folder of the agent's own for this scenario) filled in.
-    pub fn command_line(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> (String, Vec<String>) {
-        let fill = self.filler(chromium, cdp_endpoint, scratch);
+    /// `{cdp_endpoint}`, `{bidi_session}`, `{navguard}` and `{scratch}` (a folder of the
+    /// agent's own for this scenario) filled in.
+    pub fn command_line(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> (String, Vec<String>) {
+        let fill = self.filler(chromium, at, scratch);
         (fill(&self.start.command), self.start.args.iter().map(|a| fill(a)).collect())
     }
 
     /// Its `[start] env` with the placeholders filled in as [`Self::command_line`]'s.
-    pub fn env(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> BTreeMap<String, String> {
-        let fill = self.filler(chromium, cdp_endpoint, scratch);
+    pub fn env(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> BTreeMap<String, String> {
+        let fill = self.filler(chromium, at, scratch);
         self.start.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect()
     }
 
     /// Its `[start] files`: each one's path in `scratch` and its text, placeholders filled in.
-    pub fn files(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> Vec<(PathBuf, String)> {
-        let fill = self.filler(chromium, cdp_endpoint, scratch);
+    pub fn files(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> Vec<(PathBuf, String)> {
+        let fill = self.filler(chromium, at, scratch);
         self.start.files.iter().map(|(name, text)| (scratch.join(name), fill(text))).collect()
     }
 
-    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}` and `{scratch}` into a word of its start.
-    fn filler(&self, chromium: &str, cdp_endpoint: Option<&str>, scratch: &Path) -> impl Fn(&str) -> String {
+    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{navguard}` and
+    /// `{scratch}` into a word of its start.
+    fn filler(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> impl Fn(&str) -> String {
         let here = self.here.display().to_string();
         let scratch = scratch.display().to_string();
         let chromium = chromium.to_owned();
-        let endpoint = cdp_endpoint.unwrap_or_default().to_owned();
+        let endpoint = at.cdp.unwrap_or_default().to_owned();
+        let bidi = at.bidi.unwrap_or_default().to_owned();
+        let navguard = navguard_command().display().to_string();
         move |word: &str| {
             word.replace("{here}", &here)
                 .replace("{chromium}", &chromium)
                 .replace("{cdp_endpoint}", &endpoint)
+                .replace("{bidi_session}", &bidi)
+                .replace("{navguard}", &navguard)
                 .replace("{scratch}", &scratch)
         }
     }
 
     /// Whether the agent attaches to the harness's browser (its start, its environment or a
-    /// file written for it names `{cdp_endpoint}`, or it is a jsonl agent, whose start line
-    /// always carries the endpoint): then the user's steps act in the agent's own browser.
+    /// file written for it names `{cdp_endpoint}` or `{bidi_session}`, or it is a jsonl agent,
+    /// whose start line always carries the endpoint): then the user's steps act in the agent's
+    /// own browser.
     pub fn attaches(&self) -> bool {
         let start = &self.start;
         self.kind.always_attaches()
@@ -419,7 +426,7 @@ impl Description {
                 .chain(&start.args)
                 .chain(start.env.values())
                 .chain(start.files.values())
-                .any(|w| w.contains("{cdp_endpoint}"))
+                .any(|w| w.contains("{cdp_endpoint}") || w.contains("{bidi_session}"))
     }
 }
 
@@ -548,6 +555,10 @@ fn as_number(value: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cdp(url: &'static str) -> BrowserAt<'static> {
+        BrowserAt { cdp: Some(url), bidi: None }
+    }
     use serde_json::json;
 
     const SAMPLE: &str = r#"
@@ -588,7 +599,7 @@ stale-ref = ['not found in the current page']
         assert_eq!(Value::Object(select.fill(&json!({"index": 2}))), json!({"index": 1}));
         assert!(d.tool(NeutralTool::GoBack).is_none());
         assert!(d.attaches());
-        let (_, args) = d.command_line("/usr/bin/chromium", Some("http://127.0.0.1:9"), Path::new("/tmp/s"));
+        let (_, args) = d.command_line("/usr/bin/chromium", cdp("http://127.0.0.1:9"), Path::new("/tmp/s"));
         assert_eq!(args, ["--cdp", "http://127.0.0.1:9"]);
         assert_eq!(d.classify("Ref e3 not found in the current page snapshot"), FailureClass::StaleRef);
         assert_eq!(d.classify("boom"), FailureClass::Other);
@@ -631,10 +642,10 @@ keep_as = "URL"
         // Naming {cdp_endpoint} in an env value or a file is attaching too.
         assert!(d.attaches());
         let scratch = Path::new("/tmp/s");
-        let env = d.env("/usr/bin/chromium", Some("http://127.0.0.1:9"), scratch);
+        let env = d.env("/usr/bin/chromium", cdp("http://127.0.0.1:9"), scratch);
         assert_eq!(env["AGENT_CDP"], "http://127.0.0.1:9");
         assert_eq!(env["HOME"], "/tmp/s");
-        let files = d.files("/usr/bin/chromium", Some("http://127.0.0.1:9"), scratch);
+        let files = d.files("/usr/bin/chromium", cdp("http://127.0.0.1:9"), scratch);
         assert_eq!(
             files,
             [
@@ -661,7 +672,7 @@ keep_as = "URL"
         // Without any of it, nothing changes.
         let plain = Description::parse(SAMPLE, "sample.toml", Path::new("/x")).unwrap();
         assert!(plain.after_start.is_empty() && plain.before_end.is_empty());
-        assert!(plain.files("c", None, scratch).is_empty());
+        assert!(plain.files("c", BrowserAt::default(), scratch).is_empty());
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! exhaustive `match`: a new kind is one more member of [`Kind`], and the compiler names every
 //! place that must say what it does.
 
+use super::BrowserAt;
+
 navguard::closed_set! {
     /// How an agent is driven (its description's `kind`).
     pub enum Kind("agent kind") {
@@ -17,6 +19,8 @@ navguard::closed_set! {
 /// The discard port on loopback, where nothing listens: the check before a run points an MCP
 /// server there, because starting it and listing its tools must not need a browser.
 const NOWHERE: &str = "http://127.0.0.1:9";
+/// The same port as a BiDi session's WebSocket URL.
+const NOWHERE_WS: &str = "ws://127.0.0.1:9/session/none";
 
 impl Kind {
     /// Whether its description must say how to start it: a child process needs a command;
@@ -46,16 +50,16 @@ impl Kind {
         }
     }
 
-    /// The endpoint the check before a run gives an agent of this kind, which has no browser
+    /// The endpoints the check before a run gives an agent of this kind, which has no browser
     /// to point it at.
-    pub(crate) const fn endpoint_without_browser(self) -> Option<&'static str> {
+    pub(crate) const fn endpoint_without_browser(self) -> BrowserAt<'static> {
         match self {
             // Never started by the check: it needs a scenario's tabs.
-            Self::InProcess => None,
-            Self::Mcp => Some(NOWHERE),
+            Self::InProcess => BrowserAt { cdp: None, bidi: None },
+            Self::Mcp => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS) },
             // Given no endpoint, a jsonl agent starts its own browser: the check must not
             // depend on one it cannot reach.
-            Self::Jsonl => None,
+            Self::Jsonl => BrowserAt { cdp: None, bidi: None },
         }
     }
 

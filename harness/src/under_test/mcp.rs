@@ -4,7 +4,7 @@
 
 use super::description::Description;
 use super::process::AgentProcess;
-use super::{AgentError, AgentUnderTest, Answer, ElementSeen, Failure, NeutralTool, PageSeen, TabSeen};
+use super::{AgentError, AgentUnderTest, Answer, BrowserAt, ElementSeen, Failure, NeutralTool, PageSeen, TabSeen};
 use async_trait::async_trait;
 use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
@@ -44,10 +44,10 @@ impl McpAgent {
     pub async fn start(
         description: Arc<Description>,
         chromium: &str,
-        cdp_endpoint: Option<&str>,
+        at: BrowserAt<'_>,
         prepare: bool,
     ) -> Result<Self, AgentError> {
-        let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
+        let mut process = AgentProcess::start(&description, chromium, at)?;
         let command = process.command.clone();
         let deadline = Duration::from_millis(description.start.timeout_ms);
         let (Some(stdout), Some(stdin)) = (process.stdout.take(), process.stdin.take()) else {

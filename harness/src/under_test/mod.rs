@@ -168,12 +168,41 @@ pub struct StartAt {
     pub chromium: String,
     /// The harness's browser's DevTools endpoint (`{cdp_endpoint}`), when it has one.
     pub cdp_endpoint: Option<String>,
+    /// The harness's BiDi session's WebSocket URL (`{bidi_session}`).
+    pub bidi_session: Option<String>,
+}
+
+/// Where an agent that attaches can reach the harness's browser.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BrowserAt<'a> {
+    /// Chromium's DevTools endpoint (`{cdp_endpoint}`).
+    pub cdp: Option<&'a str>,
+    /// The BiDi session's WebSocket URL (`{bidi_session}`): another BiDi client joins it.
+    pub bidi: Option<&'a str>,
+}
+
+/// The `navguard` command (`{navguard}`): `NAVGUARD_COMMAND` when set, else this program when it
+/// is navguard, else the `navguard` beside it (a test binary's, in the folder above), else the
+/// one on PATH.
+pub(crate) fn navguard_command() -> std::path::PathBuf {
+    if let Some(set) = std::env::var_os("NAVGUARD_COMMAND") {
+        return set.into();
+    }
+    let me = std::env::current_exe().unwrap_or_default();
+    if me.file_name().is_some_and(|n| n == "navguard") {
+        return me;
+    }
+    let beside = me.ancestors().skip(1).take(2).map(|dir| dir.join("navguard")).find(|p| p.is_file());
+    beside.unwrap_or_else(|| "navguard".into())
 }
 
 /// Starts the agent `description` describes for a scenario (navguard's core when `None`).
 pub async fn start(description: Option<Arc<Description>>, at: StartAt) -> Result<Box<dyn AgentUnderTest>, AgentError> {
     let started = match description {
-        Some(d) => start_kind(d, &at.chromium, Reach::Scenario(at.cdp_endpoint.as_deref())).await?,
+        Some(d) => {
+            let reach = BrowserAt { cdp: at.cdp_endpoint.as_deref(), bidi: at.bidi_session.as_deref() };
+            start_kind(d, &at.chromium, Reach::Scenario(reach)).await?
+        }
         None => None,
     };
     // navguard's core runs in process, on the scenario's own tabs.
@@ -183,8 +212,8 @@ pub async fn start(description: Option<Arc<Description>>, at: StartAt) -> Result
 /// The browser an agent being started can reach.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Reach<'a> {
-    /// A scenario's: its DevTools endpoint, when it has one.
-    Scenario(Option<&'a str>),
+    /// A scenario's browser.
+    Scenario(BrowserAt<'a>),
     /// None: the check before a run ([`preflight`]) only starts the agent and lists its tools.
     NoBrowser,
 }
@@ -199,7 +228,7 @@ pub(crate) async fn start_kind(
 ) -> Result<Option<Box<dyn AgentUnderTest>>, AgentError> {
     let kind = description.kind;
     let endpoint = match reach {
-        Reach::Scenario(endpoint) => endpoint,
+        Reach::Scenario(at) => at,
         Reach::NoBrowser => kind.endpoint_without_browser(),
     };
     let agent: Box<dyn AgentUnderTest> = match kind {

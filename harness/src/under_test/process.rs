@@ -3,7 +3,7 @@
 //! group when the agent is closed, when the scenario's world is dropped, and, through
 //! navguard's guardian, when navguard itself dies (SIGKILL included).
 
-use super::AgentError;
+use super::{AgentError, BrowserAt};
 use super::description::Description;
 use navguard::adapter::GroupGuard;
 use std::collections::BTreeMap;
@@ -45,8 +45,8 @@ pub struct AgentProcess {
 
 impl AgentProcess {
     /// Starts the agent `description` describes, with a scratch folder of its own and its
-    /// command line filled in (`{chromium}`, `{cdp_endpoint}`, `{scratch}`, `{here}`).
-    pub fn start(description: &Description, chromium: &str, cdp_endpoint: Option<&str>) -> Result<Self, AgentError> {
+    /// command line filled in (`{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{scratch}`, …).
+    pub fn start(description: &Description, chromium: &str, at: BrowserAt<'_>) -> Result<Self, AgentError> {
         description.check_installed()?;
         let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
             agent: description.name.clone(),
@@ -54,7 +54,7 @@ impl AgentProcess {
             hint: "check that the temporary folder is writable".into(),
             source,
         })?;
-        for (path, text) in description.files(chromium, cdp_endpoint, scratch.path()) {
+        for (path, text) in description.files(chromium, at, scratch.path()) {
             let written =
                 path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, text));
             written.map_err(|source| AgentError::Spawn {
@@ -64,8 +64,8 @@ impl AgentProcess {
                 source,
             })?;
         }
-        let (command, args) = description.command_line(chromium, cdp_endpoint, scratch.path());
-        let env = description.env(chromium, cdp_endpoint, scratch.path());
+        let (command, args) = description.command_line(chromium, at, scratch.path());
+        let env = description.env(chromium, at, scratch.path());
         let process = Self::spawn(&description.name, &command, &args, &env)?;
         Ok(Self { _scratch: Some(scratch), ..process })
     }

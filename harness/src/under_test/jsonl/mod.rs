@@ -13,7 +13,7 @@ mod wire;
 
 use super::description::Description;
 use super::process::AgentProcess;
-use super::{AgentError, AgentUnderTest, Answer, FailureClass, NeutralTool};
+use super::{AgentError, AgentUnderTest, Answer, BrowserAt, FailureClass, NeutralTool};
 use async_trait::async_trait;
 use lines::LineReader;
 use serde_json::{Value, json};
@@ -62,9 +62,9 @@ impl JsonlAgent {
     pub async fn start(
         description: Arc<Description>,
         chromium: &str,
-        cdp_endpoint: Option<&str>,
+        at: BrowserAt<'_>,
     ) -> Result<Self, AgentError> {
-        let mut process = AgentProcess::start(&description, chromium, cdp_endpoint)?;
+        let mut process = AgentProcess::start(&description, chromium, at)?;
         let command = process.command.clone();
         let (Some(stdout), Some(mut stdin)) = (process.stdout.take(), process.stdin.take()) else {
             let e = protocol(&description, "its stdio could not be taken".into(), &process);
@@ -76,7 +76,7 @@ impl JsonlAgent {
         let exchange = async {
             // A line it wrote is what it said, even when it did not read the start line (it
             // exited first: a broken pipe).
-            let sent = send(&mut stdin, &start_line(chromium, cdp_endpoint)).await;
+            let sent = send(&mut stdin, &start_line(chromium, at.cdp)).await;
             match stdout.next().await {
                 Ok(Some(line)) => {
                     let reply = parse_reply(&line)
@@ -274,7 +274,7 @@ read c; echo '{"id":3,"ok":true}'; echo '{"id":4,"ok":true,"page":{"url":"u","ti
 read c; echo '{"id":9,"ok":true}'
 read c; echo bye >&2
 "#;
-        let mut agent = JsonlAgent::start(fake(script, 10_000), "/usr/bin/chromium", None).await.unwrap();
+        let mut agent = JsonlAgent::start(fake(script, 10_000), "/usr/bin/chromium", BrowserAt::default()).await.unwrap();
         assert_eq!(agent.version().as_deref(), Some("fake 9"));
         assert!(agent.supports(NeutralTool::Navigate) && !agent.supports(NeutralTool::Click));
         let args = json!({ "url": "http://x/" });
@@ -300,7 +300,7 @@ read c; echo bye >&2
 
     #[tokio::test]
     async fn an_agent_that_does_not_answer_the_start_line_in_time_is_named() {
-        let e = JsonlAgent::start(fake("cat >/dev/null", 1000), "/usr/bin/chromium", None).await.unwrap_err();
+        let e = JsonlAgent::start(fake("cat >/dev/null", 1000), "/usr/bin/chromium", BrowserAt::default()).await.unwrap_err();
         assert_eq!(
             e.to_string(),
             "agent fake did not answer the start line within 1 s: is `sh` a JSON-lines agent over stdio?"
@@ -311,7 +311,7 @@ read c; echo bye >&2
                 5_000,
             ),
             "/c",
-            None,
+            BrowserAt::default(),
         )
         .await
         .unwrap_err();
