@@ -1,4 +1,5 @@
-//! The agent-neutral features against a real MCP server from npm (Playwright MCP, on Chromium),
+//! The agent-neutral features against a real MCP server from npm (Playwright MCP, on Chromium)
+//! and against navguard's own core served over MCP (on Chromium and Firefox),
 //! judged as `navguard gate --agent` judges them: any failure its expectations file does not
 //! list fails the test, so neither the scenarios nor the adapter rot. And kill -9 of navguard in
 //! the middle of a scenario leaves no agent process and no browser behind. navguard's own core
@@ -236,6 +237,25 @@ fn running(needle: &str) -> Vec<(u32, String)> {
         .map(|pid| (pid, command_line(pid)))
         .filter(|(_, line)| line.contains(needle))
         .collect()
+}
+
+/// navguard's core served over MCP (`navguard mcp`, the built-in agent navguard-mcp), through
+/// the path the MCP peers take, passes every agent-neutral scenario on both browsers: it has no
+/// known failures, so any failure fails the gate.
+#[test]
+fn navguard_mcp_passes_every_agent_neutral_scenario_on_both_browsers() {
+    for browser in ["chromium", "firefox"] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().display().to_string();
+        let args = ["gate", "features/agents", "--agent", "navguard-mcp", "--browser", browser, "--report-dir", &report];
+        let child = navguard(&args).stdout(Stdio::piped()).spawn().expect("navguard starts");
+        let (status, out) = finish(child, GATE_DEADLINE);
+        let tail: Vec<&str> = out.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+        assert!(status.success() && out.contains("gate: PASSED"), "{browser}: {status}:\n{}", tail.join("\n"));
+        assert!(out.contains(" 0 failed"), "{browser}: a scenario failed:\n{}", tail.join("\n"));
+        // It has a tool for every neutral tool: no scenario is left as not applicable.
+        assert!(!out.contains("n/a "), "{browser}: a scenario was not applicable:\n{out}");
+    }
 }
 
 /// Each of the field's built-in agents (browser-use, agent-browser, Vibium, Stagehand) runs one
