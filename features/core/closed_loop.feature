@@ -107,8 +107,8 @@ Feature: The closed loop: observe, act, verify
 
   @contract-loop-done
   Scenario: A done on a page that began to leave after it was observed is refused
-    Given the agent starts on "{site}/js-redirect?to=/page?title=Later&after=2000"
-    And the model takes 2500 ms to answer in round 1
+    Given the agent starts on "{site}/js-redirect?to=/page?title=Later&after=4000"
+    And the model takes 5000 ms to answer in round 1
     And the model plans:
       | round | tool | args                                                 |
       | 1     | done | {"summary": "here"}                                  |

@@ -96,10 +96,10 @@ Feature: The navigation design's coverage matrix: every navigation path that lea
     Then the task stops with "The page could not be observed, agent stopped"
 
   Scenario: The page's own script redirects it: only the loop top can catch it
-    Given the agent starts on "{site}/js-redirect?title=Leaving&after=2000&to=/slow?delay=5000%26title=Arrived"
+    Given the agent starts on "{site}/js-redirect?title=Leaving&after=4000&to=/slow?delay=5000%26title=Arrived"
     And the model plans:
       | round | tool | args                   |
-      | 1     | wait | {"ms": 4000}           |
+      | 1     | wait | {"ms": 5000}           |
       | 2     | done | {"summary": "arrived"} |
     When the agent runs the task
     Then the task succeeds
@@ -108,10 +108,10 @@ Feature: The navigation design's coverage matrix: every navigation path that lea
     And round 2 observed the page titled "Arrived"
 
   Scenario: A meta refresh moves the page: only the loop top can catch it
-    Given the agent starts on "{site}/meta-refresh?title=Leaving&after=2&to=/slow?delay=5000%26title=Arrived"
+    Given the agent starts on "{site}/meta-refresh?title=Leaving&after=4&to=/slow?delay=5000%26title=Arrived"
     And the model plans:
       | round | tool | args                   |
-      | 1     | wait | {"ms": 4000}           |
+      | 1     | wait | {"ms": 5000}           |
       | 2     | done | {"summary": "arrived"} |
     When the agent runs the task
     Then the task succeeds
@@ -119,11 +119,11 @@ Feature: The navigation design's coverage matrix: every navigation path that lea
     And round 2 observed the page titled "Arrived"
 
   Scenario: The page's own script redirects it, loop-top guard off
-    Given the agent starts on "{site}/js-redirect?title=Leaving&after=2000&to=/slow?delay=5000%26title=Arrived"
+    Given the agent starts on "{site}/js-redirect?title=Leaving&after=4000&to=/slow?delay=5000%26title=Arrived"
     And the loop-top guard is off
     And the model plans:
       | round | tool | args                   |
-      | 1     | wait | {"ms": 4000}           |
+      | 1     | wait | {"ms": 5000}           |
       | 2     | done | {"summary": "arrived"} |
     When the agent runs the task
     Then the task stops with "The page could not be observed, agent stopped"

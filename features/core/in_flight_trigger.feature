@@ -25,11 +25,11 @@ Feature: Any navigation in flight holds the round, not only about:blank
   Scenario Outline: A script redirect to another origin, with the <trigger> trigger
     The pending URL reveals the other origin before the commit: the extended trigger stops at
     once (fast-fail); the design's trigger lets the round try to observe the leaving page.
-    Given the agent starts on "{site}/js-redirect?title=Here&after=2000&to={other}/slow?delay=7000%26title=Away"
+    Given the agent starts on "{site}/js-redirect?title=Here&after=4000&to={other}/slow?delay=9000%26title=Away"
     And the loop-top guard uses the <trigger> in-flight trigger
     And the model plans:
       | round | tool | args                |
-      | 1     | wait | {"ms": 4000}        |
+      | 1     | wait | {"ms": 6000}        |
       | 2     | done | {"summary": "away"} |
     When the agent runs the task
     Then the trace of round 2 shows the guard "<guard>"
