@@ -23,7 +23,7 @@ struct Proc {
     zombie: bool,
 }
 
-/// A process the watcher has seen, by pid and start time, with its command line.
+/// A process the watcher has seen, by pid and start time, with its latest command line.
 pub(crate) type Seen = BTreeMap<(u32, u64), String>;
 
 /// Watches the processes `root` starts until dropped.
@@ -44,7 +44,12 @@ impl Watch {
                 let found = started_by(root, ours);
                 let mut seen = record.lock().expect("the watcher's record");
                 for p in found {
-                    seen.entry((p.pid, p.started)).or_insert_with(|| command_line(p.pid));
+                    // Read again each time: between its fork and its exec a child still shows
+                    // its parent's command line.
+                    let line = command_line(p.pid);
+                    if !line.is_empty() {
+                        seen.insert((p.pid, p.started), line);
+                    }
                 }
             }
         });
