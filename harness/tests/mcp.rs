@@ -88,7 +88,11 @@ async fn python_client_drives(browser: &str) {
         }
     };
     let (out, err) = (support::text(&stdout), support::text(&stderr));
-    assert!(status.success(), "{browser}: the Python client failed ({status}); its steps:\n{out}\nstderr:\n{err}");
+    assert!(
+        status.success(),
+        "{browser}: the Python client failed ({status}); its steps:\n{out}\nstderr:\n{err}\nthe site's requests: {:#?}",
+        site.requests().all()
+    );
     assert_eq!(out.lines().last(), Some(r#"{"passed": true}"#), "{browser}: {out}");
     let seen = watch.all_gone(GONE_DEADLINE).await;
     for needle in driver_and_browser(browser) {

@@ -5,7 +5,7 @@
 //! known by its pid and start time, so a pid the kernel hands out again is not mistaken for it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// How often the watcher looks at /proc: the processes live outside the test, and asking the
@@ -26,10 +26,13 @@ struct Proc {
 /// A process the watcher has seen, by pid and start time, with its latest command line.
 pub(crate) type Seen = BTreeMap<(u32, u64), String>;
 
-/// Watches the processes `root` starts until dropped.
+/// Watches the processes `root` starts, on a thread of its own (reading /proc blocks: not on
+/// the runtime that serves the fixture site), until stopped or dropped.
 pub(crate) struct Watch {
     seen: Arc<Mutex<Seen>>,
-    task: tokio::task::JoinHandle<()>,
+    /// Dropped to stop the watcher: its wait for the next look then ends at once.
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Watch {
@@ -37,23 +40,24 @@ impl Watch {
         let seen = Arc::new(Mutex::new(Seen::new()));
         let ours = rustix::process::getpgrp().as_raw_nonzero().get().unsigned_abs();
         let record = Arc::clone(&seen);
-        let task = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(POLL);
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
             loop {
-                tick.tick().await;
-                let found = started_by(root, ours);
-                let mut seen = record.lock().expect("the watcher's record");
-                for p in found {
-                    // Read again each time: between its fork and its exec a child still shows
-                    // its parent's command line.
-                    let line = command_line(p.pid);
-                    if !line.is_empty() {
-                        seen.insert((p.pid, p.started), line);
-                    }
+                look(root, ours, &record);
+                if !matches!(stopped.recv_timeout(POLL), Err(mpsc::RecvTimeoutError::Timeout)) {
+                    return;
                 }
             }
         });
-        Self { seen, task }
+        Self { seen, stop: Some(stop), thread: Some(thread) }
+    }
+
+    /// Stops the watcher once it has finished its look.
+    fn stop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 
     /// Every process seen so far.
@@ -78,8 +82,8 @@ impl Watch {
 
     /// Stops watching, then waits at most `deadline` for every process seen to be gone
     /// (exited, or a zombie its new parent has yet to reap); panics naming those left.
-    pub(crate) async fn all_gone(self, deadline: Duration) -> Seen {
-        self.task.abort();
+    pub(crate) async fn all_gone(mut self, deadline: Duration) -> Seen {
+        self.stop();
         let seen = self.seen();
         let started = Instant::now();
         let mut tick = tokio::time::interval(POLL);
@@ -97,7 +101,21 @@ impl Watch {
 
 impl Drop for Watch {
     fn drop(&mut self) {
-        self.task.abort();
+        self.stop();
+    }
+}
+
+/// Records what `root` has started, as /proc shows it now.
+fn look(root: u32, ours: u32, record: &Mutex<Seen>) {
+    let found = started_by(root, ours);
+    let mut seen = record.lock().expect("the watcher's record");
+    for p in found {
+        // Read again each time: between its fork and its exec a child still shows its
+        // parent's command line.
+        let line = command_line(p.pid);
+        if !line.is_empty() {
+            seen.insert((p.pid, p.started), line);
+        }
     }
 }
 
