@@ -25,7 +25,14 @@ fn main() -> ExitCode {
         Command::Replay(args) => cli::replay::replay(&args),
         Command::Serve(args) => runtime.block_on(cli::serve::serve(args)),
         Command::Executor(args) => runtime.block_on(cli::executor::executor(args)),
-        Command::Mcp(args) => runtime.block_on(cli::mcp::mcp(args)),
+        Command::Mcp(args) => {
+            let code = runtime.block_on(cli::mcp::mcp(args));
+            // Where stdin is not a pipe (a terminal), tokio reads it on a blocking thread that
+            // cannot be cancelled: after SIGTERM, with the input still open, dropping the
+            // runtime would wait for that read (the next line of input) forever.
+            runtime.shutdown_background();
+            code
+        }
         Command::Validate(args) => cli::validate::validate(args),
     }
 }

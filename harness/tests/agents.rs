@@ -247,7 +247,8 @@ fn navguard_mcp_passes_every_agent_neutral_scenario_on_both_browsers() {
     for browser in ["chromium", "firefox"] {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().display().to_string();
-        let args = ["gate", "features/agents", "--agent", "navguard-mcp", "--browser", browser, "--report-dir", &report];
+        let args =
+            ["gate", "features/agents", "--agent", "navguard-mcp", "--browser", browser, "--report-dir", &report];
         let child = navguard(&args).stdout(Stdio::piped()).spawn().expect("navguard starts");
         let (status, out) = finish(child, GATE_DEADLINE);
         let tail: Vec<&str> = out.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();

@@ -392,6 +392,12 @@ fn features_run_through_a_real_selenium_grid_on_both_browsers() {
         grid.wait_until_no_session();
     }
 
+    // navguard mcp through the Grid: the official Python SDK's client drives the core's tools
+    // in a session the server opens on a node (on its first call), and ends it when its input
+    // ends.
+    mcp_through_the_grid(&url);
+    grid.wait_until_no_session();
+
     // A node lost mid-run: the two scenarios running on its session fail with "browser
     // disconnected"; the run goes on with the other session, where the other six pass.
     let slow = dir.path().join("slow");
@@ -443,4 +449,54 @@ fn features_run_through_a_real_selenium_grid_on_both_browsers() {
     // Known lost within the heartbeat's reach, not after a step's own deadline: the six others
     // (two rounds of 8 s pages) are what the run waited for.
     assert!(lost_at.elapsed() < Duration::from_secs(60), "the run took {:?} after the loss", lost_at.elapsed());
+}
+
+/// The fixture site served by `navguard site` for as long as this lives.
+struct Site {
+    child: Child,
+    origin: String,
+}
+
+impl Site {
+    fn start() -> Self {
+        let mut child = navguard_command(&["site"]).stdout(Stdio::piped()).spawn().expect("navguard site starts");
+        let mut first = String::new();
+        // Its first line names the site's origin: `site:  http://127.0.0.1:PORT`; the rest (the
+        // routes) is read to its end, or the site would die of a closed pipe.
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut first).expect("its first line");
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+        let origin = first.split_whitespace().nth(1).unwrap_or_default().to_owned();
+        assert!(origin.starts_with("http://127.0.0.1:"), "navguard site said: {first}");
+        Self { child, origin }
+    }
+}
+
+impl Drop for Site {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn mcp_through_the_grid(grid: &str) {
+    let python = root().join("agents/.venv/bin/python");
+    assert!(python.exists(), "{} is missing: run `bash ci/setup.sh agents`", python.display());
+    let site = Site::start();
+    let page = format!("{}/page?title=Home&go=/page%3Ftitle%3DNext", site.origin);
+    let script = root().join("harness/tests/mcp/python_client.py");
+    let navguard = env!("CARGO_BIN_EXE_navguard");
+    let child = Command::new(&python)
+        .arg(&script)
+        .args([navguard, "chromium", &page, "--webdriver-url", grid])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the venv's python starts");
+    let out = wait_with_deadline(child);
+    assert!(
+        out.status.success() && text(&out).contains(r#"{"passed": true}"#),
+        "navguard mcp through the Grid:\n{}",
+        text(&out)
+    );
 }

@@ -130,8 +130,10 @@ async fn an_unknown_tool_is_a_json_rpc_error_naming_the_tools() {
         }
     }
     assert_eq!(server.tool_names().await, tools, "the server still answers");
+    // The watcher looks every so often: wait for its look at the server (not at the moment
+    // between its fork and its exec), so that seeing no driver means something.
+    server.watch.wait_for(&[" mcp"], Duration::from_secs(10)).await;
     let seen = server.watch.seen();
-    assert!(seen.values().any(|l| l.ends_with(" mcp")), "the watcher saw the server: {seen:#?}");
     assert!(seen.values().all(|l| !l.contains("chromedriver")), "a browser started: {seen:#?}");
 }
 

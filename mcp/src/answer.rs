@@ -80,8 +80,11 @@ pub(crate) fn failed(tool: &str, kind: FailureKind, message: &str) -> CallToolRe
 }
 
 fn finish(text: String, structured: Value, is_error: bool) -> CallToolResult {
-    let mut result =
-        if is_error { CallToolResult::error(vec![ContentBlock::text(text)]) } else { CallToolResult::success(vec![ContentBlock::text(text)]) };
+    let mut result = if is_error {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    };
     result.structured_content = Some(structured);
     result
 }
@@ -106,11 +109,8 @@ fn write_page(text: &mut String, seen: &Observation) {
 }
 
 fn page_json(seen: &Observation) -> Value {
-    let elements: Vec<Value> = seen
-        .elements
-        .iter()
-        .map(|e| json!({"ref": e.reference.to_string(), "role": e.role, "name": e.name}))
-        .collect();
+    let elements: Vec<Value> =
+        seen.elements.iter().map(|e| json!({"ref": e.reference.to_string(), "role": e.role, "name": e.name})).collect();
     json!({
         "url": seen.url,
         "title": seen.title,

@@ -44,7 +44,9 @@ pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
     let server = NavguardServer::new(reach);
     let handle = server.clone();
     let running = tokio::select! {
-        running = server.serve(rmcp::transport::stdio()) => running.map_err(|e| ServeError::Handshake(e.to_string())),
+        // The pipe transport reads on tokio's reactor, so a pending read ends with the service
+        // (blocking stdin reads cannot be cancelled: the end would wait for the next line).
+        running = server.serve(rmcp::transport::stdio_pipes()) => running.map_err(|e| ServeError::Handshake(e.to_string())),
         _ = term.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
         _ = int.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
     };

@@ -108,9 +108,13 @@ fn listed(tool: ToolName) -> Tool {
         Value::Object(schema) => schema,
         _ => JsonObject::new(),
     };
-    let reads_only = !spec.input && spec.risk == RiskHint::None;
+    // close_tabs has no risk for the loop (it closes the task's own tabs), but it changes the
+    // browser: MCP's readOnlyHint lets a client run a tool without asking.
+    let closes = tool == ToolName::CloseTabs;
+    let reads_only = !spec.input && spec.risk == RiskHint::None && !closes;
     let mut hints = ToolAnnotations::default();
     hints.read_only_hint = Some(reads_only);
+    hints.destructive_hint = Some(closes);
     let mut listed = Tool::new(tool.name(), spec.description, schema);
     listed.annotations = Some(hints);
     listed

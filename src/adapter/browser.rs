@@ -284,7 +284,11 @@ impl Drop for BidiBrowser {
 /// Connects to the session's BiDi WebSocket and subscribes to the events the port reads: the
 /// navigation events, and the network events that feed the wait for network idle (its own
 /// log, per tab). Returns the events the browser refused.
-async fn connect(ws_url: &str, config: &BrowserConfig, router: &Router) -> Result<(BidiClient, Vec<String>), LaunchError> {
+async fn connect(
+    ws_url: &str,
+    config: &BrowserConfig,
+    router: &Router,
+) -> Result<(BidiClient, Vec<String>), LaunchError> {
     let client = BidiClient::connect(ws_url, config.start_timeout, router.clone()).await?;
     let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
     let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();

@@ -40,9 +40,9 @@ pub use reliability::{
     Checkpoint, Checkpoints, ControlState, Pause, PauseReason, RetryPolicy, StoredCheckpoints, TaskControl,
 };
 pub use round::{
-    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, NoPlanner, Note, Pinned, PlanRequest,
-    Planner, PlannerError, RepairReason, RoundHook, SavedTabs, ScriptedPlanner, Session, SessionAnswer, StopKind,
-    StopReason, TabSummary, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent, tab_lines,
+    Agent, AgentConfig, CallResult, GuardDecision, GuardKind, InFlightTrigger, ModelTurn, NoPlanner, Note, Pinned,
+    PlanRequest, Planner, PlannerError, RepairReason, RoundHook, SavedTabs, ScriptedPlanner, Session, SessionAnswer,
+    StopKind, StopReason, TabSummary, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent, tab_lines,
 };
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
 pub use tools::{FailureKind, Offered, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};

@@ -49,9 +49,9 @@ impl CoreAgent {
         };
         let mut out = page_answer(answer.page);
         out.text = format!("{}\n{}", answer.call.result.text(), out.text);
-        out.tabs = answer.tabs.map(|tabs| {
-            tabs.into_iter().map(|t| TabSeen { title: t.title, url: t.url, current: t.focused }).collect()
-        });
+        out.tabs = answer
+            .tabs
+            .map(|tabs| tabs.into_iter().map(|t| TabSeen { title: t.title, url: t.url, current: t.focused }).collect());
         match (failure, &mut out.failure) {
             (Some(failure), _) => out.failure = Some(failure),
             // The call was made, and then the page could not be shown: say both.

@@ -3,8 +3,8 @@
 //! group when the agent is closed, when the scenario's world is dropped, and, through
 //! navguard's guardian, when navguard itself dies (SIGKILL included).
 
-use super::{AgentError, BrowserAt};
 use super::description::Description;
+use super::{AgentError, BrowserAt};
 use navguard::adapter::GroupGuard;
 use std::collections::BTreeMap;
 use std::process::Stdio;

@@ -1,7 +1,7 @@
 """A client of `navguard mcp` written apart from navguard, on the official Python MCP SDK: it
 starts the server over stdio, lists its tools, and drives navigate, snapshot and click against a
-page. Usage: python_client.py <navguard> <browser> <page URL>. Prints one JSON line per step and
-exits 0 only when every step answered as expected."""
+page. Usage: python_client.py <navguard> <browser> <page URL> [server args…] (e.g. --webdriver-url
+URL). Prints one JSON line per step and exits 0 only when every step answered as expected."""
 
 import asyncio
 import json
@@ -28,8 +28,8 @@ async def call(session, name, args):
     return result
 
 
-async def main(navguard, browser, url):
-    server = StdioServerParameters(command=navguard, args=["mcp", "--browser", browser])
+async def main(navguard, browser, url, *more):
+    server = StdioServerParameters(command=navguard, args=["mcp", "--browser", browser, *more])
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
             await asyncio.wait_for(session.initialize(), STEP_DEADLINE)
@@ -61,4 +61,4 @@ async def main(navguard, browser, url):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:4]))
+    asyncio.run(main(*sys.argv[1:]))

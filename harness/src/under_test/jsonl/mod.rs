@@ -59,11 +59,7 @@ impl JsonlAgent {
     /// Starts the agent and exchanges the start line, within the description's start timeout;
     /// an agent that does not start, or does not speak the protocol, is one error naming it
     /// and what to do.
-    pub async fn start(
-        description: Arc<Description>,
-        chromium: &str,
-        at: BrowserAt<'_>,
-    ) -> Result<Self, AgentError> {
+    pub async fn start(description: Arc<Description>, chromium: &str, at: BrowserAt<'_>) -> Result<Self, AgentError> {
         let mut process = AgentProcess::start(&description, chromium, at)?;
         let command = process.command.clone();
         let (Some(stdout), Some(mut stdin)) = (process.stdout.take(), process.stdin.take()) else {
@@ -274,7 +270,8 @@ read c; echo '{"id":3,"ok":true}'; echo '{"id":4,"ok":true,"page":{"url":"u","ti
 read c; echo '{"id":9,"ok":true}'
 read c; echo bye >&2
 "#;
-        let mut agent = JsonlAgent::start(fake(script, 10_000), "/usr/bin/chromium", BrowserAt::default()).await.unwrap();
+        let mut agent =
+            JsonlAgent::start(fake(script, 10_000), "/usr/bin/chromium", BrowserAt::default()).await.unwrap();
         assert_eq!(agent.version().as_deref(), Some("fake 9"));
         assert!(agent.supports(NeutralTool::Navigate) && !agent.supports(NeutralTool::Click));
         let args = json!({ "url": "http://x/" });
@@ -300,7 +297,9 @@ read c; echo bye >&2
 
     #[tokio::test]
     async fn an_agent_that_does_not_answer_the_start_line_in_time_is_named() {
-        let e = JsonlAgent::start(fake("cat >/dev/null", 1000), "/usr/bin/chromium", BrowserAt::default()).await.unwrap_err();
+        let e = JsonlAgent::start(fake("cat >/dev/null", 1000), "/usr/bin/chromium", BrowserAt::default())
+            .await
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             "agent fake did not answer the start line within 1 s: is `sh` a JSON-lines agent over stdio?"
