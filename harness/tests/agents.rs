@@ -19,6 +19,11 @@ const START_DEADLINE: Duration = Duration::from_secs(120);
 /// How long the guardians may take to end what a killed navguard started.
 const CLEANUP_DEADLINE: Duration = Duration::from_secs(30);
 
+/// The gates over the whole agent-neutral suite start a browser per scenario, four at a time:
+/// two such gates at once on 2 cores starved a browser's start past its deadline. They take
+/// turns; the shorter tests run beside them.
+static WHOLE_SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace").to_path_buf()
 }
@@ -62,6 +67,7 @@ fn finish(mut child: Child, deadline: Duration) -> (std::process::ExitStatus, St
 
 #[test]
 fn playwright_mcp_fails_only_where_its_expectations_say() {
+    let _turn = WHOLE_SUITE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().display().to_string();
     let child = navguard(&["gate", "features/agents", "--agent", "playwright-mcp", "--report-dir", &report])
@@ -244,11 +250,23 @@ fn running(needle: &str) -> Vec<(u32, String)> {
 /// known failures, so any failure fails the gate.
 #[test]
 fn navguard_mcp_passes_every_agent_neutral_scenario_on_both_browsers() {
-    for browser in ["chromium", "firefox"] {
+    let _turn = WHOLE_SUITE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Firefox ESR takes about 4 s to start, each scenario's own: two at a time on 2 cores.
+    for (browser, at_once) in [("chromium", "4"), ("firefox", "2")] {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().display().to_string();
-        let args =
-            ["gate", "features/agents", "--agent", "navguard-mcp", "--browser", browser, "--report-dir", &report];
+        let args = [
+            "gate",
+            "features/agents",
+            "--agent",
+            "navguard-mcp",
+            "--browser",
+            browser,
+            "--concurrency",
+            at_once,
+            "--report-dir",
+            &report,
+        ];
         let child = navguard(&args).stdout(Stdio::piped()).spawn().expect("navguard starts");
         let (status, out) = finish(child, GATE_DEADLINE);
         let tail: Vec<&str> = out.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
