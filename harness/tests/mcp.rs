@@ -270,10 +270,7 @@ async fn a_browser_that_cannot_start_is_a_browser_failure_and_the_server_goes_on
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_end_of_input_ends_the_server_its_driver_and_its_browser() {
     let site = FixtureSite::start().await.expect("the fixture site starts");
-    let server = Server::start(&["--browser", "chromium"]).await;
-    let opened = server.call("navigate", json!({"url": home(&site)})).await;
-    assert!(!opened.is_error, "{}", opened.text);
-    server.watch.wait_for(&driver_and_browser("chromium"), SEEN_DEADLINE).await;
+    let server = on_home(&site).await;
     let stderr = server.stderr();
     let Server { mut child, client, watch, .. } = server;
     // Ending the client drops its transport, the write end of the server's stdin with it.
@@ -284,14 +281,21 @@ async fn the_end_of_input_ends_the_server_its_driver_and_its_browser() {
     site.shutdown().await;
 }
 
+/// A server on Chromium whose first call opened the site's home page: its driver and browser
+/// are running (the watcher has seen them).
+async fn on_home(site: &FixtureSite) -> Server {
+    let server = Server::start(&["--browser", "chromium"]).await;
+    let opened = server.call("navigate", json!({"url": home(site)})).await;
+    assert!(!opened.is_error, "{}", opened.text);
+    server.watch.wait_for(&driver_and_browser("chromium"), SEEN_DEADLINE).await;
+    server
+}
+
 /// SIGTERM to the server in the middle of a session ends it, the driver and the browser.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_mid_session_ends_the_server_its_driver_and_its_browser() {
     let site = FixtureSite::start().await.expect("the fixture site starts");
-    let server = Server::start(&["--browser", "chromium"]).await;
-    let opened = server.call("navigate", json!({"url": home(&site)})).await;
-    assert!(!opened.is_error, "{}", opened.text);
-    server.watch.wait_for(&driver_and_browser("chromium"), SEEN_DEADLINE).await;
+    let server = on_home(&site).await;
     sigterm(server, EXIT_DEADLINE).await;
     site.shutdown().await;
 }
@@ -301,9 +305,7 @@ async fn sigterm_mid_session_ends_the_server_its_driver_and_its_browser() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_during_a_call_ends_the_server_its_driver_and_its_browser() {
     let site = FixtureSite::start().await.expect("the fixture site starts");
-    let server = Server::start(&["--browser", "chromium"]).await;
-    let opened = server.call("navigate", json!({"url": home(&site)})).await;
-    assert!(!opened.is_error, "{}", opened.text);
+    let server = on_home(&site).await;
     let peer = server.client.peer().clone();
     let slow = format!("{}/slow?delay=20000&title=Slow", site.site);
     let call = tokio::spawn(async move {
@@ -324,10 +326,7 @@ async fn sigterm_during_a_call_ends_the_server_its_driver_and_its_browser() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_of_the_server_leaves_no_driver_and_no_browser() {
     let site = FixtureSite::start().await.expect("the fixture site starts");
-    let server = Server::start(&["--browser", "chromium"]).await;
-    let opened = server.call("navigate", json!({"url": home(&site)})).await;
-    assert!(!opened.is_error, "{}", opened.text);
-    server.watch.wait_for(&driver_and_browser("chromium"), SEEN_DEADLINE).await;
+    let server = on_home(&site).await;
     let Server { mut child, client, watch, .. } = server;
     child.start_kill().expect("SIGKILL sent");
     exit_within(&mut child, EXIT_DEADLINE).await;
