@@ -52,31 +52,30 @@ pub(crate) fn tool_result(tool: &str, answer: &SessionAnswer) -> CallToolResult 
         text.push_str("\n### Tabs\n");
         text.push_str(&tab_lines(tabs));
     }
-    let structured = json!({
-        "tool": tool,
-        "ok": failure.is_none(),
-        "result": answer.call.result.text(),
-        "failure": failure,
-        "page": page,
-        "stopped": stopped,
-        "tabs": answer.tabs,
-    });
-    finish(text, structured, failure.is_some())
+    let tabs = json!(answer.tabs);
+    let is_error = failure.is_some();
+    finish(text, structured(tool, answer.call.result.text(), failure, page, stopped, tabs), is_error)
 }
 
 /// A call that could not be made: the browser did not start, or the call outlived the
 /// server's deadline. `kind` is a failure kind's name.
 pub(crate) fn failed(tool: &str, kind: FailureKind, message: &str) -> CallToolResult {
-    let structured = json!({
-        "tool": tool,
-        "ok": false,
-        "result": message,
-        "failure": {"kind": kind.name(), "message": message},
-        "page": null,
-        "stopped": null,
-        "tabs": null,
-    });
+    let failure = Some(json!({"kind": kind.name(), "message": message}));
+    let structured = structured(tool, message, failure, Value::Null, Value::Null, Value::Null);
     finish(format!("Error ({kind}): {message}"), structured, true)
+}
+
+/// The `structuredContent` of every answer, one shape for all.
+fn structured(tool: &str, result: &str, failure: Option<Value>, page: Value, stopped: Value, tabs: Value) -> Value {
+    json!({
+        "tool": tool,
+        "ok": failure.is_none(),
+        "result": result,
+        "failure": failure,
+        "page": page,
+        "stopped": stopped,
+        "tabs": tabs,
+    })
 }
 
 fn finish(text: String, structured: Value, is_error: bool) -> CallToolResult {

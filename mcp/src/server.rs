@@ -4,7 +4,7 @@
 
 use crate::answer;
 use crate::browser::{Live, Reach};
-use navguard::agent::{Agent, AgentConfig, FailureKind, NoPlanner, RiskHint, Session, ToolCall, ToolName, ToolSet};
+use navguard::agent::{Agent, AgentConfig, FailureKind, RiskHint, Session, ToolCall, ToolName, ToolSet};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
@@ -87,8 +87,7 @@ impl NavguardServer {
         // A scenario, like a person, may repeat a call on purpose: the no-progress detector
         // stops a loop's task, and a caller's session has no task to stop.
         let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
-        let mut agent = Agent::new(port.as_ref(), &NoPlanner, config);
-        agent.tools = ToolSet::Caller;
+        let agent = Agent::for_caller(port.as_ref(), config);
         let call = ToolCall { name: tool.name().to_owned(), args };
         match tokio::time::timeout(CALL_DEADLINE, session.call(&agent, call)).await {
             Ok(done) => answer::tool_result(tool.name(), &done),

@@ -5,7 +5,7 @@
 
 use super::{AgentUnderTest, Answer, ElementSeen, Failure, FailureClass, NeutralTool, PageSeen, TabSeen};
 use async_trait::async_trait;
-use navguard::agent::{Agent, AgentConfig, FailureKind, NoPlanner, Observation, Session, ToolCall, ToolReply, ToolSet};
+use navguard::agent::{Agent, AgentConfig, FailureKind, Observation, Session, ToolCall, ToolReply};
 use navguard::browser::{BrowserPort, TabId};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -39,7 +39,7 @@ impl CoreAgent {
     }
 
     async fn run(&mut self, name: &str, args: Value) -> Answer {
-        let agent = caller(self.port.as_ref(), &self.config);
+        let agent = Agent::for_caller(self.port.as_ref(), self.config.clone());
         let answer = self.session.call(&agent, ToolCall { name: name.to_owned(), args }).await;
         let failure = match &answer.call.result {
             ToolReply::Ok(_) => None,
@@ -71,7 +71,7 @@ impl CoreAgent {
 
     /// The neutral index (1-based) as the task's tab, or why there is none.
     fn tab_at(&mut self, args: &Value) -> Result<TabId, String> {
-        self.session.adopt_opened_tabs(&caller(self.port.as_ref(), &self.config));
+        self.session.adopt_opened_tabs(&Agent::for_caller(self.port.as_ref(), self.config.clone()));
         let index = args.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
         let tabs = self.session.task().tabs.listed();
         index
@@ -79,11 +79,6 @@ impl CoreAgent {
             .and_then(|i| tabs.get(i).cloned())
             .ok_or_else(|| format!("there is no tab {index}: the task has {}", tabs.len()))
     }
-}
-
-/// The core's agent for one call, offered what a caller is offered.
-fn caller<'a>(port: &'a dyn BrowserPort, config: &AgentConfig) -> Agent<'a> {
-    Agent { tools: ToolSet::Caller, ..Agent::new(port, &NoPlanner, config.clone()) }
 }
 
 /// The core's failure kinds in the profile's classes (every kind named, so a new one is placed

@@ -30,7 +30,6 @@ pub use planner::{
 pub use run::{Agent, RoundHook};
 pub use session::{Session, SessionAnswer};
 pub use stop::{StopKind, StopReason};
-pub(crate) use tab_list::list_tabs;
 pub use tab_list::{TabSummary, tab_lines};
 pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use task::Task;

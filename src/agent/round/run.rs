@@ -84,6 +84,12 @@ impl<'a> Agent<'a> {
         Self { port, planner, config, hook: None, tools: ToolSet::Creation, control: None, checkpoints: None }
     }
 
+    /// An agent for a caller that drives a [`Session`](super::Session) one call at a time (an
+    /// MCP client, a conformance harness): offered the caller's tools, planned by nobody.
+    pub fn for_caller(port: &'a dyn BrowserPort, config: AgentConfig) -> Self {
+        Self { tools: ToolSet::Caller, ..Self::new(port, &super::planner::NoPlanner, config) }
+    }
+
     /// Runs the task until it stops; returns why. A task from a checkpoint goes on after the
     /// checkpoint's round.
     pub async fn run(&self, task: &mut Task, cancel: &CancellationToken) -> StopReason {

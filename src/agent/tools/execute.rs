@@ -8,7 +8,7 @@ use crate::agent::guards::{origin_text, safe_parse_origin};
 use crate::agent::reliability::Phase;
 use crate::agent::round::AgentConfig;
 use crate::agent::round::Note;
-use crate::agent::round::{TabRef, TaskTabs, list_tabs, tab_lines};
+use crate::agent::round::{TabRef, TaskTabs};
 use crate::agent::settle::SettleOutcome;
 use crate::agent::settle::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
@@ -91,12 +91,10 @@ impl ToolContext<'_> {
                 ..ToolRun::ok(format!("asked the user: {question}; the task pauses until the user resumes it"))
             },
             Tool::Done { summary } => ToolRun { done: Some(summary.clone()), ..ToolRun::ok(summary) },
-            // The look that follows every call a caller makes is the snapshot.
+            // Both are a caller's, whose session answers every call with the page it looks at
+            // next and, for list_tabs, the tabs (`SessionAnswer`): the call itself does nothing.
             Tool::Snapshot => ToolRun::ok("looked at the page".to_owned()),
-            Tool::ListTabs => match list_tabs(self.port, tabs).await {
-                Ok(listed) => ToolRun::ok(tab_lines(&listed)),
-                Err(e) => ToolRun::err(browser(ToolName::ListTabs)(e)),
-            },
+            Tool::ListTabs => ToolRun::ok("listed the task's tabs".to_owned()),
         }
     }
 
