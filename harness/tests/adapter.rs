@@ -116,3 +116,37 @@ async fn two_browsers_of_a_kind_start_side_by_side() {
         b.shutdown().await;
     }
 }
+
+/// Two clients of one browser, as when the harness plays the user beside an agent it joined:
+/// a dialog one of them answered must not be reported open by the other, even when its close
+/// is still on the way to the other's connection. Repeated because the close arrives in time
+/// by chance most of the time.
+#[tokio::test]
+async fn a_dialog_another_client_answered_is_never_reported_open() {
+    let site = FixtureSite::start().await.unwrap();
+    let browser = BidiBrowser::launch(BrowserConfig::default()).await.unwrap();
+    let user = browser.default_port();
+    let joined = BidiBrowser::attach(browser.bidi_url(), BrowserConfig::default()).await.unwrap();
+    let agent = joined.default_port();
+    for i in 0..20 {
+        let mut seen = agent.subscribe();
+        let tab = user.create_tab(&format!("{}/dialog?kind=alert&title=a{i}", site.site), true).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(e) = seen.next().await {
+                if e.tab == tab && e.kind == navguard::browser::NavEventKind::DialogOpened {
+                    return;
+                }
+            }
+            panic!("the joined client's events ended");
+        })
+        .await
+        .expect("the joined client sees the dialog open");
+        user.handle_dialog(&tab, true, None).await.unwrap();
+        let reported = agent.dialog_now(&tab).await.unwrap();
+        assert!(reported.is_none(), "round {i}: the joined client reports {reported:?} after the user answered it");
+        user.close(&tab).await.unwrap();
+    }
+    joined.shutdown().await;
+    browser.shutdown().await;
+    site.shutdown().await;
+}

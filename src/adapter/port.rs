@@ -156,7 +156,7 @@ impl BidiPort {
         let tab = &place.tab;
         // Subscribe before looking: a dialog that opens in between is still seen.
         let mut events = self.scope.log.subscribe();
-        if let Some(dialog) = self.open_dialog(tab) {
+        if let Some(dialog) = self.dialog_now(tab).await? {
             return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog });
         }
         let (client, on) = (self.client.clone(), place.clone());
@@ -181,6 +181,14 @@ impl BidiPort {
                 },
             }
         }
+    }
+
+    /// Returns once every event the browser sent before now is in: the reader hands events to
+    /// the log in arrival order, before any later reply, so one round trip (the cheapest
+    /// command that goes through the same ordered channel as the events) is enough.
+    async fn catch_up(&self, tab: &TabId) -> Result<(), BrowserError> {
+        let tree = GetTree { root: Some(ctx(tab)), max_depth: Some(0) };
+        self.client.send(&tree, self.call_timeout).await.map(|_| ()).map_err(|e| on_tab(tab, GetTree::METHOD, e))
     }
 
     /// The page realm of the place's document, if it has one yet. Scripts go to the realm, not
@@ -485,6 +493,14 @@ impl BrowserPort for BidiPort {
 
     fn open_dialog(&self, tab: &TabId) -> Option<Dialog> {
         self.scope.tracker().get(tab).and_then(|state| state.dialog.clone())
+    }
+
+    async fn dialog_now(&self, tab: &TabId) -> Result<Option<Dialog>, BrowserError> {
+        if self.open_dialog(tab).is_none() {
+            return Ok(None);
+        }
+        self.catch_up(tab).await?;
+        Ok(self.open_dialog(tab))
     }
 
     async fn handle_dialog(&self, tab: &TabId, accept: bool, text: Option<&str>) -> Result<(), BrowserError> {

@@ -119,6 +119,14 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     /// [`BrowserError::DialogOpen`] instead of waiting behind it; navigations are the
     /// browser's to decide (Chromium 156 and Firefox ESR 153 close an alert and go).
     fn open_dialog(&self, tab: &TabId) -> Option<Dialog>;
+    /// The dialog open in the tab once every event the browser sent before this call is in.
+    /// Where the events say one is open, a port that shares its browser with another client
+    /// (the person at it, a test driving it) asks the browser once first: the other client may
+    /// have answered the dialog a moment ago, and its close may still be on the way. A call is
+    /// refused for a dialog only after this says it is open.
+    async fn dialog_now(&self, tab: &TabId) -> Result<Option<Dialog>, BrowserError> {
+        Ok(self.open_dialog(tab))
+    }
     /// Answers the tab's dialog: accepts it (OK, leave the page) or dismisses it (Cancel,
     /// stay), with `text` as a prompt's answer. Returns once the browser says the dialog is
     /// closed; a tab with none fails with [`BrowserError::NoDialog`].

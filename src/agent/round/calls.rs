@@ -72,9 +72,9 @@ impl Agent<'_> {
         let run = match self.check(call) {
             // A dialog blocks the page: the model must answer it before anything else happens
             // to the page (Chromium would hold the call behind it until its deadline).
-            Ok(Call { tool, .. }) if let Some(dialog) = self.blocking_dialog(task, tool.name()) => {
-                ToolRun::err(ToolFailure::DialogOpen { dialog }.of(tool.name()))
-            }
+            Ok(Call { tool, .. }) if let Some(blocked) = self.blocking_dialog(task, tool.name()).await => ToolRun::err(
+                blocked.map_or_else(|e| e.of(tool.name()), |dialog| ToolFailure::DialogOpen { dialog }.of(tool.name())),
+            ),
             Ok(Call { tool: Tool::Done { summary }, expect }) => {
                 self.done(task, round, observed, summary, expect.as_ref()).await
             }
@@ -183,10 +183,15 @@ impl Agent<'_> {
         }
     }
 
-    /// The dialog open on the focused tab, if `tool` needs that tab's page.
-    fn blocking_dialog(&self, task: &Task, tool: ToolName) -> Option<crate::browser::Dialog> {
+    /// The dialog open on the focused tab, if `tool` needs that tab's page; asked of the
+    /// browser only when the events say one is open (another client may just have answered it).
+    async fn blocking_dialog(
+        &self,
+        task: &Task,
+        tool: ToolName,
+    ) -> Option<Result<crate::browser::Dialog, ToolFailure>> {
         let tab = task.tabs.focused().filter(|_| tool.needs_the_page())?;
-        self.port.open_dialog(tab)
+        self.port.dialog_now(tab).await.map_err(ToolFailure::Browser).transpose()
     }
 
     /// The call as a tool this run offers, with checked arguments.

@@ -42,7 +42,7 @@ impl Agent<'_> {
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
             guard.verdict?;
             let Some(tab) = task.tabs.focused().cloned() else { return Ok(None) };
-            if let Some(dialog) = self.port.open_dialog(&tab) {
+            if let Some(dialog) = self.port.dialog_now(&tab).await.map_err(observation_stop)? {
                 return self.blocked(task, round, &tab, dialog).await;
             }
             if self.config.loop_top_guard {
