@@ -86,12 +86,12 @@ async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> (Vec<f64>, Vec<f64>)
                 break e.at;
             }
         };
-        wait_for_quiet_page(port, &tab, config.action_quiet, config.settle_timeout).await.unwrap();
+        wait_for_quiet_page(port, &tab, config.quiet, config.settle_timeout).await.unwrap();
         after_navigation.push(loaded.elapsed().as_secs_f64() * 1000.0);
         // The page is quiet now, its load a quiet window ago: the next wait is a round that
         // follows no navigation.
         let t = Instant::now();
-        wait_for_quiet_page(port, &tab, config.action_quiet, config.settle_timeout).await.unwrap();
+        wait_for_quiet_page(port, &tab, config.quiet, config.settle_timeout).await.unwrap();
         settled.push(ms(t));
     }
     (after_navigation, settled)

@@ -9,7 +9,7 @@ use navguard::agent::{Agent, AgentConfig, ScriptedPlanner, Task, UrlSettle, safe
 use navguard::browser::{BrowserPort, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use serde_json::json;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 const TASKS: usize = 30;
@@ -39,8 +39,7 @@ async fn task_ms(
     plan: &ScriptedPlanner,
     watchdog: bool,
 ) -> f64 {
-    let config =
-        AgentConfig { watchdog, action_quiet: Duration::from_millis(20), no_progress: false, ..AgentConfig::default() };
+    let config = AgentConfig { watchdog, no_progress: false, ..AgentConfig::default() };
     let mut task = Task::default();
     task.tabs.adopt_primary(tab.clone(), origin.clone());
     let played = plan.clone();

@@ -10,6 +10,7 @@ use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
 use crate::bidi::modules::browsing_context::EventMethod;
+use crate::bidi::modules::script::AddPreloadScript;
 use crate::bidi::{BidiClient, BidiError, SocketClosed};
 use crate::browser::BrowserError;
 use std::sync::Mutex;
@@ -293,7 +294,19 @@ async fn connect(
     let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
     let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
     let unsupported = subscribe_known(&client, &events, config.call_timeout).await?;
+    count_page_timers(&client, config.call_timeout).await;
     Ok((client, unsupported))
+}
+
+/// Has every new document of the session count its soon-due timers (`page/timers.js`), so the
+/// agent's look at a page that has just loaded, or just been acted on, waits for what the page
+/// set off on a short timer (a redirect 100 ms after load) and for nothing else. A browser that
+/// refuses the script leaves the agent waiting by the page's frames alone.
+async fn count_page_timers(client: &BidiClient, deadline: Duration) {
+    let script = AddPreloadScript { function_declaration: include_str!("page/timers.js").to_owned() };
+    if let Err(e) = client.send(&script, deadline).await {
+        tracing::warn!(error = %e, "the page timer count was not installed; quiet pages are told by their frames alone");
+    }
 }
 
 /// Ends `session` within `deadline`, logging one that was not ended.

@@ -52,6 +52,6 @@ pub use tools::{FailureKind, Offered, Repeat, RiskHint, ToolName, ToolSet, ToolS
 #[doc(hidden)]
 pub use guards::{GuardResult, loop_top_guard};
 #[doc(hidden)]
-pub use settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
+pub use settle::{IdleOutcome, PageState, Quiet, is_transient, wait_for_network_idle, wait_for_quiet_page};
 
 pub(crate) use guards::is_restricted_url;

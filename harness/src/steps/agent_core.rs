@@ -37,7 +37,7 @@ async fn settle_timeout(world: &mut NavWorld, ms: u64) {
 
 #[given(expr = "the action quiet window is {int} ms")]
 async fn quiet_window(world: &mut NavWorld, ms: u64) {
-    world.agent.config.action_quiet = Duration::from_millis(ms);
+    world.agent.config.quiet = navguard::agent::Quiet::Window(Duration::from_millis(ms));
 }
 
 #[given(expr = "the action settle cap is {int} ms")]

@@ -2,6 +2,7 @@
 //! original race on demand.
 
 use crate::agent::reliability::RetryPolicy;
+use crate::agent::settle::Quiet;
 use crate::agent::tools::ToolName;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -39,8 +40,9 @@ pub enum InFlightTrigger {
 pub struct AgentConfig {
     /// How long a settle waits for a commit.
     pub settle_timeout: Duration,
-    /// The action settle's quiet window.
-    pub action_quiet: Duration,
+    /// How a page is taken to have gone quiet after an action or a load: by its next frames,
+    /// or by a fixed window with no navigation event.
+    pub quiet: Quiet,
     /// The action settle's cap: the most it waits for navigation events once the requests the
     /// action started are done.
     pub action_cap: Duration,
@@ -82,8 +84,6 @@ pub struct AgentConfig {
 impl AgentConfig {
     /// Default settle timeout (the design's 5 s).
     pub const SETTLE_TIMEOUT: Duration = Duration::from_millis(5000);
-    /// Default quiet window.
-    pub const ACTION_QUIET: Duration = Duration::from_millis(500);
     /// Default action settle cap.
     pub const ACTION_CAP: Duration = Duration::from_millis(3000);
     /// Default action deadline: a click's own request may take this long (a slow save before
@@ -114,7 +114,7 @@ impl Default for AgentConfig {
     fn default() -> Self {
         Self {
             settle_timeout: Self::SETTLE_TIMEOUT,
-            action_quiet: Self::ACTION_QUIET,
+            quiet: Quiet::Frames,
             action_cap: Self::ACTION_CAP,
             action_deadline: Self::ACTION_DEADLINE,
             open_url_guard: true,

@@ -46,7 +46,7 @@ impl Agent<'_> {
                 return self.blocked(task, round, &tab, dialog).await;
             }
             if self.config.loop_top_guard {
-                let quiet = wait_for_quiet_page(self.port, &tab, self.config.action_quiet, self.config.settle_timeout);
+                let quiet = wait_for_quiet_page(self.port, &tab, self.config.quiet, self.config.settle_timeout);
                 let state = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,

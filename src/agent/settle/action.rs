@@ -1,6 +1,16 @@
 //! The action settle after click / type / press_key / handle_dialog: wait until what the action
-//! itself started is done, then until the tab has had no navigation event for a quiet window.
+//! itself started is done, then until the page has gone quiet ([`Quiet`]): by default until its
+//! next frames have passed with nothing new begun, or, with the design's fixed window, until the
+//! tab has had no navigation event for that window.
 //!
+//! By frames: the requests the page sent before its next frames after the action passed are
+//! the action's; the wait holds until each is answered, then looks at the page's next frames
+//! again, and ends once frames pass with nothing new. A navigation that begins ends the wait at
+//! once: where it goes is the next look's to settle (its guard waits for the commit), so an
+//! action that started nothing is answered in tens of milliseconds and one that navigates is
+//! not held twice.
+//!
+//! By the window:
 //! What the action started: the requests the page sent while the action was being delivered and
 //! in a short follow window right after it ([`ACTION_FOLLOW`]): a click handler's `fetch`, say.
 //! The wait holds until each of them is answered (its response has begun: where a script's
@@ -11,9 +21,10 @@
 //! page's images) are not the action's and never hold the wait; documents are the navigations'
 //! own to settle, and streams never end. The whole wait has a deadline of its own.
 //!
-//! [`ActionWait`] is a pure state machine fed with the tab's navigation and request events and
-//! the clock; [`settle_action`] drives it.
+//! [`ActionWait`] is a pure state machine fed with the tab's navigation and request events, the
+//! frames passing and the clock; [`settle_action`] drives it.
 
+use super::frames::{ACTION_TIMERS_MARGIN, Frames, Quiet, next_frames};
 use crate::browser::{
     BrowserError, BrowserPort, EventStream, NavEventKind, RequestEvent, RequestEventKind, RequestId, RequestStream,
     TabId,
@@ -40,6 +51,8 @@ pub(in crate::agent) enum ActionSettleEnd {
     Capped,
     /// The action deadline came while requests the action started were still in flight.
     Deadline,
+    /// A navigation began (or the tab closed): where it goes is the next look's to settle.
+    Leaving,
     /// The user stopped the task.
     Aborted,
     /// The page opened a dialog: nothing changes on it until the dialog is answered.
@@ -49,14 +62,14 @@ pub(in crate::agent) enum ActionSettleEnd {
 /// The bounds of one action settle.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::agent) struct ActionLimits {
-    /// The quiet window: no navigation event for this long ends the wait.
-    pub quiet: Duration,
+    /// How the page is taken to have gone quiet.
+    pub quiet: Quiet,
     /// The most the wait runs for navigation events once the action's requests are done.
     pub cap: Duration,
     /// The most the whole wait runs, whatever is in flight.
     pub deadline: Duration,
-    /// Requests begun this long after the action's delivery are still the action's (at most
-    /// the quiet window).
+    /// With a fixed window: requests begun this long after the action's delivery are still the
+    /// action's (at most the window). By frames, those begun before the next frames passed are.
     pub follow: Duration,
 }
 
@@ -76,6 +89,8 @@ pub(super) struct ActionWait {
     limits: ActionLimits,
     /// When the action had been delivered.
     started: Instant,
+    /// Requests begun until then are the action's (`None`: by frames, until they pass).
+    follow_until: Option<Instant>,
     /// The action's requests not yet answered, with their URLs.
     own: HashMap<RequestId, String>,
     /// The action's requests answered whose response has not ended yet: their end is activity
@@ -95,10 +110,11 @@ pub(super) struct ActionWait {
 impl ActionWait {
     /// The action was delivered at `started`; events before that (during its delivery) count.
     pub(super) fn new(started: Instant, limits: ActionLimits) -> Self {
-        let limits = ActionLimits { follow: limits.follow.min(limits.quiet), ..limits };
+        let follow_until = limits.quiet.window().map(|window| started + limits.follow.min(window));
         Self {
             limits,
             started,
+            follow_until,
             own: HashMap::new(),
             answered: HashSet::new(),
             requests: 0,
@@ -113,9 +129,22 @@ impl ActionWait {
     }
 
     /// When the quiet window would end: never before the follow window has, so a request the
-    /// action started is not missed for having been reported late.
-    fn quiet_at(&self) -> Instant {
-        (self.last_activity + self.limits.quiet).max(self.started + self.limits.follow)
+    /// action started is not missed for having been reported late. By frames, never: the
+    /// frames passing decides.
+    fn quiet_at(&self) -> Option<Instant> {
+        let window = self.limits.quiet.window()?;
+        Some((self.last_activity + window).max(self.follow_until.unwrap_or(self.started)))
+    }
+
+    /// The page's next frames after the action passed at `at`: requests it begins from now on
+    /// are not the action's.
+    pub(super) fn frames_passed(&mut self, at: Instant) {
+        self.follow_until.get_or_insert(at);
+    }
+
+    /// No request the action started is still unanswered.
+    pub(super) fn requests_answered(&self) -> bool {
+        self.own.is_empty()
     }
 
     fn cap_at(&self) -> Instant {
@@ -125,7 +154,8 @@ impl ActionWait {
     /// When to look again.
     pub(super) fn wake_at(&self) -> Instant {
         if self.own.is_empty() {
-            self.quiet_at().min(self.cap_at()).min(self.deadline_at())
+            let limit = self.cap_at().min(self.deadline_at());
+            self.quiet_at().map_or(limit, |quiet| quiet.min(limit))
         } else {
             self.deadline_at()
         }
@@ -146,29 +176,36 @@ impl ActionWait {
         }
     }
 
-    /// A request event of the tab at `at`.
-    pub(super) fn on_request(&mut self, event: &RequestEvent, at: Instant) {
+    /// A request event of the tab at `at`; true when it is an answer or an end of one of the
+    /// action's requests (what the page goes on from).
+    pub(super) fn on_request(&mut self, event: &RequestEvent, at: Instant) -> bool {
         match event.kind {
             RequestEventKind::Sent => {
-                let the_actions = at <= self.started + self.limits.follow && !self.replaced;
+                let following = self.follow_until.is_none_or(|until| at <= until);
+                let the_actions = following && !self.replaced;
                 // A redirect sends the same request again: it is still the one request.
                 if the_actions && !event.document && !event.stream && !self.own.contains_key(&event.request) {
                     self.own.insert(event.request.clone(), event.url.clone());
                     self.requests += 1;
                 }
+                false
             }
             // Answered: a script waiting for it goes on now (a stream, too, is answered).
             RequestEventKind::ResponseStarted => {
-                if self.own.remove(&event.request).is_some() {
+                let answered = self.own.remove(&event.request).is_some();
+                if answered {
                     self.answered.insert(event.request.clone());
                     self.on_request_activity(at);
                 }
+                answered
             }
             RequestEventKind::Completed | RequestEventKind::Failed => {
                 let unanswered = self.own.remove(&event.request).is_some();
-                if self.answered.remove(&event.request) || unanswered {
+                let ended = self.answered.remove(&event.request) || unanswered;
+                if ended {
                     self.on_request_activity(at);
                 }
+                ended
             }
         }
     }
@@ -187,7 +224,7 @@ impl ActionWait {
             None
         } else if now >= self.cap_at() {
             Some(ActionSettleEnd::Capped)
-        } else if now >= self.quiet_at() {
+        } else if self.quiet_at().is_some_and(|quiet| now >= quiet) {
             Some(ActionSettleEnd::Quiet)
         } else {
             None
@@ -225,13 +262,20 @@ impl ActionStreams {
 /// Waits after an action on `tab` that has just been delivered, with streams taken before it;
 /// a dialog the page opens ends the wait at once.
 pub(in crate::agent) async fn settle_action(
+    port: &dyn BrowserPort,
     streams: ActionStreams,
     tab: &TabId,
     limits: ActionLimits,
     cancel: &CancellationToken,
 ) -> Result<ActionSettled, BrowserError> {
     let ActionStreams { mut navigations, mut requests } = streams;
+    let by_frames = limits.quiet == Quiet::Frames;
     let mut wait = ActionWait::new(Instant::now(), limits);
+    // By frames: the probe of the page's next frames in flight, and whether anything of the
+    // action's happened since it began (then the frames after it are looked at again).
+    let since = |wait: &ActionWait| wait.started.elapsed() + ACTION_TIMERS_MARGIN;
+    let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait))));
+    let mut stirred = false;
     loop {
         // Events first: what already happened is taken in before the clock decides. Each is
         // timed as it is read (on the tokio clock, which a test may pause): those the action's
@@ -241,8 +285,12 @@ pub(in crate::agent) async fn settle_action(
             () = cancel.cancelled() => Some(ActionSettleEnd::Aborted),
             event = navigations.next() => match event {
                 Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogOpened => Some(ActionSettleEnd::Dialog),
+                Ok(e) if by_frames && e.tab == *tab && matches!(e.kind, NavEventKind::Started | NavEventKind::TabClosed) => {
+                    Some(ActionSettleEnd::Leaving)
+                }
                 Ok(e) if e.tab == *tab => {
                     wait.on_navigation(e.kind, Instant::now());
+                    stirred = true;
                     None
                 }
                 Ok(_) => None,
@@ -251,7 +299,7 @@ pub(in crate::agent) async fn settle_action(
             event = requests.next() => match event {
                 Ok(e) if e.tab == *tab => {
                     let before = wait.requests;
-                    wait.on_request(&e, Instant::now());
+                    stirred |= wait.on_request(&e, Instant::now());
                     if wait.requests > before {
                         let after_ms = wait.started.elapsed().as_millis();
                         tracing::debug!(target: "navguard::action", url = %e.url, after_ms, "a request the action started");
@@ -261,10 +309,30 @@ pub(in crate::agent) async fn settle_action(
                 Ok(_) => None,
                 Err(_) => return Err(BrowserError::Disconnected),
             },
+            frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
+                probe = None;
+                wait.frames_passed(Instant::now());
+                match frames? {
+                    Frames::Passed | Frames::Busy => None,
+                    Frames::Held(e) if e.is_dialog_open() => Some(ActionSettleEnd::Dialog),
+                    // The document went: the navigation's events are on their way.
+                    Frames::Held(_) => {
+                        stirred = true;
+                        None
+                    }
+                }
+            },
             () = tokio::time::sleep_until(wait.wake_at()) => wait.on_time(Instant::now()),
         };
         if let Some(end) = end {
             return Ok(wait.settled(end));
+        }
+        if by_frames && probe.is_none() && wait.requests_answered() {
+            if !stirred {
+                return Ok(wait.settled(ActionSettleEnd::Quiet));
+            }
+            stirred = false;
+            probe = Some(Box::pin(next_frames(port, tab, since(&wait))));
         }
     }
 }
@@ -274,7 +342,7 @@ mod tests {
     use super::*;
 
     const LIMITS: ActionLimits = ActionLimits {
-        quiet: Duration::from_millis(500),
+        quiet: Quiet::Window(Duration::from_millis(500)),
         cap: Duration::from_millis(3000),
         deadline: Duration::from_millis(8000),
         follow: Duration::from_millis(500),
@@ -435,10 +503,36 @@ mod tests {
     #[test]
     fn a_short_quiet_window_shortens_the_follow_window_too() {
         let t0 = Instant::now();
-        let mut w = ActionWait::new(t0, ActionLimits { quiet: Duration::from_millis(20), ..LIMITS });
+        let mut w = ActionWait::new(t0, ActionLimits { quiet: Quiet::Window(Duration::from_millis(20)), ..LIMITS });
         assert_eq!(ends_at(&w, t0, 0, 10_000), Some((20, ActionSettleEnd::Quiet)));
         w.on_request(&request(RequestEventKind::Sent, "late"), ms(t0, 25));
         assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 0);
+    }
+
+    const BY_FRAMES: ActionLimits = ActionLimits { quiet: Quiet::Frames, ..LIMITS };
+
+    #[test]
+    fn by_frames_the_clock_alone_never_ends_the_wait_quiet() {
+        let t0 = Instant::now();
+        let w = ActionWait::new(t0, BY_FRAMES);
+        // Only the cap and the deadline are the clock's: the frames passing decides the rest.
+        assert_eq!(w.wake_at(), ms(t0, 3000));
+        assert_eq!(ends_at(&w, t0, 0, 10_000), Some((3000, ActionSettleEnd::Capped)));
+    }
+
+    #[test]
+    fn by_frames_the_requests_begun_before_the_frames_passed_are_the_actions() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, BY_FRAMES);
+        // Reported late (900 ms, on a busy machine) but before the frames passed: the action's.
+        w.on_request(&request(RequestEventKind::Sent, "save"), ms(t0, 900));
+        w.frames_passed(ms(t0, 950));
+        w.on_request(&request(RequestEventKind::Sent, "poll"), ms(t0, 960));
+        assert!(!w.requests_answered());
+        assert!(w.on_request(&request(RequestEventKind::ResponseStarted, "save"), ms(t0, 1500)));
+        assert!(w.requests_answered());
+        assert!(!w.on_request(&request(RequestEventKind::Completed, "poll"), ms(t0, 1600)));
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
     }
 
     /// The driver on a simulated browser and a paused clock: the click's request is answered
@@ -465,7 +559,7 @@ mod tests {
             })
         };
         let started = Instant::now();
-        let settled = settle_action(streams, &tab, LIMITS, &CancellationToken::new()).await.unwrap();
+        let settled = settle_action(&sim, streams, &tab, LIMITS, &CancellationToken::new()).await.unwrap();
         page.await.unwrap();
         assert_eq!(settled, ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new() });
         assert_eq!(started.elapsed(), Duration::from_millis(3005));

@@ -7,11 +7,13 @@
 //! They sit together because the round, the guards and the tools all wait in these few ways.
 
 mod action;
+mod frames;
 mod machine;
 mod network_idle;
 mod page;
 mod wait;
 
+pub use frames::Quiet;
 pub use machine::{SettleKind, SettleOutcome, is_transient};
 pub use network_idle::{IdleOutcome, wait_for_network_idle};
 pub use page::{PageState, wait_for_quiet_page};

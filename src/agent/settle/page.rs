@@ -1,8 +1,9 @@
 //! Observe only a settled page (docs/design/closed-loop.md): after a commit the round waits until the page has
-//! loaded and stayed quiet — no navigation started — for the quiet window. Pages that redirect
-//! themselves right after their load (a script on load, a meta refresh of 0, a sign-in bounce)
-//! show their navigation within that window, and are then handled as in flight.
+//! loaded and gone quiet — no navigation started — by its next frames or for the quiet window.
+//! Pages that redirect themselves right after their load (a script on load, a meta refresh of
+//! 0, a sign-in bounce) show their navigation by then, and are then handled as in flight.
 
+use super::frames::{ANY_TIMER, Frames, Quiet, next_frames};
 use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId};
 use std::time::{Duration, Instant};
 
@@ -17,13 +18,13 @@ pub enum PageState {
     Blocked,
 }
 
-/// Waits until `tab` has loaded and stayed quiet for `quiet` after its load, at most `limit`
-/// (a page still loading at the limit is observed as it is). A page that loaded longer than
-/// `quiet` ago costs one tab read.
+/// Waits until `tab` has loaded and gone quiet after its load (by `quiet`: its next frames, or
+/// no navigation for a window), at most `limit` (a page still loading at the limit is observed
+/// as it is). A page that loaded longer than the design's window ago costs one tab read.
 pub async fn wait_for_quiet_page(
     port: &dyn BrowserPort,
     tab: &TabId,
-    quiet: Duration,
+    quiet: Quiet,
     limit: Duration,
 ) -> Result<PageState, BrowserError> {
     let mut events = port.subscribe_from(port.position());
@@ -40,13 +41,26 @@ pub async fn wait_for_quiet_page(
         return Ok(PageState::Quiet);
     }
     let deadline = Instant::now() + limit;
+    let window = quiet.window().unwrap_or(Quiet::DESIGN_WINDOW);
     loop {
-        let until = loaded_at.map_or(deadline, |at| (at + quiet).min(deadline));
+        let until = loaded_at.map_or(deadline, |at| (at + window).min(deadline));
         if Instant::now() >= until {
             return Ok(PageState::Quiet);
         }
-        let next = tokio::time::timeout_at(until.into(), events.next()).await;
-        let Ok(event) = next else { continue };
+        let next = match (quiet, loaded_at) {
+            // Loaded a moment ago: what its load sets off has begun once its next frames passed.
+            (Quiet::Frames, Some(_)) => tokio::select! {
+                biased;
+                event = events.next() => Some(event),
+                frames = next_frames(port, tab, ANY_TIMER) => match frames? {
+                    Frames::Passed | Frames::Busy => return Ok(PageState::Quiet),
+                    // A dialog or a navigation: the events say which.
+                    Frames::Held(_) => tokio::time::timeout_at(until.into(), events.next()).await.ok(),
+                },
+            },
+            _ => tokio::time::timeout_at(until.into(), events.next()).await.ok(),
+        };
+        let Some(event) = next else { continue };
         let event = event.map_err(|_| BrowserError::Disconnected)?;
         if event.tab != *tab {
             continue;

@@ -219,7 +219,7 @@ impl ToolContext<'_> {
             return ToolRun::err(browser(tool)(e));
         }
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
-        match settle_action(streams, &tab, self.action_limits(), self.cancel).await {
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
             Ok(settled) => ToolRun::ok(format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled))),
             Err(e) => ToolRun::err(browser(tool)(e)),
         }
@@ -228,7 +228,7 @@ impl ToolContext<'_> {
     /// The action settle's bounds, from the settings.
     fn action_limits(&self) -> ActionLimits {
         ActionLimits {
-            quiet: self.config.action_quiet,
+            quiet: self.config.quiet,
             cap: self.config.action_cap,
             deadline: self.config.action_deadline,
             follow: ACTION_FOLLOW,
@@ -268,7 +268,7 @@ impl ToolContext<'_> {
         }
         self.phase.set("what the answer started to end and the page to go quiet");
         let streams = ActionStreams::from(self.port, position, request_position);
-        match settle_action(streams, &tab, self.action_limits(), self.cancel).await {
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
             Ok(settled) => ToolRun::ok(format!("{answered}; the page {}", self.settle_words(&tab, &settled))),
             Err(e) => ToolRun::err(browser(TOOL)(e)),
         }
@@ -295,6 +295,7 @@ impl ToolContext<'_> {
                     pending.join(", ")
                 )
             }
+            ActionSettleEnd::Leaving => "began to navigate".to_owned(),
             ActionSettleEnd::Aborted => "was left when the user pressed Stop".to_owned(),
             ActionSettleEnd::Dialog => "opened a dialog".to_owned(),
         };

@@ -146,3 +146,22 @@ impl EvaluateResult {
         (result.get("type")? == "string").then(|| result.get("value")?.as_str())?
     }
 }
+
+/// `script.addPreloadScript`: `function_declaration` runs in every new document of the session,
+/// before the page's own scripts.
+#[derive(Debug, Serialize)]
+pub struct AddPreloadScript {
+    #[serde(rename = "functionDeclaration")]
+    pub function_declaration: String,
+}
+
+/// Its result: the script's id.
+#[derive(Debug, Deserialize)]
+pub struct PreloadScript {
+    pub script: String,
+}
+
+impl Command for AddPreloadScript {
+    const METHOD: &'static str = "script.addPreloadScript";
+    type Output = PreloadScript;
+}

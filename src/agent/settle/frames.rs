@@ -1,0 +1,95 @@
+//! How the agent tells that a page has gone quiet: by the page's own next frames (the default),
+//! or by the navigation design's fixed quiet window.
+//!
+//! The frames: what an input or a load sets off begins in the page's next turns of its event
+//! loop: a click handler's `fetch` or `location` change at once, a form's submission or a
+//! framework's re-render in the next task or animation frame, a redirect on load in the load
+//! event's own task. So once the page has drawn its next frame and run the task after it, what
+//! it was going to start has started; and the probe's answer comes over the same ordered
+//! channel as the browser's events, so the events of what started are in when it returns. An
+//! action that started nothing is answered then, tens of milliseconds after it, instead of
+//! after a fixed window; and nothing the page does later (its own polling) is waited for.
+
+use crate::browser::{BrowserError, BrowserPort, TabId};
+use std::time::Duration;
+
+/// For a page that has just loaded: every soon-due timer it has pending is its load's.
+pub(in crate::agent) const ANY_TIMER: Duration = Duration::from_secs(3600);
+
+/// For an action: timers set this long before the wait began are still the action's (its
+/// delivery took part of it).
+pub(in crate::agent) const ACTION_TIMERS_MARGIN: Duration = Duration::from_millis(250);
+
+/// How the agent tells that a page has gone quiet after an action or a load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// Once the page has drawn its next frame and run the task after it, and the timers it
+    /// set to fire within half a second have ([`next_frames`]).
+    Frames,
+    /// Once no navigation event came for this long (the navigation design's `withActionSettle`
+    /// window, 500 ms there): slower, and kept for pages whose scripts start things on timers
+    /// a little after an action or a load.
+    Window(Duration),
+}
+
+impl Quiet {
+    /// The navigation design's window.
+    pub const DESIGN_WINDOW: Duration = Duration::from_millis(500);
+
+    /// The fixed window in force, if any.
+    pub fn window(self) -> Option<Duration> {
+        match self {
+            Self::Frames => None,
+            Self::Window(window) => Some(window),
+        }
+    }
+}
+
+/// The page's next frame and the task after it; then, where the page counts its timers (the
+/// adapter's preload script), the soon-due timers set in the last `SINCE` ms and pending now,
+/// and the frame after them: what those timers start has begun then. A hidden page draws no
+/// frames: a timer of 100 ms ends each frame's wait then.
+const NEXT_FRAMES: &str = "(async () => { \
+    const timers = window[Symbol.for('navguard.timers')]; \
+    const later = timers ? timers.later : setTimeout; \
+    const forget = timers ? timers.forget : clearTimeout; \
+    const frame = () => new Promise(done => { \
+        const fallback = later(done, 100); \
+        requestAnimationFrame(() => later(() => { forget(fallback); done(); }, 0)); \
+    }); \
+    await frame(); \
+    if (timers && await timers.settled(SINCE, 600)) await frame(); \
+    return true; \
+})()";
+
+/// The most the probe waits for a page whose script keeps its event loop busy: then the page
+/// is taken as it is.
+const PROBE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// How the probe of the page's next frames ended.
+#[derive(Debug)]
+pub(in crate::agent) enum Frames {
+    /// The page drew its next frame and ran the task after it (or its fallback timer fired).
+    Passed,
+    /// The page's event loop stayed busy past the probe's deadline.
+    Busy,
+    /// The page could not run the probe: a dialog holds it, or its document went (a
+    /// navigation replaced it, the tab closed). The events say which.
+    Held(BrowserError),
+}
+
+/// Waits for the page of `tab` to draw its next frame and run the task after it, and for the
+/// soon-due timers it set in the last `since` to fire.
+pub(in crate::agent) async fn next_frames(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    since: Duration,
+) -> Result<Frames, BrowserError> {
+    let probe = NEXT_FRAMES.replace("SINCE", &since.as_millis().to_string());
+    match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
+        Ok(Ok(_)) => Ok(Frames::Passed),
+        Err(_) => Ok(Frames::Busy),
+        Ok(Err(e)) if e.is_disconnected() => Err(e),
+        Ok(Err(e)) => Ok(Frames::Held(e)),
+    }
+}
