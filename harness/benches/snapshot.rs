@@ -2,11 +2,12 @@
 //! 1. the snapshot before the closed loop (docs/design/closed-loop.md) (URL, title, selectors and texts) against the closed loop's
 //!    (document identity, refs, roles, names, values, forms, text), interleaved on the same
 //!    fixture pages: p50 / p95 time and size in bytes;
-//! 2. what observing only a quiet page costs: a round that follows a navigation waits the quiet
-//!    window after the page's load; a round that does not costs one tab read.
+//! 2. what observing only a quiet page costs, by the design's 500 ms window and by the page's
+//!    frames, interleaved: from a navigation's load to the page counting as quiet, and the
+//!    next round on the same page.
 
 use navguard::adapter::BidiPort;
-use navguard::agent::{AgentConfig, UrlSettle, observe, safe_parse_origin, wait_for_quiet_page};
+use navguard::agent::{AgentConfig, Quiet, UrlSettle, observe, safe_parse_origin, wait_for_quiet_page};
 use navguard::browser::{BrowserPort, NavEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::Instant;
@@ -70,31 +71,35 @@ async fn snapshots(port: &BidiPort, site: &FixtureSite) -> Vec<(String, Vec<f64>
     rows
 }
 
+/// Per way of telling a quiet page (the design's window, then the page's frames), interleaved:
 /// (ms from a navigation's load event to the page counting as quiet, ms of the same wait on a
 /// page that loaded long ago)
-async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> (Vec<f64>, Vec<f64>) {
+async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> [(Quiet, Vec<f64>, Vec<f64>); 2] {
     let config = AgentConfig::default();
     let tab = open_settled(port, &format!("{}/page?title=Q", site.site)).await;
-    let (mut after_navigation, mut settled) = (Vec::new(), Vec::new());
+    let mut rows =
+        [(Quiet::Window(Quiet::DESIGN_WINDOW), Vec::new(), Vec::new()), (Quiet::Frames, Vec::new(), Vec::new())];
     for i in 0..NAVIGATIONS {
-        let url = format!("{}/page?title=Q{i}", site.site);
-        let mut events = port.subscribe();
-        port.navigate(&tab, &url).await.unwrap();
-        let loaded = loop {
-            let e = events.next().await.unwrap();
-            if e.tab == tab && e.kind == NavEventKind::Load {
-                break e.at;
-            }
-        };
-        wait_for_quiet_page(port, &tab, config.quiet, config.settle_timeout).await.unwrap();
-        after_navigation.push(loaded.elapsed().as_secs_f64() * 1000.0);
-        // The page is quiet now, its load a quiet window ago: the next wait is a round that
-        // follows no navigation.
-        let t = Instant::now();
-        wait_for_quiet_page(port, &tab, config.quiet, config.settle_timeout).await.unwrap();
-        settled.push(ms(t));
+        for (quiet, after_navigation, settled) in &mut rows {
+            let url = format!("{}/page?title=Q{i}", site.site);
+            let mut events = port.subscribe();
+            port.navigate(&tab, &url).await.unwrap();
+            let loaded = loop {
+                let e = events.next().await.unwrap();
+                if e.tab == tab && e.kind == NavEventKind::Load {
+                    break e.at;
+                }
+            };
+            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout).await.unwrap();
+            after_navigation.push(loaded.elapsed().as_secs_f64() * 1000.0);
+            // The page is quiet now: the next wait is a round that follows no navigation (with
+            // the window, its load a window ago; by frames, a moment ago).
+            let t = Instant::now();
+            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout).await.unwrap();
+            settled.push(ms(t));
+        }
     }
-    (after_navigation, settled)
+    rows
 }
 
 #[tokio::main]
@@ -113,18 +118,24 @@ async fn main() {
             percentile(&mut after, 95.0),
         );
     }
-    let (mut after_navigation, mut settled) = quiet_cost(&port, &site).await;
-    println!("observing only a quiet page ({NAVIGATIONS} navigations, quiet window 500 ms)   p50       p95");
-    println!(
-        "  after a navigation: load event -> page quiet (ms)          {:>8.1}  {:>8.1}",
-        percentile(&mut after_navigation, 50.0),
-        percentile(&mut after_navigation, 95.0)
-    );
-    println!(
-        "  a round on a page that loaded long ago (ms)                {:>8.2}  {:>8.2}",
-        percentile(&mut settled, 50.0),
-        percentile(&mut settled, 95.0)
-    );
+    println!("observing only a quiet page ({NAVIGATIONS} navigations each, interleaved)        p50       p95");
+    for (quiet, mut after_navigation, mut settled) in quiet_cost(&port, &site).await {
+        let how = match quiet {
+            Quiet::Frames => "by the page's frames".to_owned(),
+            Quiet::Window(window) => format!("by a {} ms window", window.as_millis()),
+        };
+        println!("  {how}");
+        println!(
+            "    after a navigation: load event -> page quiet (ms)        {:>8.1}  {:>8.1}",
+            percentile(&mut after_navigation, 50.0),
+            percentile(&mut after_navigation, 95.0)
+        );
+        println!(
+            "    the next round on the same page (ms)                     {:>8.2}  {:>8.2}",
+            percentile(&mut settled, 50.0),
+            percentile(&mut settled, 95.0)
+        );
+    }
     browser.shutdown().await;
     site.shutdown().await;
 }
