@@ -46,7 +46,8 @@ impl Agent<'_> {
                 return self.blocked(task, round, &tab, dialog).await;
             }
             if self.config.loop_top_guard {
-                let quiet = wait_for_quiet_page(self.port, &tab, self.config.quiet, self.config.settle_timeout);
+                let seen = task.quiet_seen.as_ref().filter(|(of, _)| *of == tab).map(|(_, at)| *at);
+                let quiet = wait_for_quiet_page(self.port, &tab, self.config.quiet, self.config.settle_timeout, seen);
                 let state = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,
@@ -59,6 +60,9 @@ impl Agent<'_> {
                 if state == PageState::Leaving {
                     task.trace.record(round, TraceEvent::Note { note: Note::LeftBeforeObserved });
                     continue;
+                }
+                if state == PageState::Quiet {
+                    task.quiet_seen = Some((tab.clone(), std::time::Instant::now()));
                 }
             }
             let position = self.port.position();

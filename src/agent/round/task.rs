@@ -5,7 +5,7 @@ use super::tabs::TaskTabs;
 use super::trace::{RepairReason, Trace, TraceEvent};
 use crate::agent::closed_loop::{Observation, ProgressDetector};
 use crate::agent::reliability::{Checkpoint, PauseReason};
-use crate::browser::{EventStream, NavEventKind};
+use crate::browser::{EventStream, NavEventKind, TabId};
 
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
 #[derive(Debug, Default)]
@@ -29,6 +29,9 @@ pub struct Task {
     pub(super) last_seen: Option<Observation>,
     /// Set by a resume: the page at the pause, compared with the next observation.
     pub(super) resumed_from: Option<Option<Observation>>,
+    /// The tab a look last found quiet, and when: a page that has not loaded again since is
+    /// quiet without looking at its frames again.
+    pub(super) quiet_seen: Option<(TabId, std::time::Instant)>,
 }
 
 impl Task {

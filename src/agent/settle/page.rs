@@ -20,12 +20,14 @@ pub enum PageState {
 
 /// Waits until `tab` has loaded and gone quiet after its load (by `quiet`: its next frames, or
 /// no navigation for a window), at most `limit` (a page still loading at the limit is observed
-/// as it is). A page that loaded longer than the design's window ago costs one tab read.
+/// as it is). A page that loaded longer than the design's window ago, or before `seen_quiet`
+/// (when a wait last found it quiet), costs one tab read.
 pub async fn wait_for_quiet_page(
     port: &dyn BrowserPort,
     tab: &TabId,
     quiet: Quiet,
     limit: Duration,
+    seen_quiet: Option<Instant>,
 ) -> Result<PageState, BrowserError> {
     let mut events = port.subscribe_from(port.position());
     let info = port.tab(tab).await?;
@@ -38,6 +40,10 @@ pub async fn wait_for_quiet_page(
     let mut loaded_at = if info.loading { None } else { last_load(&port.events(), tab) };
     if !info.loading && loaded_at.is_none() {
         // The port saw no load of this page: it loaded before the port was there.
+        return Ok(PageState::Quiet);
+    }
+    if quiet == Quiet::Frames && loaded_at.zip(seen_quiet).is_some_and(|(loaded, seen)| loaded < seen) {
+        // Found quiet after this load already: what the load set off had begun by then.
         return Ok(PageState::Quiet);
     }
     let deadline = Instant::now() + limit;
