@@ -43,6 +43,8 @@ pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
     let mut int = signal(SignalKind::interrupt()).map_err(ServeError::Signal)?;
     let server = NavguardServer::new(reach);
     let handle = server.clone();
+    let early = server.clone();
+    tokio::spawn(async move { early.join_early().await });
     let running = tokio::select! {
         // The pipe transport reads on tokio's reactor, so a pending read ends with the service
         // (blocking stdin reads cannot be cancelled: the end would wait for the next line).

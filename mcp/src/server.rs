@@ -53,6 +53,22 @@ impl NavguardServer {
         Self { reach: Arc::new(reach), state: Arc::new(Mutex::new(State::default())) }
     }
 
+    /// Joins the session of `--join` at once, so that the first call does not wait for the
+    /// connection. A browser of the server's own is started only by a call: a client that
+    /// never calls a tool starts none. A join that fails here is the first call's to report.
+    pub async fn join_early(&self) {
+        if !matches!(*self.reach, Reach::Join { .. }) {
+            return;
+        }
+        let mut state = self.state.lock().await;
+        if state.live.is_none() {
+            match Live::start(&self.reach).await {
+                Ok(live) => state.live = Some(live),
+                Err(e) => tracing::debug!(error = %e, "the early join failed; the first call joins again"),
+            }
+        }
+    }
+
     /// Closes the browser the server started, at most `deadline` (a call still running keeps
     /// the session busy: then the driver's guardian ends it when the process exits).
     pub async fn shutdown(&self, deadline: Duration) {

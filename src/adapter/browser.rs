@@ -10,7 +10,7 @@ use super::subscribe::subscribe_known;
 use crate::adapter::error::general;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
 use crate::bidi::modules::browsing_context::EventMethod;
-use crate::bidi::modules::script::AddPreloadScript;
+use crate::bidi::modules::script::{AddPreloadScript, RemovePreloadScript};
 use crate::bidi::{BidiClient, BidiError, SocketClosed};
 use crate::browser::BrowserError;
 use std::sync::Mutex;
@@ -99,6 +99,10 @@ pub struct BidiBrowser {
     bidi_url: String,
     /// Stops the heartbeat of a session on a remote end (at shutdown, or with the browser).
     heartbeat: Option<CancellationToken>,
+    /// The page timer count this connection added to a session it joined: removed when it
+    /// leaves, so joins do not pile scripts up in a session that outlives them (a session this
+    /// browser started ends with its scripts).
+    joined_script: Option<String>,
 }
 
 impl std::fmt::Debug for BidiBrowser {
@@ -144,7 +148,7 @@ impl BidiBrowser {
         let router = Router::new(config.record_wire);
         let bidi_url = endpoints.bidi.clone();
         let (client, unsupported_events) = match connect(&endpoints.bidi, &config, &router).await {
-            Ok(connected) => connected,
+            Ok((client, unsupported, _timers)) => (client, unsupported),
             Err(e) => {
                 end_session(session, config.start_timeout).await;
                 return Err(e);
@@ -167,6 +171,7 @@ impl BidiBrowser {
             cdp_endpoint: endpoints.cdp,
             bidi_url,
             heartbeat,
+            joined_script: None,
         })
     }
 
@@ -178,7 +183,7 @@ impl BidiBrowser {
     pub async fn attach(ws_url: &str, config: BrowserConfig) -> Result<Self, LaunchError> {
         let started = Instant::now();
         let router = Router::new(config.record_wire);
-        let (client, unsupported_events) = connect(ws_url, &config, &router).await?;
+        let (client, unsupported_events, joined_script) = connect(ws_url, &config, &router).await?;
         Ok(Self {
             client,
             router,
@@ -191,6 +196,7 @@ impl BidiBrowser {
             cdp_endpoint: None,
             bidi_url: ws_url.to_owned(),
             heartbeat: None,
+            joined_script,
         })
     }
 
@@ -258,6 +264,12 @@ impl BidiBrowser {
         if let Some(heartbeat) = &self.heartbeat {
             heartbeat.cancel();
         }
+        if let Some(script) = &self.joined_script {
+            let remove = RemovePreloadScript { script: script.clone() };
+            if let Err(e) = self.client.send(&remove, self.config.call_timeout).await {
+                tracing::debug!(error = %e, "the page timer count was not removed from the joined session");
+            }
+        }
         if let Some(session) = self.webdriver.lock().await.take() {
             let url = session.url.clone();
             match session.end(self.config.start_timeout).await {
@@ -284,28 +296,33 @@ impl Drop for BidiBrowser {
 
 /// Connects to the session's BiDi WebSocket and subscribes to the events the port reads: the
 /// navigation events, and the network events that feed the wait for network idle (its own
-/// log, per tab). Returns the events the browser refused.
+/// log, per tab), and has the session's pages count their timers. Returns the events the
+/// browser refused and the timer count's script id.
 async fn connect(
     ws_url: &str,
     config: &BrowserConfig,
     router: &Router,
-) -> Result<(BidiClient, Vec<String>), LaunchError> {
+) -> Result<(BidiClient, Vec<String>, Option<String>), LaunchError> {
     let client = BidiClient::connect(ws_url, config.start_timeout, router.clone()).await?;
     let network = crate::bidi::modules::network::EventMethod::ALL.iter().map(|m| m.name());
     let events: Vec<&str> = EventMethod::ALL.iter().map(|m| m.name()).chain(network).collect();
     let unsupported = subscribe_known(&client, &events, config.call_timeout).await?;
-    count_page_timers(&client, config.call_timeout).await;
-    Ok((client, unsupported))
+    let timers = count_page_timers(&client, config.call_timeout).await;
+    Ok((client, unsupported, timers))
 }
 
 /// Has every new document of the session count its soon-due timers (`page/timers.js`), so the
 /// agent's look at a page that has just loaded, or just been acted on, waits for what the page
 /// set off on a short timer (a redirect 100 ms after load) and for nothing else. A browser that
 /// refuses the script leaves the agent waiting by the page's frames alone.
-async fn count_page_timers(client: &BidiClient, deadline: Duration) {
+async fn count_page_timers(client: &BidiClient, deadline: Duration) -> Option<String> {
     let script = AddPreloadScript { function_declaration: include_str!("page/timers.js").to_owned() };
-    if let Err(e) = client.send(&script, deadline).await {
-        tracing::warn!(error = %e, "the page timer count was not installed; quiet pages are told by their frames alone");
+    match client.send(&script, deadline).await {
+        Ok(added) => Some(added.script),
+        Err(e) => {
+            tracing::warn!(error = %e, "the page timer count was not installed; quiet pages are told by their frames alone");
+            None
+        }
     }
 }
 

@@ -165,3 +165,14 @@ impl Command for AddPreloadScript {
     const METHOD: &'static str = "script.addPreloadScript";
     type Output = PreloadScript;
 }
+
+/// `script.removePreloadScript`.
+#[derive(Debug, Serialize)]
+pub struct RemovePreloadScript {
+    pub script: String,
+}
+
+impl Command for RemovePreloadScript {
+    const METHOD: &'static str = "script.removePreloadScript";
+    type Output = serde_json::Value;
+}
