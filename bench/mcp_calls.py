@@ -9,6 +9,7 @@ the highest call time in milliseconds. A report, not a test: nothing here passes
 
 import asyncio
 import contextlib
+import os
 import statistics
 import subprocess
 import sys
@@ -68,7 +69,9 @@ async def main(binaries, browser):
             sessions = []
             for binary in binaries:
                 server = StdioServerParameters(command=binary, args=["mcp", "--browser", browser])
-                read, write = await stack.enter_async_context(stdio_client(server))
+                # The servers' progress reports (their stderr) would bury the figures.
+                quiet = stack.enter_context(open(os.devnull, "w"))
+                read, write = await stack.enter_async_context(stdio_client(server, errlog=quiet))
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await asyncio.wait_for(session.initialize(), CALL_DEADLINE)
                 sessions.append(session)
