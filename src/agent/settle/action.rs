@@ -276,6 +276,7 @@ pub(in crate::agent) async fn settle_action(
     let since = |wait: &ActionWait| wait.started.elapsed() + ACTION_TIMERS_MARGIN;
     let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait))));
     let mut stirred = false;
+    let mut held = false;
     loop {
         // Events first: what already happened is taken in before the clock decides. Each is
         // timed as it is read (on the tokio clock, which a test may pause): those the action's
@@ -315,9 +316,12 @@ pub(in crate::agent) async fn settle_action(
                 match frames? {
                     Frames::Passed | Frames::Busy => None,
                     Frames::Held(e) if e.is_dialog_open() => Some(ActionSettleEnd::Dialog),
-                    // The document went: the navigation's events are on their way.
+                    // The document went: the navigation's events are on their way; look once
+                    // more. A page that cannot run the probe at all (its script broke it) is
+                    // taken as it is the second time, not probed until the cap.
                     Frames::Held(_) => {
-                        stirred = true;
+                        stirred |= !held;
+                        held = true;
                         None
                     }
                 }
