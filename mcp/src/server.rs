@@ -4,6 +4,7 @@
 
 use crate::answer;
 use crate::browser::{Live, Reach};
+use navguard::adapter::LaunchError;
 use navguard::agent::{Agent, AgentConfig, FailureKind, RiskHint, Session, ToolCall, ToolName, ToolSet};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
@@ -61,12 +62,17 @@ impl NavguardServer {
             return;
         }
         let mut state = self.state.lock().await;
-        if state.live.is_none() {
-            match Live::start(&self.reach).await {
-                Ok(live) => state.live = Some(live),
-                Err(e) => tracing::debug!(error = %e, "the early join failed; the first call joins again"),
-            }
+        if let Err(e) = self.start_if_none(&mut state).await {
+            tracing::debug!(error = %e, "the early join failed; the first call joins again");
         }
+    }
+
+    /// Starts (or joins) the browser unless the server has one.
+    async fn start_if_none(&self, state: &mut State) -> Result<(), LaunchError> {
+        if state.live.is_none() {
+            state.live = Some(Live::start(&self.reach).await?);
+        }
+        Ok(())
     }
 
     /// Closes the browser the server started, at most `deadline` (a call still running keeps
@@ -89,14 +95,9 @@ impl NavguardServer {
             }
             state.session = Session::new();
         }
-        if state.live.is_none() {
-            match Live::start(&self.reach).await {
-                Ok(live) => state.live = Some(live),
-                Err(e) => {
-                    let message = format!("the browser could not start: {e}");
-                    return answer::failed(tool.name(), FailureKind::Browser, &message);
-                }
-            }
+        if let Err(e) = self.start_if_none(&mut state).await {
+            let message = format!("the browser could not start: {e}");
+            return answer::failed(tool.name(), FailureKind::Browser, &message);
         }
         let State { live: Some(live), session } = &mut *state else { unreachable!("started above") };
         let port = Arc::clone(&live.port);

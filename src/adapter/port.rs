@@ -192,8 +192,7 @@ impl BidiPort {
     /// the log in arrival order, before any later reply, so one round trip (the cheapest
     /// command that goes through the same ordered channel as the events) is enough.
     async fn catch_up(&self, tab: &TabId) -> Result<(), BrowserError> {
-        let tree = GetTree { root: Some(ctx(tab)), max_depth: Some(0) };
-        self.client.send(&tree, self.call_timeout).await.map(|_| ()).map_err(|e| on_tab(tab, GetTree::METHOD, e))
+        self.send(tab, &GetTree { root: Some(ctx(tab)), max_depth: Some(0) }).await.map(|_| ())
     }
 
     /// The page realm of the place's document, if it has one yet. Scripts go to the realm, not

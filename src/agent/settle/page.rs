@@ -48,23 +48,31 @@ pub async fn wait_for_quiet_page(
     }
     let deadline = Instant::now() + limit;
     let window = quiet.window().unwrap_or(Quiet::DESIGN_WINDOW);
+    // By frames, one probe per load: what the load sets off has begun once its next frames
+    // passed. One the page could not run (a dialog, a navigation) leaves it to the events.
+    let mut probe = None;
+    let mut held = false;
     loop {
         let until = loaded_at.map_or(deadline, |at| (at + window).min(deadline));
         if Instant::now() >= until {
             return Ok(PageState::Quiet);
         }
-        let next = match (quiet, loaded_at) {
-            // Loaded a moment ago: what its load sets off has begun once its next frames passed.
-            (Quiet::Frames, Some(_)) => tokio::select! {
-                biased;
-                event = events.next() => Some(event),
-                frames = next_frames(port, tab, ANY_TIMER) => match frames? {
+        if quiet == Quiet::Frames && loaded_at.is_some() && probe.is_none() && !held {
+            probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER)));
+        }
+        let next = tokio::select! {
+            biased;
+            event = tokio::time::timeout_at(until.into(), events.next()) => event.ok(),
+            frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
+                probe = None;
+                match frames? {
                     Frames::Passed | Frames::Busy => return Ok(PageState::Quiet),
-                    // A dialog or a navigation: the events say which.
-                    Frames::Held(_) => tokio::time::timeout_at(until.into(), events.next()).await.ok(),
-                },
+                    Frames::Held(_) => {
+                        held = true;
+                        None
+                    }
+                }
             },
-            _ => tokio::time::timeout_at(until.into(), events.next()).await.ok(),
         };
         let Some(event) = next else { continue };
         let event = event.map_err(|_| BrowserError::Disconnected)?;
@@ -74,7 +82,10 @@ pub async fn wait_for_quiet_page(
         match event.kind {
             NavEventKind::Started => return Ok(PageState::Leaving),
             NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
-            NavEventKind::Load | NavEventKind::Restored => loaded_at = Some(event.at),
+            NavEventKind::Load | NavEventKind::Restored => {
+                loaded_at = Some(event.at);
+                (probe, held) = (None, false);
+            }
             NavEventKind::DialogOpened => return Ok(PageState::Blocked),
             _ => {}
         }
