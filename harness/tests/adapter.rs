@@ -150,3 +150,41 @@ async fn a_dialog_another_client_answered_is_never_reported_open() {
     browser.shutdown().await;
     site.shutdown().await;
 }
+
+/// A person's own tab in front puts the agent's tab behind it; a click there is still
+/// delivered, and at once: Chromium holds pointer input to a background tab about 5 s unless
+/// its page emulates focus (the port turns that on). The bound is wide: the click takes tens
+/// of milliseconds, the hold 5 s.
+#[tokio::test]
+async fn a_click_in_a_tab_behind_another_is_delivered_at_once() {
+    let site = FixtureSite::start().await.unwrap();
+    for kind in [BrowserKind::Chromium, BrowserKind::Firefox] {
+        let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() }).await.unwrap();
+        let port = browser.open_port().await.unwrap();
+        let mut events = port.subscribe();
+        let agents = port.create_tab(&format!("{}/counter", site.site), true).await.unwrap();
+        let persons = port.create_tab(&format!("{}/page?title=Mine", site.site), true).await.unwrap();
+        let mut loaded = std::collections::HashSet::new();
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while loaded.len() < 2 {
+                let e = events.next().await.expect("the events go on");
+                if e.kind == navguard::browser::NavEventKind::Load && (e.tab == agents || e.tab == persons) {
+                    loaded.insert(e.tab);
+                }
+            }
+        })
+        .await
+        .expect("both tabs load");
+        let count = "document.getElementById('count').textContent";
+        assert_eq!(port.evaluate(&agents, count).await.unwrap(), "Count: 0", "{kind}");
+        for clicks in 1..=3 {
+            let started = Instant::now();
+            port.click(&agents, &navguard::browser::Target::Css("#inc".into())).await.unwrap();
+            let took = started.elapsed();
+            assert!(took < Duration::from_millis(2500), "{kind}: click {clicks} took {took:?}");
+            assert_eq!(port.evaluate(&agents, count).await.unwrap(), format!("Count: {clicks}"), "{kind}");
+        }
+        browser.shutdown().await;
+    }
+    site.shutdown().await;
+}

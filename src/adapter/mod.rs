@@ -8,6 +8,7 @@
 mod browser;
 mod create;
 mod error;
+mod focus;
 mod http;
 mod kind;
 mod launch;

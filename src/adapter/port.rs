@@ -34,6 +34,7 @@ pub struct BidiPort {
     scope: Arc<Scope>,
     user_context: Option<UserContext>,
     call_timeout: Duration,
+    focus: Arc<super::focus::FocusEmulation>,
 }
 
 impl std::fmt::Debug for BidiPort {
@@ -68,7 +69,7 @@ impl BidiPort {
         user_context: Option<UserContext>,
         call_timeout: Duration,
     ) -> Self {
-        Self { client, scope, user_context, call_timeout }
+        Self { client, scope, user_context, call_timeout, focus: Default::default() }
     }
 
     /// The user context of its tabs (`None`: the default one).
@@ -228,6 +229,7 @@ impl BidiPort {
     /// is what it set off (a click on a link whose page asks whether to leave), or it is
     /// delivered once the dialog is answered.
     async fn input(&self, place: &Place, actions: PerformActions) -> Result<(), BrowserError> {
+        self.focus.ensure(&self.client, &place.tab, self.call_timeout).await;
         self.send_to_page(place, actions, self.call_timeout).await.map(|_| ())
     }
 

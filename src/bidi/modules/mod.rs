@@ -2,6 +2,7 @@
 
 pub mod browser;
 pub mod browsing_context;
+pub mod goog_cdp;
 pub mod input;
 pub mod network;
 pub mod script;
