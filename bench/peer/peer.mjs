@@ -8,7 +8,8 @@
 //   <- {"waitForURL_ns":N,"cdp_ns":N}   when page.waitForURL(U, {waitUntil: 'commit'}) resolved,
 //                             and when Page.frameNavigated for U reached this process over CDP
 //   -> {"op":"snap","url":U}  load U (untimed), then time locator('body').ariaSnapshot()
-//   <- {"ms":F,"bytes":N}
+//   <- {"ms":F,"bytes":N,"model_text":S}   S: the ref-bearing snapshot Playwright MCP sends
+//                             its model (ariaSnapshot in its "ai" mode)
 //   -> {"op":"tap","endpoint":E,"target":T}   attach to another Chromium's DevTools endpoint E
 //   <- {"tapped":true}        (navguard's, over its own raw CDP WebSocket) and its tab T, and note
 //                             every main-frame Page.frameNavigated that arrives there
@@ -81,7 +82,10 @@ for await (const line of lines) {
     const t = now();
     const snapshot = await page.locator("body").ariaSnapshot();
     const ms = Number(now() - t) / 1e6;
-    say({ ms, bytes: Buffer.byteLength(snapshot, "utf8") });
+    // What Playwright MCP gives its model: the same tree in its "ai" mode, with a ref on each
+    // element (untimed: the time above is the plain snapshot's, as before).
+    const forModel = await page.locator("body").ariaSnapshot({ mode: "ai" });
+    say({ ms, bytes: Buffer.byteLength(snapshot, "utf8"), model_text: forModel });
   } else if (msg.op === "tap") {
     await tap(msg.endpoint, msg.target);
     say({ tapped: true });

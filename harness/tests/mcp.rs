@@ -212,13 +212,22 @@ async fn arguments_that_break_the_schema_are_bad_input_and_the_server_goes_on() 
         ("navigate", json!({"url": 5}), "url"),
         ("wait", json!({"ms": "soon"}), "ms"),
         ("type", json!({"ref": opened.element("textbox", "q")}), "text"),
+        // A short ref this session never gave.
+        ("click", json!({"ref": "e999"}), "e999"),
     ] {
         let answer = server.call(tool, args.clone()).await;
         assert_bad_input(&answer, named);
         assert!(answer.text.starts_with("Error (bad-input)"), "{tool} {args}: {}", answer.text);
     }
-    let clicked = server.call("click", json!({"ref": opened.element("link", "go")})).await;
+    let go = opened.element("link", "go");
+    assert!(go.starts_with('e') && go.len() <= 4, "the model is shown a short ref: {go}");
+    let clicked = server.call("click", json!({"ref": go})).await;
     assert!(!clicked.is_error && clicked.title() == "Next", "the server still answers: {}", clicked.text);
+    assert!(
+        clicked.text.contains(&format!("clicked ref {go};")),
+        "the result names the ref as given: {}",
+        clicked.text
+    );
     site.shutdown().await;
 }
 

@@ -12,35 +12,52 @@
 //! Title: Next
 //! ### Dialog                         the page is blocked until handle_dialog answers it
 //! ### Elements
-//! - button "Send" [ref=k3x9q2.4]
+//! - button "Send" [ref=e4]            a short ref (crate::refs) for the core's k3x9q2a.4
 //! ### Text
+//! ### Frame "Pay" — http://127.0.0.1:8001/pay   each frame: its elements, then its text
+//! - button "Pay" [ref=e5]
+//! Card number Pay
 //! ### Tabs
 //! @tab#1 (focused): Next — http://127.0.0.1:8000/next
 //! ```
 
-use navguard::agent::{FailureKind, Observation, SessionAnswer, StopReason, ToolReply, tab_lines};
+use crate::refs::RefBook;
+use navguard::agent::{Element, FailureKind, Observation, SessionAnswer, StopReason, ToolReply, tab_lines};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
-/// `answer` of a call of `tool` as the tool result.
-pub(crate) fn tool_result(tool: &str, answer: &SessionAnswer) -> CallToolResult {
+/// `answer` of a call of `tool` as the tool result, its refs in their short form. `asked` is
+/// the ref the call was given, as the caller wrote it and as the core took it: the call's own
+/// result names it as the caller wrote it.
+pub(crate) fn tool_result(
+    tool: &str,
+    answer: &SessionAnswer,
+    refs: &mut RefBook,
+    asked: Option<(&str, &str)>,
+) -> CallToolResult {
+    let said = |text: &str| match asked {
+        Some((written, taken)) if written != taken => text.replace(taken, written),
+        _ => text.to_owned(),
+    };
     let mut text = String::new();
+    let result = said(answer.call.result.text());
     let failure = match &answer.call.result {
-        ToolReply::Ok(said) => {
-            text.push_str(said);
+        ToolReply::Ok(_) => {
+            text.push_str(&result);
             None
         }
-        ToolReply::Failed(message) => {
+        ToolReply::Failed(_) => {
             let kind = answer.call.failure.unwrap_or(FailureKind::Browser);
-            let _ = write!(text, "Error ({kind}): {message}");
-            Some(json!({"kind": kind.name(), "message": message}))
+            let _ = write!(text, "Error ({kind}): {result}");
+            Some(json!({"kind": kind.name(), "message": result}))
         }
     };
     let (page, stopped) = match &answer.page {
         Ok(Some(seen)) => {
-            write_page(&mut text, seen);
-            (page_json(seen), Value::Null)
+            text.push('\n');
+            text.push_str(&page_text(seen, refs));
+            (page_json(seen, refs), Value::Null)
         }
         Ok(None) => (Value::Null, Value::Null),
         Err(stop) => {
@@ -54,7 +71,7 @@ pub(crate) fn tool_result(tool: &str, answer: &SessionAnswer) -> CallToolResult 
     }
     let tabs = json!(answer.tabs);
     let is_error = failure.is_some();
-    finish(text, structured(tool, answer.call.result.text(), failure, page, stopped, tabs), is_error)
+    finish(text, structured(tool, &result, failure, page, stopped, tabs), is_error)
 }
 
 /// A call that could not be made: the browser did not start, or the call outlived the
@@ -88,28 +105,57 @@ fn finish(text: String, structured: Value, is_error: bool) -> CallToolResult {
     result
 }
 
-fn write_page(text: &mut String, seen: &Observation) {
-    let _ = write!(text, "\n### Page\nURL: {}\nTitle: {}", seen.url, seen.title);
+/// The page as the model reads it: its URL and title, then its dialog, or its elements with
+/// their short refs and the start of its text, then each frame with its own elements and text.
+pub fn page_text(seen: &Observation, refs: &mut RefBook) -> String {
+    let mut text = format!("### Page\nURL: {}\nTitle: {}", seen.url, seen.title);
     if let Some(dialog) = &seen.dialog {
         let _ = write!(text, "\n### Dialog\n{dialog}\nThe page is blocked until handle_dialog answers it.");
-        return;
+        return text;
     }
-    if !seen.elements.is_empty() {
+    // The observation lists the tab's own elements first, then each frame's that was read.
+    let in_frames: usize = seen.frames.iter().map(|f| f.elements).sum();
+    let mut elements = seen.elements.iter();
+    let own: Vec<&Element> = elements.by_ref().take(seen.elements.len().saturating_sub(in_frames)).collect();
+    if !own.is_empty() {
         text.push_str("\n### Elements");
-        for e in &seen.elements {
-            // The name as a JSON string: quotes and line breaks in it stay inside it.
-            let name = serde_json::to_string(&e.name).unwrap_or_default();
-            let _ = write!(text, "\n- {} {name} [ref={}]", e.role, e.reference);
-        }
+        write_elements(&mut text, own, refs);
     }
     if !seen.text.is_empty() {
         let _ = write!(text, "\n### Text\n{}", seen.text);
     }
+    for frame in &seen.frames {
+        let title = if frame.title.is_empty() { String::new() } else { format!(" {}", quoted(&frame.title)) };
+        let _ = write!(text, "\n### Frame{title} — {}", frame.url);
+        if let Some(why) = frame.left_out {
+            let _ = write!(text, " (not read: {why})");
+            continue;
+        }
+        write_elements(&mut text, elements.by_ref().take(frame.elements), refs);
+        if !frame.text.is_empty() {
+            let _ = write!(text, "\n{}", frame.text);
+        }
+    }
+    text
 }
 
-fn page_json(seen: &Observation) -> Value {
-    let elements: Vec<Value> =
-        seen.elements.iter().map(|e| json!({"ref": e.reference.to_string(), "role": e.role, "name": e.name})).collect();
+fn write_elements<'a>(text: &mut String, elements: impl IntoIterator<Item = &'a Element>, refs: &mut RefBook) {
+    for e in elements {
+        let _ = write!(text, "\n- {} {} [ref={}]", e.role, quoted(&e.name), refs.short(&e.reference.to_string()));
+    }
+}
+
+/// A name as a JSON string: quotes and line breaks in it stay inside it.
+fn quoted(name: &str) -> String {
+    serde_json::to_string(name).unwrap_or_default()
+}
+
+fn page_json(seen: &Observation, refs: &mut RefBook) -> Value {
+    let elements: Vec<Value> = seen
+        .elements
+        .iter()
+        .map(|e| json!({"ref": refs.short(&e.reference.to_string()), "role": e.role, "name": e.name}))
+        .collect();
     json!({
         "url": seen.url,
         "title": seen.title,
@@ -117,7 +163,27 @@ fn page_json(seen: &Observation) -> Value {
         "dialog": seen.dialog.as_ref().map(ToString::to_string),
         "elements": elements,
         "text": seen.text,
+        "frames": frames_json(seen),
     })
+}
+
+/// The page's frames, parents first: each one's URL, title and text, how many of `elements`
+/// are its (they follow the tab's own, frame by frame), or why it was not read.
+fn frames_json(seen: &Observation) -> Value {
+    let frames: Vec<Value> = seen
+        .frames
+        .iter()
+        .map(|f| {
+            json!({
+                "url": f.url,
+                "title": f.title,
+                "text": f.text,
+                "elements": f.elements,
+                "not_read": f.left_out.map(navguard::agent::LeftOut::name),
+            })
+        })
+        .collect();
+    Value::Array(frames)
 }
 
 fn stop_json(stop: &StopReason) -> Value {

@@ -12,9 +12,12 @@
 
 mod answer;
 mod browser;
+mod refs;
 mod server;
 
+pub use answer::page_text;
 pub use browser::Reach;
+pub use refs::{RefBook, UnknownRef};
 pub use server::NavguardServer;
 
 use rmcp::ServiceExt as _;

@@ -4,6 +4,7 @@
 
 use crate::answer;
 use crate::browser::{Live, Reach};
+use crate::refs::{RefBook, UnknownRef};
 use navguard::adapter::LaunchError;
 use navguard::agent::{Agent, AgentConfig, FailureKind, RiskHint, Session, ToolCall, ToolName, ToolSet};
 use rmcp::model::{
@@ -47,6 +48,7 @@ impl std::fmt::Debug for NavguardServer {
 struct State {
     live: Option<Live>,
     session: Session,
+    refs: RefBook,
 }
 
 impl NavguardServer {
@@ -86,20 +88,25 @@ impl NavguardServer {
 
     /// Runs one call: the browser first (started if there is none, or a new one with a new
     /// session when the last has gone away), then the call and the look after it.
-    async fn run(&self, tool: ToolName, args: Value) -> rmcp::model::CallToolResult {
+    async fn run(&self, tool: ToolName, mut args: Value) -> rmcp::model::CallToolResult {
         let mut state = self.state.lock().await;
+        let asked = match take_short_ref(&state.refs, &mut args) {
+            Ok(asked) => asked,
+            Err(e) => return answer::failed(tool.name(), e.kind(), &format!("{}: {e}", tool.name())),
+        };
         if state.live.as_ref().is_some_and(Live::is_gone) {
             tracing::warn!("the browser went away; the next call starts another, with a new session");
             if let Some(gone) = state.live.take() {
                 gone.close().await;
             }
             state.session = Session::new();
+            state.refs = RefBook::default();
         }
         if let Err(e) = self.start_if_none(&mut state).await {
             let message = format!("the browser could not start: {e}");
             return answer::failed(tool.name(), FailureKind::Browser, &message);
         }
-        let State { live: Some(live), session } = &mut *state else { unreachable!("started above") };
+        let State { live: Some(live), session, refs } = &mut *state else { unreachable!("started above") };
         let port = Arc::clone(&live.port);
         // A scenario, like a person, may repeat a call on purpose: the no-progress detector
         // stops a loop's task, and a caller's session has no task to stop.
@@ -107,13 +114,26 @@ impl NavguardServer {
         let agent = Agent::for_caller(port.as_ref(), config);
         let call = ToolCall { name: tool.name().to_owned(), args };
         match tokio::time::timeout(CALL_DEADLINE, session.call(&agent, call)).await {
-            Ok(done) => answer::tool_result(tool.name(), &done),
+            Ok(done) => {
+                let asked = asked.as_ref().map(|(written, taken)| (written.as_str(), taken.as_str()));
+                answer::tool_result(tool.name(), &done, refs, asked)
+            }
             Err(_) => {
                 let message = format!("no answer within {} s", CALL_DEADLINE.as_secs());
                 answer::failed(tool.name(), FailureKind::Timeout, &message)
             }
         }
     }
+}
+
+/// Puts the core's ref in place of a short one in the call's `ref` argument; returns both (as
+/// written, as taken) when it did.
+fn take_short_ref(refs: &RefBook, args: &mut Value) -> Result<Option<(String, String)>, UnknownRef> {
+    let Some(given) = args.get_mut("ref") else { return Ok(None) };
+    let Some(written) = given.as_str().map(str::to_owned) else { return Ok(None) };
+    let Some(full) = refs.full(&written)? else { return Ok(None) };
+    *given = Value::String(full.clone());
+    Ok(Some((written, full)))
 }
 
 /// A tool of the table as MCP lists it: its name, description and argument schema from the

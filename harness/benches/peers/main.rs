@@ -15,8 +15,13 @@
 //!    protocols), and per navigation each waiter's own cost above its
 //!    floor. The four waiters take turns (the order rotates), so
 //!    machine noise hits them alike.
-//! 2. Snapshot. On the same fixture pages, loaded: navguard's `observe` against Playwright's
-//!    `locator('body').ariaSnapshot()` (what Playwright MCP sends its model), time and size.
+//! 2. Snapshot. On the fixture pages, loaded: navguard's `observe` against Playwright's
+//!    `locator('body').ariaSnapshot()`, time; and what each gives its model, in bytes and in
+//!    tokens (o200k_base, the BPE of OpenAI's current models): navguard's page as `navguard mcp`
+//!    writes it (URL, title, elements with their short refs numbered on through the run, as in
+//!    a session, text), against the page as Playwright MCP writes it (URL, title, and the
+//!    ref-bearing snapshot, `ariaSnapshot({ mode: "ai" })`, its refs as short as on a session's
+//!    first page).
 //! 3. Suite floor. The deliberate waits written into features/ (slow pages, redirects after N,
 //!    held "within N ms" windows, the model's `wait` tool, the user's "after N ms"), summed over
 //!    the suite's runs and divided by the runner's default concurrency: the wall time a gate
@@ -49,7 +54,15 @@ use suite_floor::{suite_time, suite_waits};
 use tokio_util::sync::CancellationToken;
 
 const SNAPSHOTS: usize = 40;
-const SNAPSHOT_PAGES: [&str; 2] = ["/page?title=Home&go=/page", "/form?title=Search&action=/submit"];
+const SNAPSHOT_PAGES: [&str; 7] = [
+    "/page?title=Home&go=/page",
+    "/form?title=Search&action=/submit",
+    "/login",
+    "/counter",
+    "/shop",
+    "/overlay?title=Banner",
+    "/frame?src=/page%3Ftitle%3DInner&title=Outer",
+];
 
 /// How long navigation `i` is held once its request has arrived.
 fn hold(i: usize) -> Duration {
@@ -282,14 +295,27 @@ async fn navigations(
     samples
 }
 
-/// Loaded-page snapshots: (navguard ms, bytes), (Playwright ms, bytes), per page.
-type Snapshots = Vec<(&'static str, Vec<(f64, usize)>, Vec<(f64, usize)>)>;
+/// A page's snapshots: time and size of each side's, and what each side gave its model last.
+#[derive(Default)]
+struct PageSnaps {
+    page: &'static str,
+    /// (ms, bytes) of navguard's `observe` (its JSON) and of Playwright's `ariaSnapshot()`.
+    ours: Vec<(f64, usize)>,
+    theirs: Vec<(f64, usize)>,
+    /// What the model is given: navguard's page text (its refs short, numbered on from the
+    /// earlier snapshots, as in a session), Playwright MCP's page with its ref-bearing snapshot.
+    our_text: String,
+    their_text: String,
+}
+
+type Snapshots = Vec<PageSnaps>;
 
 async fn snapshots(port: &BidiPort, mut peer: Option<&mut Peer>, site: &FixtureSite) -> Snapshots {
     let tab = bidi_tab(port, site).await;
-    let mut out: Snapshots = SNAPSHOT_PAGES.iter().map(|p| (*p, Vec::new(), Vec::new())).collect();
+    let mut out: Snapshots = SNAPSHOT_PAGES.iter().map(|page| PageSnaps { page, ..PageSnaps::default() }).collect();
+    let mut refs = navguard_mcp::RefBook::default();
     for _ in 0..SNAPSHOTS {
-        for (page, ours, theirs) in &mut out {
+        for PageSnaps { page, ours, theirs, our_text, their_text } in &mut out {
             let url = format!("{}{page}", site.site);
             port.navigate(&tab, &url).await.unwrap();
             UrlSettle::new(tab.clone(), safe_parse_origin(&url).unwrap())
@@ -302,18 +328,78 @@ async fn snapshots(port: &BidiPort, mut peer: Option<&mut Peer>, site: &FixtureS
             let observation = observe(port, &tab).await.unwrap();
             let took = ms(t.elapsed());
             ours.push((took, serde_json::to_string(&observation).unwrap().len()));
+            *our_text = navguard_mcp::page_text(&observation, &mut refs);
             if let Some(peer) = peer.as_deref_mut() {
                 peer.send(json!({ "op": "snap", "url": url })).await;
                 let done = peer.recv().await;
-                let (Some(took), Some(bytes)) = (done["ms"].as_f64(), done["bytes"].as_u64()) else {
+                let (Some(took), Some(bytes), Some(text)) =
+                    (done["ms"].as_f64(), done["bytes"].as_u64(), done["model_text"].as_str())
+                else {
                     panic!("the peer said {done}");
                 };
                 theirs.push((took, bytes as usize));
+                *their_text = playwright_mcp_page(&observation.url, &observation.title, text);
             }
         }
     }
     port.close(&tab).await.unwrap();
     out
+}
+
+/// The page as Playwright MCP 0.0.83 writes it for its model (`renderTabMarkdown` and its
+/// Snapshot section), around the peer's ref-bearing snapshot. The peer's page has navigated
+/// many times, so its refs carry a frame number (`f238e4`); a session's first page has none
+/// (`e4`): they are written without it, the shorter for Playwright.
+fn playwright_mcp_page(url: &str, title: &str, snapshot: &str) -> String {
+    let refs = regex::Regex::new(r"\[ref=f\d+e").expect("a valid pattern");
+    let snapshot = refs.replace_all(snapshot, "[ref=e");
+    format!("### Page\n- Page URL: {url}\n- Page Title: {title}\n### Snapshot\n```yaml\n{snapshot}\n```")
+}
+
+/// What each side gives its model for the same page, in bytes and tokens, and navguard's share:
+/// the whole page (URL, title, snapshot), and the snapshot alone (navguard's elements and text,
+/// Playwright's YAML tree).
+fn model_text_table(snaps: &Snapshots) {
+    let bpe = tiktoken_rs::o200k_base().expect("the o200k_base tokenizer");
+    let size = |text: &str| (text.len(), bpe.encode_ordinary(text).len());
+    println!("what the model is given (o200k_base tokens)       navguard        Playwright MCP   navguard/Playwright");
+    println!("                                                 bytes  tokens    bytes  tokens      bytes  tokens");
+    for PageSnaps { page, our_text, their_text, .. } in snaps {
+        let parts = [
+            ("the page", our_text.as_str(), their_text.as_str()),
+            ("its snapshot alone", our_snapshot(our_text), their_snapshot(their_text)),
+        ];
+        println!("  {page}");
+        for (what, ours, theirs) in parts {
+            let (ours, our_tokens) = size(ours);
+            if theirs.is_empty() {
+                println!("    {what:<44} {ours:>6} {our_tokens:>7}   n/a");
+                continue;
+            }
+            let (theirs, their_tokens) = size(theirs);
+            println!(
+                "    {what:<44} {ours:>6} {our_tokens:>7}   {theirs:>6} {their_tokens:>7}      {:>5.2} {:>6.2}",
+                ours as f64 / theirs as f64,
+                our_tokens as f64 / their_tokens as f64
+            );
+        }
+    }
+    if std::env::var_os("NAVGUARD_BENCH_SHOW_TEXT").is_some() {
+        for PageSnaps { page, our_text, their_text, .. } in snaps {
+            println!("--- {page}: navguard\n{our_text}\n--- {page}: Playwright MCP\n{their_text}");
+        }
+    }
+}
+
+/// navguard's page after its URL and title lines.
+fn our_snapshot(page: &str) -> &str {
+    page.match_indices('\n').nth(2).map_or("", |(at, _)| &page[at + 1..])
+}
+
+/// Playwright MCP's YAML tree, inside its fence.
+fn their_snapshot(page: &str) -> &str {
+    let Some((_, tree)) = page.split_once("```yaml\n") else { return "" };
+    tree.strip_suffix("\n```").unwrap_or(tree)
 }
 
 fn row(name: &str, samples: &[f64], navguard: &[f64]) {
@@ -391,7 +477,7 @@ async fn main() {
         );
     }
     println!("snapshot of a loaded page ({SNAPSHOTS} each, interleaved)     p50 ms   p95 ms    bytes");
-    for (page, ours, theirs) in &snaps {
+    for PageSnaps { page, ours, theirs, .. } in &snaps {
         for (name, s) in [("navguard observe", ours), ("Playwright ariaSnapshot", theirs)] {
             if s.is_empty() {
                 println!("  {page:<36} {name:<24} n/a");
@@ -407,6 +493,7 @@ async fn main() {
             );
         }
     }
+    model_text_table(&snaps);
     println!(
         "suite floor: {runs} scenario runs, deliberate waits {:.1} s in all, / concurrency {DEFAULT_CONCURRENCY} = {:.1} s (the longest scenario waits {:.1} s)",
         waits as f64 / 1000.0,
