@@ -90,12 +90,12 @@ async fn quiet_cost(port: &BidiPort, site: &FixtureSite) -> [(Quiet, Vec<f64>, V
                     break e.at;
                 }
             };
-            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout, None).await.unwrap();
+            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout, None, None).await.unwrap();
             after_navigation.push(loaded.elapsed().as_secs_f64() * 1000.0);
             // The page is quiet now: the next wait is a round that follows no navigation (with
             // the window, its load a window ago; by frames, found quiet since its load).
             let t = Instant::now();
-            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout, Some(t)).await.unwrap();
+            wait_for_quiet_page(port, &tab, *quiet, config.settle_timeout, Some(t), None).await.unwrap();
             settled.push(ms(t));
         }
     }

@@ -248,7 +248,10 @@ const SNAPSHOT: &str = r##"(async () => {
     return out;
   });
   const text = squash(document.body ? document.body.innerText : "").slice(0, TEXT);
-  return { document: g.id, url: location.href, title: document.title, text, elements };
+  // Whether the page has frames at all (window.length counts those in shadow roots too): a page
+  // without any is read in this one script, with no frame tree to fetch.
+  const child_frames = window.length + document.querySelectorAll("iframe, frame, object, embed").length;
+  return { document: g.id, url: location.href, title: document.title, text, elements, child_frames };
 })()"##;
 
 fn snapshot_script(parse_wait_ms: u64, text_chars: usize) -> String {
@@ -265,9 +268,12 @@ fn shape_error(e: serde_json::Error) -> BrowserError {
 /// Takes a snapshot of `tab`: its own document, then its frames.
 pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation, BrowserError> {
     let value = port.evaluate(tab, &snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)).await?;
+    let has_frames = value.get("child_frames").and_then(serde_json::Value::as_u64).is_none_or(|n| n > 0);
     let mut observation: Observation = serde_json::from_value(value).map_err(shape_error)?;
     observation.tab = tab.clone();
-    observe_frames(port, tab, &mut observation).await;
+    if has_frames {
+        observe_frames(port, tab, &mut observation).await;
+    }
     Ok(observation)
 }
 

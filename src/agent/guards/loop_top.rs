@@ -24,6 +24,10 @@ pub struct GuardResult {
     pub waited: Duration,
     /// `Ok(url)`: observe the page at `url`; `Err`: stop the task.
     pub verdict: Result<String, StopReason>,
+    /// The tab as the guard read it, and the event log's position just before the read, when
+    /// the guard found nothing in flight: the wait for a quiet page starts from that read
+    /// instead of reading the tab again.
+    pub read: Option<(u64, TabInfo)>,
 }
 
 impl GuardResult {
@@ -35,6 +39,7 @@ impl GuardResult {
             decision: GuardDecision::Settled { outcome: crate::agent::SettleOutcome::Timeout },
             waited: after,
             verdict: Err(StopReason::ObservationFailed { source: std::sync::Arc::new(cause) }),
+            read: None,
         }
     }
 }
@@ -89,6 +94,7 @@ pub async fn loop_top_guard(
             decision: GuardDecision::NoTab,
             waited: Duration::ZERO,
             verdict: Ok(String::new()),
+            read: None,
         };
     };
     let pinned = tabs.origin_of(&tab).cloned();
@@ -104,6 +110,7 @@ pub async fn loop_top_guard(
                 decision,
                 waited: Duration::ZERO,
                 verdict: Err(browser_stop(e)),
+                read: None,
             };
         }
     };
@@ -113,16 +120,23 @@ pub async fn loop_top_guard(
     {
         let decision = GuardDecision::Dialog { kind: dialog.kind };
         let verdict = check_url(&info.url, pinned.as_ref());
-        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict };
+        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict, read: None };
     }
     if !config.loop_top_guard || !in_flight(&info, config.in_flight_trigger) {
         let decision = if config.loop_top_guard { GuardDecision::NotInFlight } else { GuardDecision::Off };
         let verdict = check_url(&info.url, pinned.as_ref());
-        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict };
+        let read = Some((from, info));
+        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict, read };
     }
     if let Some(pending) = fast_fail(&info, pinned.as_ref()) {
         let decision = GuardDecision::FastFail { pending_url: pending };
-        return GuardResult { read_url, decision, waited: Duration::ZERO, verdict: Err(StopReason::OriginChanged) };
+        return GuardResult {
+            read_url,
+            decision,
+            waited: Duration::ZERO,
+            verdict: Err(StopReason::OriginChanged),
+            read: None,
+        };
     }
     // A dialog that opens meanwhile (Chromium 156 starts a navigation, then its page asks
     // whether to leave) holds the navigation until it is answered: waiting for its commit
@@ -136,6 +150,7 @@ pub async fn loop_top_guard(
             read_url,
             decision: GuardDecision::Dialog { kind },
             waited: started.elapsed(),
+            read: None,
         },
     }
 }
@@ -189,6 +204,7 @@ async fn settle_then_check(
             decision: GuardDecision::NotInFlight,
             waited: Duration::ZERO,
             verdict: Err(browser_stop(e)),
+            read: None,
         },
         Ok(report) => {
             let verdict = verdict_of(&report.outcome).and_then(|url| check_url(&url, pinned.as_ref()));
@@ -197,6 +213,7 @@ async fn settle_then_check(
                 decision: GuardDecision::Settled { outcome: report.outcome },
                 waited: report.waited,
                 verdict,
+                read: None,
             }
         }
     }

@@ -87,9 +87,9 @@ impl AgentConfig {
     /// Default action settle cap.
     pub const ACTION_CAP: Duration = Duration::from_millis(3000);
     /// Default action deadline: a click's own request may take this long (a slow save before
-    /// the handler moves on), and a click by selector still answers, after its target wait,
-    /// within the tool's deadline.
-    pub const ACTION_DEADLINE: Duration = Duration::from_millis(8000);
+    /// the handler moves on), the design's settle timeout; a request the site holds longer is
+    /// said to be still open, and the next look shows where the page went.
+    pub const ACTION_DEADLINE: Duration = Duration::from_millis(5000);
     pub const ROUND_LIMIT: u32 = 40;
     /// Default verification deadline (the contract's 3 s).
     pub const VERIFY_TIMEOUT: Duration = Duration::from_millis(3000);

@@ -36,7 +36,8 @@ impl Agent<'_> {
         cancel: &CancellationToken,
     ) -> Result<Option<Observed>, StopReason> {
         for _ in 0..OBSERVE_ATTEMPTS {
-            let guard = self.watched_guard(task, round, cancel).await;
+            let mut guard = self.watched_guard(task, round, cancel).await;
+            let read = guard.read.take();
             let waited_ms = guard.waited.as_millis() as u64;
             task.trace
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
@@ -47,7 +48,8 @@ impl Agent<'_> {
             }
             if self.config.loop_top_guard {
                 let seen = task.quiet_seen.as_ref().filter(|(of, _)| *of == tab).map(|(_, at)| *at);
-                let quiet = wait_for_quiet_page(self.port, &tab, self.config.quiet, self.config.settle_timeout, seen);
+                let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
+                let quiet = wait_for_quiet_page(self.port, &tab, quiet, limit, seen, read);
                 let state = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,

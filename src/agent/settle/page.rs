@@ -4,7 +4,7 @@
 //! 0, a sign-in bounce) show their navigation by then, and are then handled as in flight.
 
 use super::frames::{ANY_TIMER, Frames, Quiet, next_frames};
-use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId};
+use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId, TabInfo};
 use std::time::{Duration, Instant};
 
 /// How the wait for a quiet page ended.
@@ -21,16 +21,24 @@ pub enum PageState {
 /// Waits until `tab` has loaded and gone quiet after its load (by `quiet`: its next frames, or
 /// no navigation for a window), at most `limit` (a page still loading at the limit is observed
 /// as it is). A page that loaded longer than the design's window ago, or before `seen_quiet`
-/// (when a wait last found it quiet), costs one tab read.
+/// (when a wait last found it quiet), costs one tab read, or none when `read` is a read of the
+/// tab just made (by the loop-top guard), with the event log's position before it: the events
+/// since then are gone through as they would be after a read of its own.
 pub async fn wait_for_quiet_page(
     port: &dyn BrowserPort,
     tab: &TabId,
     quiet: Quiet,
     limit: Duration,
     seen_quiet: Option<Instant>,
+    read: Option<(u64, TabInfo)>,
 ) -> Result<PageState, BrowserError> {
-    let mut events = port.subscribe_from(port.position());
-    let info = port.tab(tab).await?;
+    let (mut events, info) = match read.filter(|(_, info)| info.id == *tab) {
+        Some((from, info)) => (port.subscribe_from(from), info),
+        None => {
+            let events = port.subscribe_from(port.position());
+            (events, port.tab(tab).await?)
+        }
+    };
     if info.dialog.is_some() {
         return Ok(PageState::Blocked);
     }
