@@ -55,9 +55,10 @@ pub(crate) fn tool_result(
     };
     let (page, stopped) = match &answer.page {
         Ok(Some(seen)) => {
+            let shorts = short_refs(seen, refs);
             text.push('\n');
-            text.push_str(&page_text(seen, refs));
-            (page_json(seen, refs), Value::Null)
+            text.push_str(&write_page(seen, &shorts));
+            (page_json(seen, &shorts), Value::Null)
         }
         Ok(None) => (Value::Null, Value::Null),
         Err(stop) => {
@@ -108,6 +109,17 @@ fn finish(text: String, structured: Value, is_error: bool) -> CallToolResult {
 /// The page as the model reads it: its URL and title, then its dialog, or its elements with
 /// their short refs and the start of its text, then each frame with its own elements and text.
 pub fn page_text(seen: &Observation, refs: &mut RefBook) -> String {
+    write_page(seen, &short_refs(seen, refs))
+}
+
+/// The short ref of each of the page's elements, in their order: the text and the structured
+/// answer show the same.
+fn short_refs(seen: &Observation, refs: &mut RefBook) -> Vec<String> {
+    seen.elements.iter().map(|e| refs.short(&e.reference.to_string())).collect()
+}
+
+/// [`page_text`], with the elements' short refs.
+fn write_page(seen: &Observation, shorts: &[String]) -> String {
     let mut text = format!("### Page\nURL: {}\nTitle: {}", seen.url, seen.title);
     if let Some(dialog) = &seen.dialog {
         let _ = write!(text, "\n### Dialog\n{dialog}\nThe page is blocked until handle_dialog answers it.");
@@ -115,11 +127,11 @@ pub fn page_text(seen: &Observation, refs: &mut RefBook) -> String {
     }
     // The observation lists the tab's own elements first, then each frame's that was read.
     let in_frames: usize = seen.frames.iter().map(|f| f.elements).sum();
-    let mut elements = seen.elements.iter();
-    let own: Vec<&Element> = elements.by_ref().take(seen.elements.len().saturating_sub(in_frames)).collect();
+    let mut elements = seen.elements.iter().zip(shorts);
+    let own: Vec<_> = elements.by_ref().take(seen.elements.len().saturating_sub(in_frames)).collect();
     if !own.is_empty() {
         text.push_str("\n### Elements");
-        write_elements(&mut text, own, refs);
+        write_elements(&mut text, own);
     }
     if !seen.text.is_empty() {
         let _ = write!(text, "\n### Text\n{}", seen.text);
@@ -131,7 +143,7 @@ pub fn page_text(seen: &Observation, refs: &mut RefBook) -> String {
             let _ = write!(text, " (not read: {why})");
             continue;
         }
-        write_elements(&mut text, elements.by_ref().take(frame.elements), refs);
+        write_elements(&mut text, elements.by_ref().take(frame.elements));
         if !frame.text.is_empty() {
             let _ = write!(text, "\n{}", frame.text);
         }
@@ -139,9 +151,9 @@ pub fn page_text(seen: &Observation, refs: &mut RefBook) -> String {
     text
 }
 
-fn write_elements<'a>(text: &mut String, elements: impl IntoIterator<Item = &'a Element>, refs: &mut RefBook) {
-    for e in elements {
-        let _ = write!(text, "\n- {} {} [ref={}]", e.role, quoted(&e.name), refs.short(&e.reference.to_string()));
+fn write_elements<'a>(text: &mut String, elements: impl IntoIterator<Item = (&'a Element, &'a String)>) {
+    for (e, short) in elements {
+        let _ = write!(text, "\n- {} {} [ref={short}]", e.role, quoted(&e.name));
     }
 }
 
@@ -150,11 +162,12 @@ fn quoted(name: &str) -> String {
     serde_json::to_string(name).unwrap_or_default()
 }
 
-fn page_json(seen: &Observation, refs: &mut RefBook) -> Value {
+fn page_json(seen: &Observation, shorts: &[String]) -> Value {
     let elements: Vec<Value> = seen
         .elements
         .iter()
-        .map(|e| json!({"ref": refs.short(&e.reference.to_string()), "role": e.role, "name": e.name}))
+        .zip(shorts)
+        .map(|(e, short)| json!({"ref": short, "role": e.role, "name": e.name}))
         .collect();
     json!({
         "url": seen.url,

@@ -11,7 +11,7 @@ use crate::bidi::modules::goog_cdp::{GetSession, SendCommand};
 use crate::bidi::{BidiClient, BidiError, ErrorCode, RemoteError};
 use crate::browser::TabId;
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// The tabs whose page emulates focus, and whether the browser can.
@@ -26,27 +26,33 @@ struct State {
     done: HashSet<TabId>,
 }
 
+impl State {
+    /// Whether nothing is to be sent for `tab`: its emulation is on, or the browser has none.
+    fn is_known(&self, tab: &TabId) -> bool {
+        self.unsupported || self.done.contains(tab)
+    }
+}
+
 impl FocusEmulation {
     /// Turns focus emulation on for `tab` unless it is on already (or the browser cannot). A
     /// failure only costs the wait it would have saved: the input goes on either way.
     pub(super) async fn ensure(&self, client: &BidiClient, tab: &TabId, deadline: Duration) {
-        {
-            let state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            if state.unsupported || state.done.contains(tab) {
-                return;
-            }
+        if self.state().is_known(tab) {
+            return;
         }
         match emulate_focus(client, tab, deadline).await {
-            Ok(()) => self.update(|s| s.done.insert(tab.clone())),
+            Ok(()) => {
+                self.state().done.insert(tab.clone());
+            }
             Err(BidiError::Remote { error: RemoteError { code: ErrorCode::UnknownCommand, .. }, .. }) => {
-                self.update(|s| s.unsupported = true);
+                self.state().unsupported = true;
             }
             Err(e) => tracing::debug!(target: "navguard::adapter", %tab, error = %e, "no focus emulation"),
         }
     }
 
-    fn update<R>(&self, change: impl FnOnce(&mut State) -> R) {
-        change(&mut self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::browsing_context::ContextId;
 use crate::bidi::command::Command;
+use crate::bidi::command::Empty;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -174,5 +175,5 @@ pub struct RemovePreloadScript {
 
 impl Command for RemovePreloadScript {
     const METHOD: &'static str = "script.removePreloadScript";
-    type Output = serde_json::Value;
+    type Output = Empty;
 }
