@@ -72,6 +72,13 @@ impl Agent<'_> {
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe(self.port, &tab) => observed,
             };
+            // The checks below go by the events, and a navigation that began while the page was
+            // read can be said after the script's answer (Firefox ESR 153 sends it from another
+            // process): one read of the tab, answered after them, brings them in. A read that
+            // fails leaves the events as they are.
+            if self.config.loop_top_guard {
+                let _ = self.port.tab(&tab).await;
+            }
             // A dialog that opened while the page was read blocks it now, whatever the read
             // gave: Chromium 156 holds the snapshot's script behind it, Firefox ESR 153 runs it.
             if let Some(dialog) = self.port.open_dialog(&tab) {
