@@ -188,3 +188,74 @@ async fn a_click_in_a_tab_behind_another_is_delivered_at_once() {
     }
     site.shutdown().await;
 }
+
+/// A page says when it begins to leave for another document (the page watch the port
+/// installs), once per start, before the browser's own event of it can come: not for a
+/// fragment, a history entry it pushed, a navigation it cancelled or took over as a route of
+/// its own, or a download. The navigation that leaves goes to a page that answers 204 No
+/// Content, so that the document stays to be asked; it starts after the asking script's
+/// answer, since Chromium fails the answer of a script whose page begins to leave under it.
+#[tokio::test]
+async fn a_page_tells_when_it_begins_to_leave_and_only_then() {
+    let site = FixtureSite::start().await.unwrap();
+    let stays = r#"(() => {
+        const tell = window[Symbol.for("navguard.leaving")];
+        if (typeof tell !== "function") return "no page watch";
+        const told = { loaded: tell() };
+        location.hash = "part";
+        told.fragment = tell();
+        history.pushState({}, "", "/pushed");
+        told.pushed = tell();
+        navigation.addEventListener("navigate", (e) => e.preventDefault(), { once: true });
+        location.href = "/page?title=Cancelled";
+        told.cancelled = tell();
+        navigation.addEventListener("navigate", (e) => e.intercept(), { once: true });
+        navigation.navigate("/route");
+        told.route = tell();
+        const a = Object.assign(document.createElement("a"), { href: "/page?title=File", download: "file.html" });
+        document.body.append(a);
+        a.click();
+        told.download = tell();
+        return told;
+    })()"#;
+    // What the page does after the script's answer, and the wait for it to have been done.
+    let first = |what: &str| {
+        format!(
+            "(() => {{ setTimeout(() => {{ {what}; window.done = true; }}, 0); window.done = false; return true; }})()"
+        )
+    };
+    let until_done = r#"new Promise((answer) => {
+        const check = () => window.done ? answer(true) : setTimeout(check, 10);
+        check();
+    })"#;
+    let ask = r#"(() => { const tell = window[Symbol.for("navguard.leaving")]; return [tell(), tell()]; })()"#;
+    for kind in BrowserKind::ALL {
+        let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() }).await.unwrap();
+        let port = browser.open_port().await.unwrap();
+        let mut events = port.subscribe();
+        let tab = port.create_tab(&format!("{}/page?title=Here", site.site), true).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(30), async {
+            while let Ok(e) = events.next().await {
+                if e.tab == tab && e.kind == navguard::browser::NavEventKind::Load {
+                    return;
+                }
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("{kind}: the page loads"));
+        let told = port.evaluate(&tab, stays).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let none = serde_json::json!({
+            "loaded": null, "fragment": null, "pushed": null, "cancelled": null, "route": null, "download": null,
+        });
+        assert_eq!(told, none, "{kind}");
+        port.evaluate(&tab, &first("location.href = '/status?code=204'"))
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        port.evaluate(&tab, until_done).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let told = port.evaluate(&tab, ask).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let once = serde_json::json!([format!("{}/status?code=204", site.site), null]);
+        assert_eq!(told, once, "{kind}: told once, then no more");
+        browser.shutdown().await;
+    }
+    site.shutdown().await;
+}

@@ -311,12 +311,14 @@ async fn connect(
     Ok((client, unsupported, timers))
 }
 
-/// Has every new document of the session count its soon-due timers (`page/timers.js`), so the
-/// agent's look at a page that has just loaded, or just been acted on, waits for what the page
-/// set off on a short timer (a redirect 100 ms after load) and for nothing else. A browser that
-/// refuses the script leaves the agent waiting by the page's frames alone.
+/// Has every new document of the session count its soon-due timers and tell when it begins to
+/// leave (`page/watch.js`), so the agent's look at a page that has just loaded, or just been
+/// acted on, waits for what the page set off on a short timer (a redirect 100 ms after load)
+/// and for nothing else, and knows a navigation the page started before the browser tells of
+/// it. A browser that refuses the script leaves the agent waiting by the page's frames and the
+/// browser's events alone.
 async fn count_page_timers(client: &BidiClient, deadline: Duration) -> Option<String> {
-    let script = AddPreloadScript { function_declaration: include_str!("page/timers.js").to_owned() };
+    let script = AddPreloadScript { function_declaration: include_str!("page/watch.js").to_owned() };
     match client.send(&script, deadline).await {
         Ok(added) => Some(added.script),
         Err(e) => {

@@ -10,6 +10,7 @@ mod observe;
 mod progress;
 mod verify;
 
+pub(in crate::agent) use observe::observe_told;
 pub use observe::{Element, FormContext, FrameSeen, LeftOut, Observation, observe};
 pub use progress::Pattern;
 pub use verify::{Miss, Verdict};

@@ -251,7 +251,11 @@ const SNAPSHOT: &str = r##"(async () => {
   // Whether the page has frames at all (window.length counts those in shadow roots too): a page
   // without any is read in this one script, with no frame tree to fetch.
   const child_frames = window.length + document.querySelectorAll("iframe, frame, object, embed").length;
-  return { document: g.id, url: location.href, title: document.title, text, elements, child_frames };
+  // Whether the page began to leave since it was last asked, by its own word (the page watch
+  // the adapter installs): read last, so a navigation that began while it was read is told.
+  const tell = window[Symbol.for("navguard.leaving")];
+  const leaving = typeof tell === "function" ? tell() : null;
+  return { document: g.id, url: location.href, title: document.title, text, elements, child_frames, leaving };
 })()"##;
 
 fn snapshot_script(parse_wait_ms: u64, text_chars: usize) -> String {
@@ -267,14 +271,25 @@ fn shape_error(e: serde_json::Error) -> BrowserError {
 
 /// Takes a snapshot of `tab`: its own document, then its frames.
 pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation, BrowserError> {
+    observe_told(port, tab).await.map(|(observation, _)| observation)
+}
+
+/// [`observe`], and the URL the page said it began to leave for since it was last asked (by
+/// the page watch the adapter installs), if it did: its document may be going already, though
+/// the browser has not told yet.
+pub(in crate::agent) async fn observe_told(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+) -> Result<(Observation, Option<String>), BrowserError> {
     let value = port.evaluate(tab, &snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)).await?;
     let has_frames = value.get("child_frames").and_then(serde_json::Value::as_u64).is_none_or(|n| n > 0);
+    let leaving = value.get("leaving").and_then(serde_json::Value::as_str).map(str::to_owned);
     let mut observation: Observation = serde_json::from_value(value).map_err(shape_error)?;
     observation.tab = tab.clone();
     if has_frames {
         observe_frames(port, tab, &mut observation).await;
     }
-    Ok(observation)
+    Ok((observation, leaving))
 }
 
 /// One frame's document, as the snapshot script reads it.

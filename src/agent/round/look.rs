@@ -7,10 +7,10 @@ use super::run::Agent;
 use super::stop::StopReason;
 use super::task::Task;
 use super::trace::{Note, TraceEvent};
-use crate::agent::closed_loop::{Observation, blocked, observe};
+use crate::agent::closed_loop::{Observation, blocked, observe_told};
 use crate::agent::guards::{GuardResult, loop_top_guard};
 use crate::agent::reliability::{Phase, watch};
-use crate::agent::settle::{PageState, left_since, wait_for_quiet_page};
+use crate::agent::settle::{PageState, left_since, told_left_since, wait_for_quiet_page};
 use crate::browser::{BrowserError, TabId};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -70,22 +70,15 @@ impl Agent<'_> {
             let position = self.port.position();
             let observed = tokio::select! {
                 () = cancel.cancelled() => return Err(StopReason::User),
-                observed = observe(self.port, &tab) => observed,
+                observed = observe_told(self.port, &tab) => observed,
             };
-            // The checks below go by the events, and a navigation that began while the page was
-            // read can be said after the script's answer (Firefox ESR 153 sends it from another
-            // process): one read of the tab, answered after them, brings them in. A read that
-            // fails leaves the events as they are.
-            if self.config.loop_top_guard {
-                let _ = self.port.tab(&tab).await;
-            }
             // A dialog that opened while the page was read blocks it now, whatever the read
             // gave: Chromium 156 holds the snapshot's script behind it, Firefox ESR 153 runs it.
             if let Some(dialog) = self.port.open_dialog(&tab) {
                 return self.blocked(task, round, &tab, dialog).await;
             }
-            let mut observation = match observed {
-                Ok(observation) => observation,
+            let (mut observation, told) = match observed {
+                Ok(observed) => observed,
                 // Held by a dialog that is answered already: the page goes on, look again.
                 Err(e) if e.is_dialog_open() => continue,
                 // A snapshot cut off because the page began to leave under it (Chromium holds a
@@ -98,9 +91,19 @@ impl Agent<'_> {
                 }
                 Err(e) => return Err(observation_stop(e)),
             };
-            if self.config.loop_top_guard
-                && let Some(url) = left_since(self.port, &tab, position)
-            {
+            // The checks go by the browser's events; a navigation the page began while it was
+            // read can be told by the browser after the snapshot's answer (Firefox ESR 153 sends
+            // it from another process), so when the page said it began to leave, its word is
+            // waited for.
+            let left = match told {
+                _ if !self.config.loop_top_guard => None,
+                None => left_since(self.port, &tab, position),
+                Some(_) => tokio::select! {
+                    () = cancel.cancelled() => return Err(StopReason::User),
+                    left = told_left_since(self.port, &tab, position) => left,
+                },
+            };
+            if let Some(url) = left {
                 let note = Note::LeftWhileObserved { to: Some(url.to_string()), error: None };
                 task.trace.record(round, TraceEvent::Note { note });
                 continue;

@@ -24,7 +24,7 @@
 //! [`ActionWait`] is a pure state machine fed with the tab's navigation and request events, the
 //! frames passing and the clock; [`settle_action`] drives it.
 
-use super::frames::{ACTION_TIMERS_MARGIN, Frames, Quiet, next_frames};
+use super::frames::{ACTION_TIMERS_MARGIN, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
 use crate::browser::{
     BrowserError, BrowserPort, EventStream, NavEventKind, RequestEvent, RequestEventKind, RequestId, RequestStream,
     TabId,
@@ -277,6 +277,9 @@ pub(in crate::agent) async fn settle_action(
     let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait))));
     let mut stirred = false;
     let mut held = false;
+    // Set when the page said it began to leave: until when the browser's word of it (which
+    // ends the wait as leaving) is waited for.
+    let mut told: Option<Instant> = None;
     loop {
         // Events first: what already happened is taken in before the clock decides. Each is
         // timed as it is read (on the tokio clock, which a test may pause): those the action's
@@ -314,7 +317,11 @@ pub(in crate::agent) async fn settle_action(
                 probe = None;
                 wait.frames_passed(Instant::now());
                 match frames? {
-                    Frames::Passed | Frames::Busy => None,
+                    Frames::Passed(None) | Frames::Busy => None,
+                    Frames::Passed(Some(_)) => {
+                        told = Some(Instant::now() + LEAVING_TOLD_GRACE);
+                        None
+                    }
                     Frames::Held(e) if e.is_dialog_open() => Some(ActionSettleEnd::Dialog),
                     // The document went: the navigation's events are on their way; look once
                     // more. A page that cannot run the probe at all (its script broke it) is
@@ -327,11 +334,15 @@ pub(in crate::agent) async fn settle_action(
                 }
             },
             () = tokio::time::sleep_until(wait.wake_at()) => wait.on_time(Instant::now()),
+            () = async { tokio::time::sleep_until(told.expect("polled only while set")).await }, if told.is_some() => {
+                told = None;
+                None
+            }
         };
         if let Some(end) = end {
             return Ok(wait.settled(end));
         }
-        if by_frames && probe.is_none() && wait.requests_answered() {
+        if by_frames && probe.is_none() && told.is_none() && wait.requests_answered() {
             if !stirred {
                 return Ok(wait.settled(ActionSettleEnd::Quiet));
             }

@@ -46,9 +46,10 @@ impl Quiet {
 }
 
 /// The page's next frame and the task after it; then, where the page counts its timers (the
-/// adapter's preload script), the soon-due timers set in the last `SINCE` ms and pending now,
-/// and the frame after them: what those timers start has begun then. A hidden page draws no
-/// frames: a timer of 100 ms ends each frame's wait then.
+/// adapter's page watch), the soon-due timers set in the last `SINCE` ms and pending now, and
+/// the frame after them: what those timers start has begun then. A hidden page draws no
+/// frames: a timer of 100 ms ends each frame's wait then. Its answer: the URL the page said it
+/// began to leave for meanwhile (the page watch), or null.
 const NEXT_FRAMES: &str = "(async () => { \
     const timers = window[Symbol.for('navguard.timers')]; \
     const later = timers ? timers.later : setTimeout; \
@@ -59,18 +60,27 @@ const NEXT_FRAMES: &str = "(async () => { \
     }); \
     await frame(); \
     if (timers && await timers.settled(SINCE, 600)) await frame(); \
-    return true; \
+    const tell = window[Symbol.for('navguard.leaving')]; \
+    return typeof tell === 'function' ? tell() : null; \
 })()";
 
 /// The most the probe waits for a page whose script keeps its event loop busy: then the page
 /// is taken as it is.
 const PROBE_DEADLINE: Duration = Duration::from_secs(2);
 
+/// How long the browser's word of a navigation the page said it started may lag behind the
+/// page's: Firefox ESR 153 sends it from another process, after answers the page gave at the
+/// same moment. A start the browser never tells of (the page's own script stopped it) costs
+/// this much, once.
+pub(in crate::agent) const LEAVING_TOLD_GRACE: Duration = Duration::from_secs(2);
+
 /// How the probe of the page's next frames ended.
 #[derive(Debug)]
 pub(in crate::agent) enum Frames {
-    /// The page drew its next frame and ran the task after it (or its fallback timer fired).
-    Passed,
+    /// The page drew its next frame and ran the task after it (or its fallback timer fired),
+    /// and began to leave for this URL meanwhile, by its own word: the browser's events of
+    /// that navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]).
+    Passed(Option<String>),
     /// The page's event loop stayed busy past the probe's deadline.
     Busy,
     /// The page could not run the probe: a dialog holds it, or its document went (a
@@ -87,7 +97,7 @@ pub(in crate::agent) async fn next_frames(
 ) -> Result<Frames, BrowserError> {
     let probe = NEXT_FRAMES.replace("SINCE", &since.as_millis().to_string());
     match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
-        Ok(Ok(_)) => Ok(Frames::Passed),
+        Ok(Ok(told)) => Ok(Frames::Passed(told.as_str().map(str::to_owned))),
         Err(_) => Ok(Frames::Busy),
         Ok(Err(e)) if e.is_disconnected() => Err(e),
         Ok(Err(e)) => Ok(Frames::Held(e)),

@@ -3,7 +3,7 @@
 //! Pages that redirect themselves right after their load (a script on load, a meta refresh of
 //! 0, a sign-in bounce) show their navigation by then, and are then handled as in flight.
 
-use super::frames::{ANY_TIMER, Frames, Quiet, next_frames};
+use super::frames::{ANY_TIMER, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
 use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId, TabInfo};
 use std::time::{Duration, Instant};
 
@@ -23,7 +23,8 @@ pub enum PageState {
 /// as it is). A page that loaded longer than the design's window ago, or before `seen_quiet`
 /// (when a wait last found it quiet), costs one tab read, or none when `read` is a read of the
 /// tab just made (by the loop-top guard), with the event log's position before it: the events
-/// since then are gone through as they would be after a read of its own.
+/// since then are gone through as they would be after a read of its own. A page that says it
+/// began to leave (its next frames' answer) is leaving once the browser tells of it too.
 pub async fn wait_for_quiet_page(
     port: &dyn BrowserPort,
     tab: &TabId,
@@ -60,12 +61,18 @@ pub async fn wait_for_quiet_page(
     // passed. One the page could not run (a dialog, a navigation) leaves it to the events.
     let mut probe = None;
     let mut held = false;
+    // Set when the page said it began to leave: until when the browser's word of it is waited
+    // for (a start it never tells of was stopped by the page: it stays).
+    let mut told: Option<Instant> = None;
     loop {
-        let until = loaded_at.map_or(deadline, |at| (at + window).min(deadline));
+        let until = match told {
+            Some(at) => at.min(deadline),
+            None => loaded_at.map_or(deadline, |at| (at + window).min(deadline)),
+        };
         if Instant::now() >= until {
             return Ok(PageState::Quiet);
         }
-        if quiet == Quiet::Frames && loaded_at.is_some() && probe.is_none() && !held {
+        if quiet == Quiet::Frames && loaded_at.is_some() && probe.is_none() && !held && told.is_none() {
             probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER)));
         }
         let next = tokio::select! {
@@ -74,7 +81,11 @@ pub async fn wait_for_quiet_page(
             frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
                 probe = None;
                 match frames? {
-                    Frames::Passed | Frames::Busy => return Ok(PageState::Quiet),
+                    Frames::Passed(None) | Frames::Busy => return Ok(PageState::Quiet),
+                    Frames::Passed(Some(_)) => {
+                        told = Some(Instant::now() + LEAVING_TOLD_GRACE);
+                        None
+                    }
                     Frames::Held(_) => {
                         held = true;
                         None
@@ -92,7 +103,7 @@ pub async fn wait_for_quiet_page(
             NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
             NavEventKind::Load | NavEventKind::Restored => {
                 loaded_at = Some(event.at);
-                (probe, held) = (None, false);
+                (probe, held, told) = (None, false, None);
             }
             NavEventKind::DialogOpened => return Ok(PageState::Blocked),
             _ => {}
@@ -106,6 +117,26 @@ fn last_load(events: &[NavEvent], tab: &TabId) -> Option<Instant> {
     let mine = || events.iter().rev().filter(|e| e.tab == *tab);
     let loaded = |e: &&NavEvent| matches!(e.kind, NavEventKind::Load | NavEventKind::Restored);
     mine().find(loaded).or_else(|| mine().find(|e| e.kind.proves_commit())).map(|e| e.at)
+}
+
+/// [`left_since`], for a page that said it began to leave (the page watch) while the browser
+/// may not have told yet: waits up to [`LEAVING_TOLD_GRACE`] for the browser's word. None when
+/// it never comes: the page's own script stopped the navigation, and the page stays.
+pub(in crate::agent) async fn told_left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
+    let mut events = port.subscribe_from(position);
+    let until = Instant::now() + LEAVING_TOLD_GRACE;
+    loop {
+        match tokio::time::timeout_at(until.into(), events.next()).await {
+            Ok(Ok(event))
+                if event.tab == *tab && matches!(event.kind, NavEventKind::Started | NavEventKind::Committed) =>
+            {
+                return Some(event.url.unwrap_or_default());
+            }
+            Ok(Ok(_)) => {}
+            // The log closed (the browser went) or the wait ran out: what the log holds decides.
+            Ok(Err(_)) | Err(_) => return left_since(port, tab, position),
+        }
+    }
 }
 
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,

@@ -1,0 +1,102 @@
+// What the agent asks of a page it waits on, counted from before the page's own scripts run;
+// the page behaves exactly as before.
+//
+// Its soon-due timers, for the wait for a quiet page: which `setTimeout`s the page set that
+// fire within half a second, and a way to wait until those pending now have fired (or were
+// cleared). The page's timers keep their ids, order and `this`, only counted.
+//
+// Whether the page has begun to leave: the navigation it started last (a script's `location`,
+// a link, a form), as the page's own Navigation API announces it, at once. The browser's
+// event of that start can come after the answer of a script the page ran at the same moment
+// (Firefox ESR 153 sends it from another process), so the agent asks the page too, and waits
+// for the browser's event only when the page says it is leaving.
+() => {
+  const key = Symbol.for("navguard.timers");
+  if (window[key]) return;
+  watchLeaving();
+  const SOON_MS = 500;
+  const set = window.setTimeout.bind(window);
+  const clear = window.clearTimeout.bind(window);
+  const clearEvery = window.clearInterval.bind(window);
+  const pending = new Map(); // id -> when it was set (performance.now())
+  const waiters = new Set();
+  const done = (id) => {
+    if (pending.delete(id)) waiters.forEach((check) => check());
+  };
+  window.setTimeout = function setTimeout(handler, timeout, ...args) {
+    const delay = Number(timeout) || 0;
+    if (typeof handler !== "function" || delay > SOON_MS) return set(handler, timeout, ...args);
+    const id = set(function () {
+      done(id);
+      return handler.apply(this, arguments);
+    }, timeout, ...args);
+    pending.set(id, performance.now());
+    return id;
+  };
+  window.clearTimeout = function clearTimeout(id) {
+    done(id);
+    return clear(id);
+  };
+  window.clearInterval = function clearInterval(id) {
+    done(id);
+    return clearEvery(id);
+  };
+  Object.defineProperty(window, key, {
+    value: Object.freeze({
+      // Resolves once every soon-due timer set in the last `sinceMs` and pending now has
+      // fired or been cleared, or after `limitMs`; true when there were any.
+      settled(sinceMs, limitMs) {
+        const from = performance.now() - sinceMs;
+        const mine = [...pending].filter(([, at]) => at >= from).map(([id]) => id);
+        if (mine.length === 0) return Promise.resolve(false);
+        return new Promise((resolve) => {
+          const check = () => {
+            if (mine.every((id) => !pending.has(id))) finish();
+          };
+          const finish = () => {
+            waiters.delete(check);
+            clear(limit);
+            resolve(true);
+          };
+          const limit = set(finish, limitMs);
+          waiters.add(check);
+        });
+      },
+      later: set,
+      forget: clear,
+    }),
+  });
+
+  // The cross-document navigation the page started last, until the agent takes it; one the
+  // page cancelled (`preventDefault`) or took over (`intercept`, a single-page app's route) is
+  // not leaving, nor is a download, nor a navigation of a page that then came back from the
+  // back/forward cache.
+  function watchLeaving() {
+    const leavingKey = Symbol.for("navguard.leaving");
+    if (typeof navigation === "undefined" || typeof NavigateEvent === "undefined") return;
+    let last = null;
+    const kept = new WeakSet();
+    const intercept = NavigateEvent.prototype.intercept;
+    if (typeof intercept === "function") {
+      NavigateEvent.prototype.intercept = function (...args) {
+        kept.add(this);
+        return intercept.apply(this, args);
+      };
+    }
+    navigation.addEventListener("navigate", (event) => {
+      if (!event.destination.sameDocument && !event.downloadRequest) last = event;
+    });
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) last = null;
+    });
+    Object.defineProperty(window, leavingKey, {
+      // The URL the page began to leave for since the last call, or null; each start is told once.
+      value: () => {
+        const event = last;
+        last = null;
+        if (!event || event.defaultPrevented || kept.has(event)) return null;
+        return event.destination.url;
+      },
+    });
+  }
+}
