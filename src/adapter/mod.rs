@@ -13,6 +13,7 @@ mod http;
 mod kind;
 mod launch;
 mod port;
+mod realms;
 mod remote;
 mod restore;
 mod router;

@@ -10,7 +10,7 @@ use crate::bidi::modules::browsing_context::{
     Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::{Evaluate, GetRealms, ScriptFailure};
+use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms, ScriptFailure};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
@@ -35,11 +35,20 @@ pub struct BidiPort {
     user_context: Option<UserContext>,
     call_timeout: Duration,
     focus: Arc<super::focus::FocusEmulation>,
+    realms: Arc<super::realms::PageRealms>,
 }
 
 impl std::fmt::Debug for BidiPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BidiPort").field("user_context", &self.user_context).finish_non_exhaustive()
+    }
+}
+
+/// A script's answer, or the dialog that held it.
+fn page_answered(place: &Place, answer: PageAnswer<EvaluateResult>) -> Result<EvaluateResult, BrowserError> {
+    match answer {
+        PageAnswer::Answered(result) => Ok(result),
+        PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: place.tab.clone(), dialog }),
     }
 }
 
@@ -69,7 +78,7 @@ impl BidiPort {
         user_context: Option<UserContext>,
         call_timeout: Duration,
     ) -> Self {
-        Self { client, scope, user_context, call_timeout, focus: Default::default() }
+        Self { client, scope, user_context, call_timeout, focus: Default::default(), realms: Default::default() }
     }
 
     /// The user context of its tabs (`None`: the default one).
@@ -208,21 +217,33 @@ impl BidiPort {
     }
 
     /// `script.evaluate` at the place, in its page realm when there is one; each of the two
-    /// commands within `deadline`.
+    /// commands within `deadline`. The realm of a tab's own document is read once and kept
+    /// while no event of the tab comes (`realms.rs`).
     async fn evaluate_raw(
         &self,
         place: &Place,
         command: Evaluate,
         deadline: Duration,
-    ) -> Result<crate::bidi::modules::script::EvaluateResult, BrowserError> {
+    ) -> Result<EvaluateResult, BrowserError> {
+        let top = place.frame.is_none();
+        if let Some(realm) = self.realms.get(&place.tab, &self.scope.log).filter(|_| top) {
+            match self.send_to_page(place, command.clone().in_realm(&realm), deadline).await {
+                // The realm went with its document, whose events are still on the way.
+                Err(BrowserError::TabGone(_) | BrowserError::InvalidArgument(_)) => self.realms.forget(&place.tab),
+                answer => return page_answered(place, answer?),
+            }
+        }
+        let from = self.scope.log.len();
         let command = match self.page_realm(place, deadline).await? {
-            Some(realm) => command.in_realm(&realm),
+            Some(realm) => {
+                if top {
+                    self.realms.keep(&place.tab, &realm, from);
+                }
+                command.in_realm(&realm)
+            }
             None => command,
         };
-        match self.send_to_page(place, command, deadline).await? {
-            PageAnswer::Answered(result) => Ok(result),
-            PageAnswer::Held(dialog) => Err(BrowserError::DialogOpen { tab: place.tab.clone(), dialog }),
-        }
+        page_answered(place, self.send_to_page(place, command, deadline).await?)
     }
 
     /// An input to the page. One held by a dialog that opened meanwhile was taken: the dialog

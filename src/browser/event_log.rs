@@ -105,6 +105,11 @@ impl<E: Sequenced> EventLog<E> {
         self.lock().iter().skip(from as usize).cloned().collect()
     }
 
+    /// Whether any event at or after `from` matches `wanted`, without copying the log.
+    pub fn any_from(&self, from: u64, wanted: impl Fn(&E) -> bool) -> bool {
+        self.lock().iter().skip(from as usize).any(wanted)
+    }
+
     /// How many subscriptions are alive.
     pub fn listener_count(&self) -> usize {
         self.listeners.load(Ordering::SeqCst)

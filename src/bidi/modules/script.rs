@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// `script.evaluate`, awaiting promises, with the result serialized as JSON by the page.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct Evaluate {
     pub expression: String,
     /// `{"context": …}`.

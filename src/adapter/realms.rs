@@ -1,0 +1,44 @@
+//! The page realm of each tab's document, kept between scripts. Scripts go to the page realm
+//! (see `BidiPort::page_realm`), and asking the browser for it before every script doubled the
+//! round trips of a look or a click; through Chromium's BiDi layer, shared by every client of
+//! the browser, each one waits its turn. A document keeps its realm while it stays: the realm
+//! read for a tab holds until the port sees any event of that tab (a navigation started,
+//! committed, a load, a return from the back/forward cache, a dialog), and the port's first
+//! read of a tab in a look brings every earlier event in. A script sent to a realm that went
+//! all the same (its event still on the way) fails as a gone context, and is sent once more
+//! to the realm read then.
+
+use crate::browser::{EventLog, TabId};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// The realms known, per tab, with the event log's position when each was read.
+#[derive(Debug, Default)]
+pub(super) struct PageRealms {
+    known: Mutex<HashMap<TabId, (String, u64)>>,
+}
+
+impl PageRealms {
+    /// The realm read for `tab`'s document, if no event of `tab` came since.
+    pub(super) fn get(&self, tab: &TabId, log: &EventLog) -> Option<String> {
+        let (realm, from) = self.known().get(tab).cloned()?;
+        if log.any_from(from, |e| e.tab == *tab) {
+            self.forget(tab);
+            return None;
+        }
+        Some(realm)
+    }
+
+    /// Keeps `realm` for `tab`, read when the log stood at `from`.
+    pub(super) fn keep(&self, tab: &TabId, realm: &str, from: u64) {
+        self.known().insert(tab.clone(), (realm.to_owned(), from));
+    }
+
+    pub(super) fn forget(&self, tab: &TabId) {
+        self.known().remove(tab);
+    }
+
+    fn known(&self) -> MutexGuard<'_, HashMap<TabId, (String, u64)>> {
+        self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
