@@ -172,6 +172,17 @@ pub(crate) fn on_tab(tab: &TabId, op: &str, err: BidiError) -> BrowserError {
     }
 }
 
+/// Maps a BiDi error of a navigation command of `tab`: the browser's unknown error is the
+/// navigation failing.
+pub(crate) fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
+    match err {
+        BidiError::Remote { error: RemoteError { code: ErrorCode::UnknownError, message }, .. } => {
+            BrowserError::NavigationFailed { url: String::new(), reason: message }
+        }
+        other => on_tab(tab, method, other),
+    }
+}
+
 /// Maps a BiDi error of an operation that names no tab.
 pub(crate) fn general(op: &str, err: BidiError) -> BrowserError {
     match err {

@@ -1,16 +1,18 @@
 //! [`BrowserPort`] over BiDi, for the tabs of one user context.
 
-use super::error::{general, on_tab};
+use super::error::{general, navigation_error, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
-use super::target::{NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, ctx, is_no_such_node, resolve_ref_script};
+use super::target::{
+    NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, ctx, flatten_frames, is_no_such_node, json_of, resolve_ref_script,
+};
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
     Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
     Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms, ScriptFailure};
+use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
@@ -340,15 +342,6 @@ async fn wait_for_load(mut events: EventStream, tab: &TabId, limit: Duration) {
     let _ = tokio::time::timeout(limit, loaded).await;
 }
 
-fn navigation_error(tab: &TabId, method: &str, err: BidiError) -> BrowserError {
-    match err {
-        BidiError::Remote { error: RemoteError { code: ErrorCode::UnknownError, message }, .. } => {
-            BrowserError::NavigationFailed { url: String::new(), reason: message }
-        }
-        other => on_tab(tab, method, other),
-    }
-}
-
 fn check_url(url: &str) -> Result<(), BrowserError> {
     url::Url::parse(url).map(|_| ()).map_err(|source| BrowserError::InvalidUrl { url: url.to_owned(), source })
 }
@@ -595,23 +588,5 @@ impl PortDiagnostics for BidiPort {
 
     fn wire_record(&self) -> Vec<String> {
         self.scope.raw_events().iter().filter_map(|e| serde_json::to_string(e).ok()).collect()
-    }
-}
-
-/// The JSON value a script answered, or why there is none.
-fn json_of(result: crate::bidi::modules::script::EvaluateResult) -> Result<Value, BrowserError> {
-    result.into_json().map_err(|e| match e {
-        ScriptFailure::Exception(text) => BrowserError::Script(text),
-        ScriptFailure::NotJson(e) => BrowserError::ScriptValue(e),
-    })
-}
-
-/// The frames of a `getTree` answer's children, depth first: each frame before those nested
-/// in it, siblings in the browser's order.
-fn flatten_frames(children: Vec<Info>, parent: Option<&FrameId>, out: &mut Vec<FrameInfo>) {
-    for child in children {
-        let id = FrameId(child.context.0);
-        out.push(FrameInfo { id: id.clone(), url: child.url, parent: parent.cloned(), loading: false });
-        flatten_frames(child.children.unwrap_or_default(), Some(&id), out);
     }
 }

@@ -42,3 +42,36 @@ impl PageRealms {
         self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::{NavEvent, NavEventKind};
+
+    #[test]
+    fn a_realm_holds_until_an_event_of_its_tab() {
+        let (log, realms) = (EventLog::new(), PageRealms::default());
+        let (mine, other) = (TabId::from("mine"), TabId::from("other"));
+        assert_eq!(realms.get(&mine, &log), None, "none read yet");
+        realms.keep(&mine, "r1", log.len());
+        assert_eq!(realms.get(&mine, &log).as_deref(), Some("r1"));
+        log.append(NavEvent::new(other, NavEventKind::Started));
+        assert_eq!(realms.get(&mine, &log).as_deref(), Some("r1"), "another tab's event changes nothing");
+        log.append(NavEvent::new(mine.clone(), NavEventKind::Load));
+        assert_eq!(realms.get(&mine, &log), None, "any event of the tab: read it again");
+        realms.keep(&mine, "r2", log.len());
+        assert_eq!(realms.get(&mine, &log).as_deref(), Some("r2"), "read after the event");
+        realms.forget(&mine);
+        assert_eq!(realms.get(&mine, &log), None);
+    }
+
+    #[test]
+    fn an_event_that_came_while_the_realm_was_read_counts() {
+        let (log, realms) = (EventLog::new(), PageRealms::default());
+        let tab = TabId::from("t");
+        let from = log.len();
+        log.append(NavEvent::new(tab.clone(), NavEventKind::Committed));
+        realms.keep(&tab, "r", from);
+        assert_eq!(realms.get(&tab, &log), None);
+    }
+}

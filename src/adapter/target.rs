@@ -1,10 +1,12 @@
 //! Where a command to the page goes (the tab's own document or a frame inside it), and the
-//! page-side scripts that find what a ref names and tell whether a click would reach it.
+//! page-side scripts that find what a ref names and tell whether a click would reach it, and
+//! what comes back from there (a script's value, the frames under a tab).
 
 use super::error::on_tab;
-use crate::bidi::modules::browsing_context::ContextId;
+use crate::bidi::modules::browsing_context::{ContextId, Info};
+use crate::bidi::modules::script::{EvaluateResult, ScriptFailure};
 use crate::bidi::{BidiError, ErrorCode, RemoteError};
-use crate::browser::{BrowserError, ElementRef, FrameId, Staleness, TabId, Target};
+use crate::browser::{BrowserError, ElementRef, FrameId, FrameInfo, Staleness, TabId, Target};
 use serde_json::Value;
 
 pub(super) fn ctx(tab: &TabId) -> ContextId {
@@ -111,4 +113,22 @@ pub(super) const NOT_INTERACTABLE_SCRIPT: &str = r##"(el) => {
 /// The browser's "no such node": a node reference that died with its document.
 pub(super) fn is_no_such_node(error: &(dyn std::error::Error + 'static)) -> bool {
     error.downcast_ref::<RemoteError>().is_some_and(|e| e.code == ErrorCode::NoSuchNode)
+}
+
+/// The JSON value a script answered, or why there is none.
+pub(super) fn json_of(result: EvaluateResult) -> Result<Value, BrowserError> {
+    result.into_json().map_err(|e| match e {
+        ScriptFailure::Exception(text) => BrowserError::Script(text),
+        ScriptFailure::NotJson(e) => BrowserError::ScriptValue(e),
+    })
+}
+
+/// The frames of a `getTree` answer's children, depth first: each frame before those nested
+/// in it, siblings in the browser's order.
+pub(super) fn flatten_frames(children: Vec<Info>, parent: Option<&FrameId>, out: &mut Vec<FrameInfo>) {
+    for child in children {
+        let id = FrameId(child.context.0);
+        out.push(FrameInfo { id: id.clone(), url: child.url, parent: parent.cloned(), loading: false });
+        flatten_frames(child.children.unwrap_or_default(), Some(&id), out);
+    }
 }
