@@ -380,6 +380,11 @@ impl BrowserPort for BidiPort {
         Ok(self.info(tab.clone(), info.url))
     }
 
+    fn tab_known(&self, tab: &TabId) -> Option<TabInfo> {
+        let url = self.scope.tracker().get(tab).filter(|state| !state.closed)?.committed_url.clone()?;
+        Some(self.info(tab.clone(), url))
+    }
+
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {
         let tree = self.client.send(&GetTree { root: None, max_depth: Some(0) }, self.call_timeout).await;
         let tree = tree.map_err(|e| general(GetTree::METHOD, e))?;

@@ -50,7 +50,7 @@ pub use tools::{FailureKind, Offered, Repeat, RiskHint, ToolName, ToolSet, ToolS
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.
 #[doc(hidden)]
-pub use guards::{GuardResult, loop_top_guard};
+pub use guards::{GuardRead, GuardResult, loop_top_guard};
 #[doc(hidden)]
 pub use settle::{IdleOutcome, PageState, Quiet, is_transient, wait_for_network_idle, wait_for_quiet_page};
 

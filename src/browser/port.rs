@@ -69,6 +69,13 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError>;
     /// Reads a tab: committed URL, pending URL, loading.
     async fn tab(&self, tab: &TabId) -> Result<TabInfo, BrowserError>;
+    /// The tab as the port's events left it, without asking the browser: `None` when they do
+    /// not say (no commit seen, the tab closed, or a port that keeps no such record). What the
+    /// browser sent and the port has not read yet is not in it; the answer of the next command
+    /// brings that in (a caller checks the events then).
+    fn tab_known(&self, _tab: &TabId) -> Option<TabInfo> {
+        None
+    }
     /// Every open tab of this port.
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError>;
     /// Starts a navigation; returns once it has started, never waiting for its commit.

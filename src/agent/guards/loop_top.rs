@@ -81,12 +81,27 @@ fn check_url(url: &str, pinned: Option<&Origin>) -> Result<String, StopReason> {
     }
 }
 
-/// Runs the guard on the task's focused tab.
+/// Where the loop-top guard's read of the tab comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GuardRead {
+    /// The browser, whose answer comes after every event it sent before: the guard sees all
+    /// that happened up to its read. A round of the loop reads so.
+    #[default]
+    Browser,
+    /// What the port's events said so far, without a round trip; the browser is asked when they
+    /// say nothing of the tab. What is still on its way comes in with the snapshot's answer,
+    /// and a look that then finds the page began to leave looks again, reading the browser. A
+    /// caller's call (MCP, the conformance steps) reads so: one round trip fewer each.
+    Known,
+}
+
+/// Runs the guard on the task's focused tab, reading it as `how` says.
 pub async fn loop_top_guard(
     port: &dyn BrowserPort,
     tabs: &TaskTabs,
     config: &AgentConfig,
     cancel: &CancellationToken,
+    how: GuardRead,
 ) -> GuardResult {
     let Some(tab) = tabs.focused().cloned() else {
         return GuardResult {
@@ -101,7 +116,12 @@ pub async fn loop_top_guard(
     // Subscribe before reading: a commit between the two is still seen.
     let from = port.position();
     let events = port.subscribe_from(from);
-    let info = match port.tab(&tab).await {
+    let known = if how == GuardRead::Known { port.tab_known(&tab) } else { None };
+    let read = match known {
+        Some(info) => Ok(info),
+        None => port.tab(&tab).await,
+    };
+    let info = match read {
         Ok(info) => info,
         Err(e) => {
             let decision = if config.loop_top_guard { GuardDecision::NotInFlight } else { GuardDecision::Off };

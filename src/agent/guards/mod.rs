@@ -10,7 +10,7 @@ mod loop_top;
 mod origin;
 mod restricted;
 
-pub use loop_top::{GuardResult, loop_top_guard};
+pub use loop_top::{GuardRead, GuardResult, loop_top_guard};
 pub use origin::safe_parse_origin;
 
 pub(super) use origin::{origin_text, same_origin};

@@ -8,7 +8,7 @@ use super::stop::StopReason;
 use super::task::Task;
 use super::trace::{Note, TraceEvent};
 use crate::agent::closed_loop::{Observation, blocked, observe_told};
-use crate::agent::guards::{GuardResult, loop_top_guard};
+use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
 use crate::agent::reliability::{Phase, watch};
 use crate::agent::settle::{PageState, left_since, told_left_since, wait_for_quiet_page};
 use crate::browser::{BrowserError, TabId};
@@ -35,9 +35,14 @@ impl Agent<'_> {
         round: u32,
         cancel: &CancellationToken,
     ) -> Result<Option<Observed>, StopReason> {
-        for _ in 0..OBSERVE_ATTEMPTS {
-            let mut guard = self.watched_guard(task, round, cancel).await;
+        for attempt in 0..OBSERVE_ATTEMPTS {
+            // A look again after the page began to leave asks the browser itself.
+            let how = if attempt == 0 { self.guard_read } else { GuardRead::Browser };
+            let mut guard = self.watched_guard(task, round, cancel, how).await;
             let read = guard.read.take();
+            // Where the events the snapshot is checked against begin: at the guard's read when it
+            // may be of what the port knew (events still on their way come after it).
+            let read_from = read.as_ref().filter(|_| how == GuardRead::Known).map(|(from, _)| *from);
             let waited_ms = guard.waited.as_millis() as u64;
             task.trace
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
@@ -67,7 +72,7 @@ impl Agent<'_> {
                     task.quiet_seen = Some((tab.clone(), std::time::Instant::now()));
                 }
             }
-            let position = self.port.position();
+            let position = read_from.unwrap_or_else(|| self.port.position());
             let observed = tokio::select! {
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe_told(self.port, &tab) => observed,
@@ -163,8 +168,14 @@ impl Agent<'_> {
     }
 
     /// The loop-top guard, reporting progress while it waits for a navigation to commit.
-    async fn watched_guard(&self, task: &mut Task, round: u32, cancel: &CancellationToken) -> GuardResult {
-        let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel);
+    async fn watched_guard(
+        &self,
+        task: &mut Task,
+        round: u32,
+        cancel: &CancellationToken,
+        how: GuardRead,
+    ) -> GuardResult {
+        let guard = loop_top_guard(self.port, &task.tabs, &self.config, cancel, how);
         if !self.config.watchdog {
             return guard.await;
         }

@@ -11,6 +11,7 @@ use super::stop::StopReason;
 use super::tabs::TaskTabs;
 use super::task::{Task, update_ledger};
 use super::trace::TraceEvent;
+use crate::agent::guards::GuardRead;
 use crate::agent::reliability::{Checkpoints, PauseReason, TaskControl};
 use crate::agent::tools::{ToolName, ToolSet};
 use crate::browser::BrowserPort;
@@ -62,6 +63,8 @@ pub struct Agent<'a> {
     pub control: Option<&'a TaskControl>,
     /// Where a pause saves its checkpoint.
     pub checkpoints: Option<&'a dyn Checkpoints>,
+    /// Where the first loop-top guard of a look reads the tab from.
+    pub guard_read: GuardRead,
 }
 
 impl std::fmt::Debug for Agent<'_> {
@@ -81,13 +84,14 @@ pub(super) enum RoundEnd {
 impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
-        Self { port, planner, config, hook: None, tools: ToolSet::Creation, control: None, checkpoints: None }
+        let guard_read = GuardRead::Browser;
+        Self { port, planner, config, hook: None, tools: ToolSet::Creation, control: None, checkpoints: None, guard_read }
     }
 
     /// An agent for a caller that drives a [`Session`](super::Session) one call at a time (an
     /// MCP client, a conformance harness): offered the caller's tools, planned by nobody.
     pub fn for_caller(port: &'a dyn BrowserPort, config: AgentConfig) -> Self {
-        Self { tools: ToolSet::Caller, ..Self::new(port, &super::planner::NoPlanner, config) }
+        Self { tools: ToolSet::Caller, guard_read: GuardRead::Known, ..Self::new(port, &super::planner::NoPlanner, config) }
     }
 
     /// Runs the task until it stops; returns why. A task from a checkpoint goes on after the
