@@ -438,8 +438,11 @@ impl BrowserPort for BidiPort {
     /// where the browser finds the element's box and turns it into a point of the tab's viewport.
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
         let place = Place::of_target(tab, target);
-        let node = self.clickable_id(&place, target).await?;
-        let clicked = self.input(&place, PerformActions::click(place.context(), &node)).await;
+        // The tab's focus emulation (once per tab, before its first input) is asked for while the
+        // target is found: the two do not depend on each other.
+        let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
+        let (node, ()) = tokio::join!(self.clickable_id(&place, target), focus);
+        let clicked = self.input(&place, PerformActions::click(place.context(), &node?)).await;
         match (clicked, target) {
             // The document was replaced between the resolve and the click: the node reference
             // died with it. Still a stale ref, and nothing was clicked.
