@@ -7,7 +7,7 @@
 //! Each navigation is held at a fixture gate and released while the waiter waits, so the
 //! commit happens at a moment neither waiter chose.
 
-use navguard::agent::{AgentConfig, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
+use navguard::agent::{AgentConfig, GuardRead, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};
@@ -89,7 +89,7 @@ async fn guard_cost(port: &navguard::adapter::BidiPort, site: &FixtureSite) -> (
     let (mut guard, mut read) = (Vec::new(), Vec::new());
     for _ in 0..GUARD_RUNS {
         let t = Instant::now();
-        let result = loop_top_guard(port, &tabs, &config, &cancel).await;
+        let result = loop_top_guard(port, &tabs, &config, &cancel, GuardRead::Browser).await;
         guard.push(t.elapsed().as_secs_f64() * 1000.0);
         assert!(result.verdict.is_ok());
         let t = Instant::now();

@@ -85,13 +85,26 @@ impl<'a> Agent<'a> {
     /// An agent with every tool offered and no hook.
     pub fn new(port: &'a dyn BrowserPort, planner: &'a dyn Planner, config: AgentConfig) -> Self {
         let guard_read = GuardRead::Browser;
-        Self { port, planner, config, hook: None, tools: ToolSet::Creation, control: None, checkpoints: None, guard_read }
+        Self {
+            port,
+            planner,
+            config,
+            hook: None,
+            tools: ToolSet::Creation,
+            control: None,
+            checkpoints: None,
+            guard_read,
+        }
     }
 
     /// An agent for a caller that drives a [`Session`](super::Session) one call at a time (an
     /// MCP client, a conformance harness): offered the caller's tools, planned by nobody.
     pub fn for_caller(port: &'a dyn BrowserPort, config: AgentConfig) -> Self {
-        Self { tools: ToolSet::Caller, guard_read: GuardRead::Known, ..Self::new(port, &super::planner::NoPlanner, config) }
+        Self {
+            tools: ToolSet::Caller,
+            guard_read: GuardRead::Known,
+            ..Self::new(port, &super::planner::NoPlanner, config)
+        }
     }
 
     /// Runs the task until it stops; returns why. A task from a checkpoint goes on after the
