@@ -1,9 +1,23 @@
 //! The real adapter against real Chromium: what happens when the browser goes away.
 
 use navguard::adapter::{BidiBrowser, BrowserConfig, BrowserKind};
-use navguard::browser::BrowserPort;
+use navguard::browser::{BrowserPort, EventStream, NavEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};
+
+/// Waits (at most 30 s) for `tab`'s next event of `kind`; `what` names it if none comes.
+async fn event_of(events: &mut EventStream, tab: &TabId, kind: NavEventKind, what: &str) {
+    let seen = async {
+        while let Ok(e) = events.next().await {
+            if e.tab == *tab && e.kind == kind {
+                return true;
+            }
+        }
+        false
+    };
+    let seen = tokio::time::timeout(Duration::from_secs(30), seen).await;
+    assert!(seen.is_ok_and(|seen| seen), "{what}: no such event came");
+}
 
 /// Kills the browser under the driver (the driver's children), as a crash would.
 fn kill_browser(driver_pid: u32) {
@@ -131,16 +145,7 @@ async fn a_dialog_another_client_answered_is_never_reported_open() {
     for i in 0..20 {
         let mut seen = agent.subscribe();
         let tab = user.create_tab(&format!("{}/dialog?kind=alert&title=a{i}", site.site), true).await.unwrap();
-        tokio::time::timeout(Duration::from_secs(30), async {
-            while let Ok(e) = seen.next().await {
-                if e.tab == tab && e.kind == navguard::browser::NavEventKind::DialogOpened {
-                    return;
-                }
-            }
-            panic!("the joined client's events ended");
-        })
-        .await
-        .expect("the joined client sees the dialog open");
+        event_of(&mut seen, &tab, NavEventKind::DialogOpened, "the joined client sees the dialog open").await;
         user.handle_dialog(&tab, true, None).await.unwrap();
         let reported = agent.dialog_now(&tab).await.unwrap();
         assert!(reported.is_none(), "round {i}: the joined client reports {reported:?} after the user answered it");
@@ -234,15 +239,7 @@ async fn a_page_tells_when_it_begins_to_leave_and_only_then() {
         let port = browser.open_port().await.unwrap();
         let mut events = port.subscribe();
         let tab = port.create_tab(&format!("{}/page?title=Here", site.site), true).await.unwrap();
-        tokio::time::timeout(Duration::from_secs(30), async {
-            while let Ok(e) = events.next().await {
-                if e.tab == tab && e.kind == navguard::browser::NavEventKind::Load {
-                    return;
-                }
-            }
-        })
-        .await
-        .unwrap_or_else(|_| panic!("{kind}: the page loads"));
+        event_of(&mut events, &tab, NavEventKind::Load, &format!("{kind}: the page loads")).await;
         let told = port.evaluate(&tab, stays).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
         let none = serde_json::json!({
             "loaded": null, "fragment": null, "pushed": null, "cancelled": null, "route": null, "download": null,

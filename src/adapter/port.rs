@@ -16,7 +16,7 @@ use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
-    RequestLog, Staleness, TabId, TabInfo, Target,
+    RequestLog, Staleness, TabId, TabInfo, TabState, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -43,6 +43,20 @@ pub struct BidiPort {
 impl std::fmt::Debug for BidiPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BidiPort").field("user_context", &self.user_context).finish_non_exhaustive()
+    }
+}
+
+/// The tab as its events left it (`state`), at `url` where no commit says otherwise.
+fn tab_info(tab: TabId, state: TabState, url: String) -> TabInfo {
+    TabInfo {
+        id: tab,
+        url: state.committed_url.unwrap_or(url),
+        pending_url: state.pending_url,
+        pending_navigation: state.pending_nav,
+        loading: state.loading,
+        opener: state.opener,
+        navigation_failed: state.navigation_failed,
+        dialog: state.dialog,
     }
 }
 
@@ -228,7 +242,7 @@ impl BidiPort {
         deadline: Duration,
     ) -> Result<EvaluateResult, BrowserError> {
         let top = place.frame.is_none();
-        if let Some(realm) = self.realms.get(&place.tab, &self.scope.log).filter(|_| top) {
+        if top && let Some(realm) = self.realms.get(&place.tab, &self.scope.log) {
             match self.send_to_page(place, command.clone().in_realm(&realm), deadline).await {
                 // The realm went with its document, whose events are still on the way.
                 Err(BrowserError::TabGone(_) | BrowserError::InvalidArgument(_)) => self.realms.forget(&place.tab),
@@ -310,18 +324,8 @@ impl BidiPort {
     /// (seen with a commit 70 ms after its start), while the events are ordered with the
     /// pending state. Before any commit (a new tab's about:blank), `getTree` says.
     fn info(&self, tab: TabId, tree_url: String) -> TabInfo {
-        let tracker = self.scope.tracker();
-        let state = tracker.get(&tab).cloned().unwrap_or_default();
-        TabInfo {
-            id: tab,
-            url: state.committed_url.clone().unwrap_or(tree_url),
-            pending_url: state.pending_url,
-            pending_navigation: state.pending_nav,
-            loading: state.loading,
-            opener: state.opener,
-            navigation_failed: state.navigation_failed,
-            dialog: state.dialog,
-        }
+        let state = self.scope.tracker().get(&tab).cloned().unwrap_or_default();
+        tab_info(tab, state, tree_url)
     }
 
     fn owns(&self, info: &Info) -> bool {
@@ -381,8 +385,9 @@ impl BrowserPort for BidiPort {
     }
 
     fn tab_known(&self, tab: &TabId) -> Option<TabInfo> {
-        let url = self.scope.tracker().get(tab).filter(|state| !state.closed)?.committed_url.clone()?;
-        Some(self.info(tab.clone(), url))
+        let state = self.scope.tracker().get(tab).filter(|state| !state.closed).cloned()?;
+        let url = state.committed_url.clone()?;
+        Some(tab_info(tab.clone(), state, url))
     }
 
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {

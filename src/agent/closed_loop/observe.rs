@@ -274,16 +274,16 @@ pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation,
     observe_told(port, tab).await.map(|(observation, _)| observation)
 }
 
-/// [`observe`], and the URL the page said it began to leave for since it was last asked (by
-/// the page watch the adapter installs), if it did: its document may be going already, though
-/// the browser has not told yet.
+/// [`observe`], and whether the page said it began to leave since it was last asked (by the
+/// page watch the adapter installs): its document may be going already, though the browser
+/// has not told yet.
 pub(in crate::agent) async fn observe_told(
     port: &dyn BrowserPort,
     tab: &TabId,
-) -> Result<(Observation, Option<String>), BrowserError> {
+) -> Result<(Observation, bool), BrowserError> {
     let value = port.evaluate(tab, &snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)).await?;
     let has_frames = value.get("child_frames").and_then(serde_json::Value::as_u64).is_none_or(|n| n > 0);
-    let leaving = value.get("leaving").and_then(serde_json::Value::as_str).map(str::to_owned);
+    let leaving = value.get("leaving").is_some_and(serde_json::Value::is_string);
     let mut observation: Observation = serde_json::from_value(value).map_err(shape_error)?;
     observation.tab = tab.clone();
     if has_frames {

@@ -82,7 +82,7 @@ impl Agent<'_> {
             if let Some(dialog) = self.port.open_dialog(&tab) {
                 return self.blocked(task, round, &tab, dialog).await;
             }
-            let (mut observation, told) = match observed {
+            let (mut observation, leaving) = match observed {
                 Ok(observed) => observed,
                 // Held by a dialog that is answered already: the page goes on, look again.
                 Err(e) if e.is_dialog_open() => continue,
@@ -100,10 +100,10 @@ impl Agent<'_> {
             // read can be told by the browser after the snapshot's answer (Firefox ESR 153 sends
             // it from another process), so when the page said it began to leave, its word is
             // waited for.
-            let left = match told {
-                _ if !self.config.loop_top_guard => None,
-                None => left_since(self.port, &tab, position),
-                Some(_) => tokio::select! {
+            let left = match (self.config.loop_top_guard, leaving) {
+                (false, _) => None,
+                (true, false) => left_since(self.port, &tab, position),
+                (true, true) => tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     left = told_left_since(self.port, &tab, position) => left,
                 },

@@ -317,8 +317,8 @@ pub(in crate::agent) async fn settle_action(
                 probe = None;
                 wait.frames_passed(Instant::now());
                 match frames? {
-                    Frames::Passed(None) | Frames::Busy => None,
-                    Frames::Passed(Some(_)) => {
+                    Frames::Passed { leaving: false } | Frames::Busy => None,
+                    Frames::Passed { leaving: true } => {
                         told = Some(Instant::now() + LEAVING_TOLD_GRACE);
                         None
                     }

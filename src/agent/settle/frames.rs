@@ -77,10 +77,10 @@ pub(in crate::agent) const LEAVING_TOLD_GRACE: Duration = Duration::from_secs(2)
 /// How the probe of the page's next frames ended.
 #[derive(Debug)]
 pub(in crate::agent) enum Frames {
-    /// The page drew its next frame and ran the task after it (or its fallback timer fired),
-    /// and began to leave for this URL meanwhile, by its own word: the browser's events of
-    /// that navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]).
-    Passed(Option<String>),
+    /// The page drew its next frame and ran the task after it (or its fallback timer fired);
+    /// `leaving`: it said it began to leave meanwhile, and the browser's events of that
+    /// navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]).
+    Passed { leaving: bool },
     /// The page's event loop stayed busy past the probe's deadline.
     Busy,
     /// The page could not run the probe: a dialog holds it, or its document went (a
@@ -97,7 +97,7 @@ pub(in crate::agent) async fn next_frames(
 ) -> Result<Frames, BrowserError> {
     let probe = NEXT_FRAMES.replace("SINCE", &since.as_millis().to_string());
     match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
-        Ok(Ok(told)) => Ok(Frames::Passed(told.as_str().map(str::to_owned))),
+        Ok(Ok(told)) => Ok(Frames::Passed { leaving: told.is_string() }),
         Err(_) => Ok(Frames::Busy),
         Ok(Err(e)) if e.is_disconnected() => Err(e),
         Ok(Err(e)) => Ok(Frames::Held(e)),

@@ -81,8 +81,8 @@ pub async fn wait_for_quiet_page(
             frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
                 probe = None;
                 match frames? {
-                    Frames::Passed(None) | Frames::Busy => return Ok(PageState::Quiet),
-                    Frames::Passed(Some(_)) => {
+                    Frames::Passed { leaving: false } | Frames::Busy => return Ok(PageState::Quiet),
+                    Frames::Passed { leaving: true } => {
                         told = Some(Instant::now() + LEAVING_TOLD_GRACE);
                         None
                     }
@@ -127,11 +127,7 @@ pub(in crate::agent) async fn told_left_since(port: &dyn BrowserPort, tab: &TabI
     let until = Instant::now() + LEAVING_TOLD_GRACE;
     loop {
         match tokio::time::timeout_at(until.into(), events.next()).await {
-            Ok(Ok(event))
-                if event.tab == *tab && matches!(event.kind, NavEventKind::Started | NavEventKind::Committed) =>
-            {
-                return Some(event.url.unwrap_or_default());
-            }
+            Ok(Ok(event)) if began_to_leave(&event, tab) => return Some(event.url.unwrap_or_default()),
             Ok(Ok(_)) => {}
             // The log closed (the browser went) or the wait ran out: what the log holds decides.
             Ok(Err(_)) | Err(_) => return left_since(port, tab, position),
@@ -142,9 +138,10 @@ pub(in crate::agent) async fn told_left_since(port: &dyn BrowserPort, tab: &TabI
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,
 /// if one did: the page had begun to leave.
 pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
-    port.events()
-        .into_iter()
-        .filter(|e| e.seq >= position && e.tab == *tab)
-        .find(|e| matches!(e.kind, NavEventKind::Started | NavEventKind::Committed))
-        .map(|e| e.url.unwrap_or_default())
+    port.events().into_iter().find(|e| e.seq >= position && began_to_leave(e, tab)).map(|e| e.url.unwrap_or_default())
+}
+
+/// Whether `event` says `tab`'s page began to leave: a navigation of it started or committed.
+fn began_to_leave(event: &NavEvent, tab: &TabId) -> bool {
+    event.tab == *tab && matches!(event.kind, NavEventKind::Started | NavEventKind::Committed)
 }
