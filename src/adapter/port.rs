@@ -16,7 +16,7 @@ use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
-    RequestLog, Staleness, TabId, TabInfo, TabState, Target,
+    RequestLog, Staleness, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -43,20 +43,6 @@ pub struct BidiPort {
 impl std::fmt::Debug for BidiPort {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BidiPort").field("user_context", &self.user_context).finish_non_exhaustive()
-    }
-}
-
-/// The tab as its events left it (`state`), at `url` where no commit says otherwise.
-fn tab_info(tab: TabId, state: TabState, url: String) -> TabInfo {
-    TabInfo {
-        id: tab,
-        url: state.committed_url.unwrap_or(url),
-        pending_url: state.pending_url,
-        pending_navigation: state.pending_nav,
-        loading: state.loading,
-        opener: state.opener,
-        navigation_failed: state.navigation_failed,
-        dialog: state.dialog,
     }
 }
 
@@ -325,7 +311,7 @@ impl BidiPort {
     /// pending state. Before any commit (a new tab's about:blank), `getTree` says.
     fn info(&self, tab: TabId, tree_url: String) -> TabInfo {
         let state = self.scope.tracker().get(&tab).cloned().unwrap_or_default();
-        tab_info(tab, state, tree_url)
+        state.into_info(tab, tree_url)
     }
 
     fn owns(&self, info: &Info) -> bool {
@@ -387,7 +373,7 @@ impl BrowserPort for BidiPort {
     fn tab_known(&self, tab: &TabId) -> Option<TabInfo> {
         let state = self.scope.tracker().get(tab).filter(|state| !state.closed).cloned()?;
         let url = state.committed_url.clone()?;
-        Some(tab_info(tab.clone(), state, url))
+        Some(state.into_info(tab.clone(), url))
     }
 
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {

@@ -25,7 +25,7 @@ pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, Request
 pub use port::{BrowserPort, Key, PortDiagnostics};
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
-pub(crate) use tab_state::{TabState, TabTracker};
+pub(crate) use tab_state::TabTracker;
 pub use types::{
     Dialog, DialogKind, ElementRef, FrameId, FrameInfo, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target,
 };

@@ -3,7 +3,7 @@
 //! derives them the same way, from the events.
 
 use super::event::{NavEvent, NavEventKind};
-use super::types::{Dialog, NavigationId, TabId};
+use super::types::{Dialog, NavigationId, TabId, TabInfo};
 use std::collections::HashMap;
 
 /// The derived state of one tab.
@@ -26,6 +26,20 @@ pub(crate) struct TabState {
 }
 
 impl TabState {
+    /// The tab as its events left it, at `url` where no commit says otherwise.
+    pub(crate) fn into_info(self, tab: TabId, url: String) -> TabInfo {
+        TabInfo {
+            id: tab,
+            url: self.committed_url.unwrap_or(url),
+            pending_url: self.pending_url,
+            pending_navigation: self.pending_nav,
+            loading: self.loading,
+            opener: self.opener,
+            navigation_failed: self.navigation_failed,
+            dialog: self.dialog,
+        }
+    }
+
     /// Whether a commit of `url` under `navigation` brings back a page from the back/forward
     /// cache, and the id of the navigation it ends: Chromium commits a restored page under the
     /// id of its first load, not under the pending traversal's (a page it loads again commits
