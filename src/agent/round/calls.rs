@@ -247,6 +247,9 @@ pub(super) fn record_call(
     for note in run.notes {
         task.trace.record(round, TraceEvent::Note { note });
     }
+    if let Some(seen) = run.quiet_seen {
+        task.quiet_seen = Some(seen);
+    }
     let (result, failure) = match run.result {
         Ok(text) => (ToolReply::Ok(text), None),
         Err(e) => (ToolReply::Failed(e.to_string()), Some(e)),

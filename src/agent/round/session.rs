@@ -45,7 +45,8 @@ pub struct SessionAnswer {
     /// The call's own result, as the model would be told it.
     pub call: CallResult,
     /// The page after it, as the next round would observe it; a stop if the loop would stop
-    /// there (then the page was not observed).
+    /// there (then the page was not observed); `None` when no tab is focused, or the call was
+    /// `list_tabs`, which changes no page (the caller's last look and its refs still hold).
     pub page: Result<Option<Observation>, StopReason>,
     /// The task's tabs, when the call was `list_tabs` or they (or the focus) changed since an
     /// answer last showed them.
@@ -88,12 +89,19 @@ impl Session {
             result: ToolReply::Failed(format!("{}: the call gave no result", call.name)),
             failure: None,
         });
+        let asked = call.name == ToolName::ListTabs.name();
         let page = match ended {
             // The call itself stopped the task (the browser went away): no look.
             Some(reason) if reason.kind() != super::stop::StopKind::Done => Err(reason),
+            // Listing the tabs changes no page: the answer is the list, and the page the caller
+            // last saw is still the one its refs belong to.
+            None if asked => {
+                self.begin_round();
+                self.observed = observed;
+                Ok(None)
+            }
             _ => self.look(agent).await,
         };
-        let asked = call.name == ToolName::ListTabs.name();
         let tabs = self.tabs_to_show(agent, asked).await;
         SessionAnswer { call: result, page, tabs }
     }

@@ -22,24 +22,44 @@ pub struct TabSummary {
     pub focused: bool,
 }
 
-/// The task's tabs that are still open, in `@tab#n` order.
+/// The task's tabs that are still open, in `@tab#n` order. Each tab is read at once, not one
+/// after the other: a list of three tabs costs one round trip to the browser, not six.
 pub(crate) async fn list_tabs(port: &dyn BrowserPort, tabs: &TaskTabs) -> Result<Vec<TabSummary>, BrowserError> {
-    let mut listed = Vec::new();
-    for (i, tab) in tabs.listed().into_iter().enumerate() {
-        let info = match port.tab(&tab).await {
-            Ok(info) => info,
-            Err(e) if e.is_tab_gone() => continue,
-            Err(e) => return Err(e),
-        };
-        let title = tokio::time::timeout(TITLE_DEADLINE, port.evaluate(&tab, "document.title")).await;
-        let title = match title {
-            Ok(Ok(Value::String(title))) => title,
-            _ => String::new(),
-        };
+    let listed = tabs.listed();
+    let reads = futures::future::join_all(listed.iter().map(|tab| read_tab(port, tab))).await;
+    let mut summaries = Vec::with_capacity(listed.len());
+    for (i, (tab, read)) in listed.into_iter().zip(reads).enumerate() {
+        let Some((title, url)) = read? else { continue };
         let focused = tabs.focused() == Some(&tab);
-        listed.push(TabSummary { number: i + 1, tab, title, url: info.url, focused });
+        summaries.push(TabSummary { number: i + 1, tab, title, url, focused });
     }
-    Ok(listed)
+    Ok(summaries)
+}
+
+/// One tab's title and URL; `None` when it is gone. The title's answer comes after every event
+/// the browser sent before it, so what the events then say of the tab is as new as a read of
+/// the browser would be; the browser is read only for a tab with no commit yet. A page blocked
+/// by a dialog cannot answer a script: it is listed without a title rather than waited for.
+async fn read_tab(port: &dyn BrowserPort, tab: &TabId) -> Result<Option<(String, String)>, BrowserError> {
+    let blocked = port.tab_known(tab).is_some_and(|known| known.dialog.is_some());
+    let title = if blocked {
+        String::new()
+    } else {
+        match tokio::time::timeout(TITLE_DEADLINE, port.evaluate(tab, "document.title")).await {
+            Ok(Ok(Value::String(title))) => title,
+            Ok(Err(e)) if e.is_tab_gone() => return Ok(None),
+            _ => String::new(),
+        }
+    };
+    let info = match port.tab_known(tab) {
+        Some(info) => info,
+        None => match port.tab(tab).await {
+            Ok(info) => info,
+            Err(e) if e.is_tab_gone() => return Ok(None),
+            Err(e) => return Err(e),
+        },
+    };
+    Ok(Some((title, info.url)))
 }
 
 /// The list as lines: `@tab#1 (focused): Title — URL`.

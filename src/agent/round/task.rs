@@ -29,8 +29,8 @@ pub struct Task {
     pub(super) last_seen: Option<Observation>,
     /// Set by a resume: the page at the pause, compared with the next observation.
     pub(super) resumed_from: Option<Option<Observation>>,
-    /// The tab a look last found quiet, and when: a page that has not loaded again since is
-    /// quiet without looking at its frames again.
+    /// The tab a look or an action settle last found quiet, and when: a page that has not
+    /// loaded again since is quiet without looking at its frames again.
     pub(super) quiet_seen: Option<(TabId, std::time::Instant)>,
 }
 

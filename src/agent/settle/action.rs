@@ -289,6 +289,10 @@ pub(in crate::agent) async fn settle_action(
             () = cancel.cancelled() => Some(ActionSettleEnd::Aborted),
             event = navigations.next() => match event {
                 Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogOpened => Some(ActionSettleEnd::Dialog),
+                // A dialog closing (answered by the action itself, or by the user) changes
+                // neither the document nor its loading: what the page's script does once it
+                // resumes shows as its own events, and in the frames after it.
+                Ok(e) if e.tab == *tab && e.kind == NavEventKind::DialogClosed => None,
                 Ok(e) if by_frames && e.tab == *tab && matches!(e.kind, NavEventKind::Started | NavEventKind::TabClosed) => {
                     Some(ActionSettleEnd::Leaving)
                 }

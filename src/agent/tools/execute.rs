@@ -14,7 +14,7 @@ use crate::agent::settle::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionS
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// What a tool call did.
@@ -30,15 +30,18 @@ pub(in crate::agent) struct ToolRun {
     pub notes: Vec<Note>,
     /// `ask_user`'s question: the task pauses until the user resumes it.
     pub ask: Option<String>,
+    /// The tab whose page the action settle saw go quiet after the action, and when: the look
+    /// after it need not wait for that page's next frames again.
+    pub quiet_seen: Option<(TabId, Instant)>,
 }
 
 impl ToolRun {
     pub(in crate::agent) fn ok(text: String) -> Self {
-        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None }
+        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None }
     }
 
     pub(in crate::agent) fn err(e: ToolError) -> Self {
-        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None }
+        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None }
     }
 }
 
@@ -91,8 +94,9 @@ impl ToolContext<'_> {
                 ..ToolRun::ok(format!("asked the user: {question}; the task pauses until the user resumes it"))
             },
             Tool::Done { summary } => ToolRun { done: Some(summary.clone()), ..ToolRun::ok(summary) },
-            // Both are a caller's, whose session answers every call with the page it looks at
-            // next and, for list_tabs, the tabs (`SessionAnswer`): the call itself does nothing.
+            // Both are a caller's, whose session answers with the page it looks at next (for
+            // snapshot) or the tabs (for list_tabs, which changes no page) (`SessionAnswer`):
+            // the call itself does nothing.
             Tool::Snapshot => ToolRun::ok("looked at the page".to_owned()),
             Tool::ListTabs => ToolRun::ok("listed the task's tabs".to_owned()),
         }
@@ -220,7 +224,10 @@ impl ToolContext<'_> {
         }
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
         match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
-            Ok(settled) => ToolRun::ok(format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled))),
+            Ok(settled) => {
+                let text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
+                ToolRun { quiet_seen: quiet_seen(&tab, &settled), ..ToolRun::ok(text) }
+            }
             Err(e) => ToolRun::err(browser(tool)(e)),
         }
     }
@@ -269,7 +276,10 @@ impl ToolContext<'_> {
         self.phase.set("what the answer started to end and the page to go quiet");
         let streams = ActionStreams::from(self.port, position, request_position);
         match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
-            Ok(settled) => ToolRun::ok(format!("{answered}; the page {}", self.settle_words(&tab, &settled))),
+            Ok(settled) => {
+                let text = format!("{answered}; the page {}", self.settle_words(&tab, &settled));
+                ToolRun { quiet_seen: quiet_seen(&tab, &settled), ..ToolRun::ok(text) }
+            }
             Err(e) => ToolRun::err(browser(TOOL)(e)),
         }
     }
@@ -405,6 +415,11 @@ impl ToolContext<'_> {
             () = self.cancel.cancelled() => ToolRun::ok("the wait was cut short by Stop".into()),
         }
     }
+}
+
+/// The tab and the instant, when an action settle ended with the page quiet.
+fn quiet_seen(tab: &TabId, settled: &ActionSettled) -> Option<(TabId, Instant)> {
+    (settled.end == ActionSettleEnd::Quiet).then(|| (tab.clone(), Instant::now()))
 }
 
 fn describe(reference: &TabRef) -> String {

@@ -368,7 +368,7 @@ impl ToolName {
                 offered: Offered::ToCallers,
                 ..spec(
                     self,
-                    "List the task's tabs: its own and those its pages opened, numbered as @tab#N, with their titles and URLs and which one is focused.",
+                    "List the task's tabs: its own and those its pages opened, numbered as @tab#N, with their titles and URLs and which one is focused. Its answer is the list alone: listing changes no page, so the refs of the last look still hold.",
                     || object(json!({}), &[]),
                     |_| Ok(Tool::ListTabs),
                 )
