@@ -2,6 +2,7 @@
 //! checked on the settled page and re-checked, event-driven, until it holds or its deadline
 //! passes — as web-first assertions do.
 
+use crate::agent::settle::left_since;
 use crate::browser::{BrowserError, BrowserPort, NavEventKind, TabId};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -190,6 +191,7 @@ async fn check_until(
     let mut last = Verdict::Failed { misses: Vec::new() };
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
+        let from = port.position();
         if settle_first {
             wait_out_navigation(port, tab, remaining).await?;
         }
@@ -200,6 +202,11 @@ async fn check_until(
         let answer = tokio::time::timeout(remaining + Duration::from_secs(2), port.evaluate(tab, &script)).await;
         match answer {
             Ok(Ok(value)) => match serde_json::from_value::<Checked>(value) {
+                // The check's answer comes after every event sent before it: a navigation that
+                // began while the page was checked (or before, unread when the check started)
+                // is in the log now, and the check held on a page that is leaving. Check the
+                // page it becomes.
+                Ok(Checked { ok: true, .. }) if settle_first && left_since(port, tab, from).is_some() => {}
                 Ok(Checked { ok: true, .. }) => return Ok(Verdict::Held),
                 Ok(Checked { misses, .. }) => last = Verdict::Failed { misses },
                 Err(e) => return Err(BrowserError::ScriptValue(e)),
@@ -220,10 +227,16 @@ async fn check_until(
     }
 }
 
-/// Waits (at most `limit`) until a navigation in flight in `tab` has committed or ended.
+/// Waits (at most `limit`) until a navigation in flight in `tab` has committed or ended. What
+/// the events say is read where the port keeps them, not the browser: one that began unread is
+/// caught after the check, whose answer brings it in.
 async fn wait_out_navigation(port: &dyn BrowserPort, tab: &TabId, limit: Duration) -> Result<(), BrowserError> {
     let mut events = port.subscribe();
-    if port.tab(tab).await?.pending_url.is_none() {
+    let known = match port.tab_known(tab) {
+        Some(known) => known,
+        None => port.tab(tab).await?,
+    };
+    if known.pending_url.is_none() {
         return Ok(());
     }
     let ended = async {
