@@ -2,13 +2,14 @@
 //! (see `BidiPort::page_realm`), and asking the browser for it before every script doubled the
 //! round trips of a look or a click; through Chromium's BiDi layer, shared by every client of
 //! the browser, each one waits its turn. A document keeps its realm while it stays: the realm
-//! read for a tab holds until the port sees any event of that tab (a navigation started,
-//! committed, a load, a return from the back/forward cache, a dialog), and the port's first
+//! read for a tab holds until the port sees an event of that tab that may come with another
+//! document (a navigation started, committed, a load, a return from the back/forward cache;
+//! not a dialog, which the document itself opened, nor a move within it), and the port's first
 //! read of a tab in a look brings every earlier event in. A script sent to a realm that went
 //! all the same (its event still on the way) fails as a gone context, and is sent once more
 //! to the realm read then.
 
-use crate::browser::{EventLog, TabId};
+use crate::browser::{EventLog, NavEventKind, TabId};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -19,10 +20,11 @@ pub(super) struct PageRealms {
 }
 
 impl PageRealms {
-    /// The realm read for `tab`'s document, if no event of `tab` came since.
+    /// The realm read for `tab`'s document, if no event of `tab` that may bring another
+    /// document came since.
     pub(super) fn get(&self, tab: &TabId, log: &EventLog) -> Option<String> {
         let (realm, from) = self.known().get(tab).cloned()?;
-        if log.any_from(from, |e| e.tab == *tab) {
+        if log.any_from(from, |e| e.tab == *tab && !keeps_the_document(e.kind)) {
             self.forget(tab);
             return None;
         }
@@ -43,6 +45,23 @@ impl PageRealms {
     }
 }
 
+/// Whether an event of this kind says the tab still shows the same document: a dialog opened
+/// or answered, a fragment or `pushState` move.
+fn keeps_the_document(kind: NavEventKind) -> bool {
+    match kind {
+        NavEventKind::DialogOpened | NavEventKind::DialogClosed | NavEventKind::SameDocument => true,
+        NavEventKind::TabCreated
+        | NavEventKind::Started
+        | NavEventKind::Committed
+        | NavEventKind::DomLoaded
+        | NavEventKind::Load
+        | NavEventKind::Restored
+        | NavEventKind::Failed
+        | NavEventKind::Aborted
+        | NavEventKind::TabClosed => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,8 +76,12 @@ mod tests {
         assert_eq!(realms.get(&mine, &log).as_deref(), Some("r1"));
         log.append(NavEvent::new(other, NavEventKind::Started));
         assert_eq!(realms.get(&mine, &log).as_deref(), Some("r1"), "another tab's event changes nothing");
+        for kind in [NavEventKind::DialogOpened, NavEventKind::DialogClosed, NavEventKind::SameDocument] {
+            log.append(NavEvent::new(mine.clone(), kind));
+            assert_eq!(realms.get(&mine, &log).as_deref(), Some("r1"), "{kind:?}: the same document");
+        }
         log.append(NavEvent::new(mine.clone(), NavEventKind::Load));
-        assert_eq!(realms.get(&mine, &log), None, "any event of the tab: read it again");
+        assert_eq!(realms.get(&mine, &log), None, "an event that may bring another document: read it again");
         realms.keep(&mine, "r2", log.len());
         assert_eq!(realms.get(&mine, &log).as_deref(), Some("r2"), "read after the event");
         realms.forget(&mine);
