@@ -42,11 +42,15 @@ impl Kind {
     }
 
     /// Whether every agent of this kind attaches to the harness's browser, whatever its
-    /// command line says: a jsonl agent's start line always carries the endpoint.
+    /// command line says: a jsonl agent's start line always carries the endpoint; navguard's
+    /// core, named as the agent under test, gets what every other agent gets, a browser of the
+    /// scenario's own, so that a comparison times every agent under the same conditions (the
+    /// scenarios of a run without an agent share a browser, whose one BiDi session serves the
+    /// commands of all of them).
     pub const fn always_attaches(self) -> bool {
         match self {
-            Self::Jsonl => true,
-            Self::InProcess | Self::Mcp => false,
+            Self::Jsonl | Self::InProcess => true,
+            Self::Mcp => false,
         }
     }
 
