@@ -3,7 +3,9 @@
 //
 // Its soon-due timers, for the wait for a quiet page: which `setTimeout`s the page set that
 // fire within half a second, and a way to wait until those pending now have fired (or were
-// cleared). The page's timers keep their ids, order and `this`, only counted.
+// cleared). The page's timers keep their ids, order and `this`, only counted. A page in a
+// hidden tab has its timers held back: Firefox fires none of them sooner than a second after
+// it was set, so such a timer is due a second after it was set, not at its delay.
 //
 // Whether the page has begun to leave: the navigation it started last (a script's `location`,
 // a link, a form), as the page's own Navigation API announces it, at once. The browser's
@@ -15,10 +17,11 @@
   if (window[key]) return;
   watchLeaving();
   const SOON_MS = 500;
+  const HIDDEN_CLAMP_MS = 1000;
   const set = window.setTimeout.bind(window);
   const clear = window.clearTimeout.bind(window);
   const clearEvery = window.clearInterval.bind(window);
-  const pending = new Map(); // id -> when it was set (performance.now())
+  const pending = new Map(); // id -> when it is due (performance.now())
   const waiters = new Set();
   const done = (id) => {
     if (pending.delete(id)) waiters.forEach((check) => check());
@@ -30,7 +33,8 @@
       done(id);
       return handler.apply(this, arguments);
     }, timeout, ...args);
-    pending.set(id, performance.now());
+    const hold = document.hidden ? Math.max(delay, HIDDEN_CLAMP_MS) : delay;
+    pending.set(id, { set: performance.now(), due: performance.now() + hold });
     return id;
   };
   window.clearTimeout = function clearTimeout(id) {
@@ -44,11 +48,15 @@
   Object.defineProperty(window, key, {
     value: Object.freeze({
       // Resolves once every soon-due timer set in the last `sinceMs` and pending now has
-      // fired or been cleared, or after `limitMs`; true when there were any.
-      settled(sinceMs, limitMs) {
-        const from = performance.now() - sinceMs;
-        const mine = [...pending].filter(([, at]) => at >= from).map(([id]) => id);
-        if (mine.length === 0) return Promise.resolve(false);
+      // fired or been cleared, or `slackMs` after the last of them was due; true when there
+      // were any.
+      settled(sinceMs, slackMs) {
+        const now = performance.now();
+        const from = now - sinceMs;
+        const timers = [...pending].filter(([, t]) => t.set >= from);
+        if (timers.length === 0) return Promise.resolve(false);
+        const mine = timers.map(([id]) => id);
+        const limitMs = Math.max(0, ...timers.map(([, t]) => t.due - now)) + slackMs;
         return new Promise((resolve) => {
           const check = () => {
             if (mine.every((id) => !pending.has(id))) finish();

@@ -48,18 +48,25 @@ impl Quiet {
 /// The page's next frame and the task after it; then, where the page counts its timers (the
 /// adapter's page watch), the soon-due timers set in the last `SINCE` ms and pending now, and
 /// the frame after them: what those timers start has begun then. A hidden page draws no
-/// frames: a timer of 100 ms ends each frame's wait then. Its answer: the URL the page said it
-/// began to leave for meanwhile (the page watch), or null.
+/// frames: the task after the current one stands for its frame (posted as a message, since
+/// Firefox holds a hidden page's every timer for a second), and a timer of 100 ms ends the
+/// wait for a frame a visible page does not draw. Its answer: the URL the page said it began
+/// to leave for meanwhile (the page watch), or null.
 const NEXT_FRAMES: &str = "(async () => { \
     const timers = window[Symbol.for('navguard.timers')]; \
     const later = timers ? timers.later : setTimeout; \
     const forget = timers ? timers.forget : clearTimeout; \
-    const frame = () => new Promise(done => { \
+    const task = () => new Promise(done => { \
+        const channel = new MessageChannel(); \
+        channel.port1.onmessage = () => done(); \
+        channel.port2.postMessage(null); \
+    }); \
+    const frame = () => document.hidden ? task() : new Promise(done => { \
         const fallback = later(done, 100); \
-        requestAnimationFrame(() => later(() => { forget(fallback); done(); }, 0)); \
+        requestAnimationFrame(() => task().then(() => { forget(fallback); done(); })); \
     }); \
     await frame(); \
-    if (timers && await timers.settled(SINCE, 600)) await frame(); \
+    if (timers && await timers.settled(SINCE, 300)) await frame(); \
     const tell = window[Symbol.for('navguard.leaving')]; \
     return typeof tell === 'function' ? tell() : null; \
 })()";
