@@ -431,3 +431,39 @@ fn risk_words_given_on_the_command_line_replace_the_default_list() {
     assert_eq!(next(&server, &archiving)["status"], "WAITING_CONFIRMATION");
     assert_eq!(status(&server, &archiving)["pendingAction"]["risk"], "high");
 }
+
+#[test]
+fn an_operator_s_redact_file_redacts_on_top_of_the_built_in_patterns_and_a_bad_line_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let patterns = dir.path().join("redact.txt");
+    std::fs::write(&patterns, "# customer numbers\nCUST-\\d{6}\n").unwrap();
+    let server = Server::start_with(dir.path(), "127.0.0.1:0", &["--redact", patterns.to_str().unwrap()], &[]);
+    let task = start(
+        &server,
+        json!([
+            {"round": 1, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/shop"}},
+            {"round": 2, "tool": "done", "args": {"summary": "seen"}},
+        ]),
+    );
+    let handed = next(&server, &task);
+    let action = handed["action"]["actionId"].as_str().unwrap().to_owned();
+    let mut seen = shop_observation();
+    seen["visibleTextSnippet"] = json!("Customer CUST-123456 (ada@example.org)");
+    let (code, body) = report(&server, &task, &action, seen);
+    assert_eq!(code, 200, "{body}");
+    let (code, audit) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    assert_eq!(code, 200, "{audit}");
+    assert!(audit.contains("Customer [redacted] ([redacted])"), "both patterns apply: {audit}");
+    assert!(!audit.contains("CUST-123456") && !audit.contains("ada@example.org"), "{audit}");
+    drop(server);
+
+    std::fs::write(&patterns, "CUST-\\d{6}\n(unclosed\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_navguard"))
+        .args(["serve", "--data-dir", &dir.path().display().to_string(), "--redact", patterns.to_str().unwrap()])
+        .env("NAVGUARD_SECRET", SECRET)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("redact.txt, line 2: not a regular expression"), "{text}");
+}

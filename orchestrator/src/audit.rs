@@ -4,7 +4,7 @@
 //! cut off (and said so in the log). `navguard replay` reads the lines back as the same type.
 
 use crate::model::{Action, Observation, PlanStep, Risk};
-use crate::redact::redact_value;
+use crate::redact::Redactor;
 use base64::Engine;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -150,10 +150,11 @@ impl AuditLine {
     }
 }
 
-/// The audit folder.
+/// The audit folder, and the redaction every line goes through.
 #[derive(Debug, Clone)]
 pub struct Audit {
     dir: PathBuf,
+    redactor: Redactor,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> AuditError + '_ {
@@ -165,10 +166,11 @@ fn now_ms() -> u64 {
 }
 
 impl Audit {
-    /// Opens (or makes) `dir` and repairs any torn last line.
-    pub fn open(dir: PathBuf) -> Result<Self, AuditError> {
+    /// Opens (or makes) `dir` and repairs any torn last line; its lines are redacted by
+    /// `redactor`.
+    pub fn open(dir: PathBuf, redactor: Redactor) -> Result<Self, AuditError> {
         std::fs::create_dir_all(&dir).map_err(io(&dir))?;
-        let audit = Self { dir };
+        let audit = Self { dir, redactor };
         for entry in std::fs::read_dir(&audit.dir).map_err(io(&audit.dir))? {
             let path = entry.map_err(io(&audit.dir))?.path();
             if path.extension().is_some_and(|e| e == "jsonl") {
@@ -176,6 +178,16 @@ impl Audit {
             }
         }
         Ok(audit)
+    }
+
+    /// The redaction in force.
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// The audit folder (the screenshots are files in it).
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The task's audit file.
@@ -188,7 +200,7 @@ impl Audit {
         // Redacted as JSON, every string but the identifiers: a field added to the line later is
         // redacted without anyone having to remember it.
         let mut value = serde_json::to_value(line).map_err(AuditError::Encode)?;
-        redact_value(&mut value);
+        self.redactor.value(&mut value);
         let path = self.path(&line.task_id);
         let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(io(&path))?;
         let mut text = value.to_string();
@@ -260,7 +272,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t1.jsonl");
         std::fs::write(&path, "{\"a\":1}\n{\"b\":").unwrap();
-        let audit = Audit::open(dir.path().to_owned()).unwrap();
+        let audit = Audit::open(dir.path().to_owned(), Redactor::default()).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n");
         let failed =
             AuditLine { error: Some("mail ada@example.org".into()), ..AuditLine::new(AuditEvent::Failed, "t1", None) };
@@ -273,7 +285,7 @@ mod tests {
     #[test]
     fn every_string_of_a_line_is_redacted_but_the_identifiers() {
         let dir = tempfile::tempdir().unwrap();
-        let audit = Audit::open(dir.path().to_owned()).unwrap();
+        let audit = Audit::open(dir.path().to_owned(), Redactor::default()).unwrap();
         let observation = Observation {
             url: "http://127.0.0.1:1/u/ada@example.org".into(),
             title: "Call +49 30 1234-567".into(),

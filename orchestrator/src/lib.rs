@@ -63,6 +63,8 @@ pub struct ServeConfig {
     pub model: Option<planner::HttpModel>,
     /// What makes a click high-risk.
     pub risk: risk::RiskPolicy,
+    /// The redaction in force (`--redact FILE` on top of the built-in patterns).
+    pub redactor: redact::Redactor,
 }
 
 /// Checks the config, opens the store, binds, prints the contract's first line, and serves
@@ -76,7 +78,9 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
         return Err(ServeError::NotLoopback(config.addr));
     }
     // Opening blocks (it repairs the audit folder), but before anything is served: it holds up no call.
-    let service = service::Service::open(&config.data_dir, config.risk, config.model.is_some())?;
+    let options =
+        service::ServiceOptions { risk: config.risk, model_plans: config.model.is_some(), redactor: config.redactor };
+    let service = service::Service::open(&config.data_dir, options)?;
     let planner = config.model.map(|m| Arc::new(m) as Arc<dyn planner::TaskPlanner>);
     let listener = tokio::net::TcpListener::bind(config.addr)
         .await

@@ -1,12 +1,14 @@
 //! Redaction: e-mail addresses, phone numbers and passwords never reach the audit, the model or
-//! a log. `{secret:NAME}` placeholders stay as they are: their values live only in the
-//! executor, which substitutes them at the last moment.
+//! a log, nor what an operator's own patterns (`navguard serve --redact FILE`) match. `{secret:NAME}`
+//! placeholders stay as they are: their values live only in the executor, which substitutes them
+//! at the last moment.
 
 use regex::Regex;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use std::sync::LazyLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 pub const REDACTED: &str = "[redacted]";
 
@@ -36,29 +38,124 @@ pub fn redact_text(text: &str) -> String {
         .into_owned()
 }
 
-/// Every string inside `value`, redacted (identifiers aside).
-pub fn redact_value(value: &mut Value) {
-    match value {
-        Value::String(s) => *s = redact_text(s),
-        Value::Array(items) => items.iter_mut().for_each(redact_value),
-        Value::Object(map) => {
-            map.iter_mut().filter(|(key, _)| !IDENTIFIERS.contains(&key.as_str())).for_each(|(_, v)| redact_value(v));
-        }
-        _ => {}
-    }
+/// Why a file of patterns could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedactError {
+    #[error("--redact {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--redact {path}, line {line}: not a regular expression: {source}")]
+    Pattern {
+        path: PathBuf,
+        line: usize,
+        #[source]
+        source: Box<regex::Error>,
+    },
+    #[error(
+        "--redact {path}, line {line}: the pattern matches the empty text, which would redact between every letter"
+    )]
+    MatchesEmpty { path: PathBuf, line: usize },
 }
 
-/// `value` with every string in it redacted (identifiers aside), as its own type again.
-pub fn redacted<T: Serialize + DeserializeOwned>(value: &T) -> Result<T, serde_json::Error> {
-    let mut json = serde_json::to_value(value)?;
-    redact_value(&mut json);
-    serde_json::from_value(json)
+/// The redaction in force: the built-in patterns, and an operator's own on top of them. Cheap to
+/// clone (the patterns are shared).
+#[derive(Clone, Debug, Default)]
+pub struct Redactor {
+    extra: Arc<Vec<Regex>>,
+}
+
+impl Redactor {
+    /// The built-in patterns and those of `path`: one regular expression a line; blank lines and
+    /// lines that begin with `#` are skipped. A line that is no pattern is named with its number.
+    pub fn from_file(path: &Path) -> Result<Self, RedactError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RedactError::Io { path: path.to_owned(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// [`Redactor::from_file`], of `text` read from `path`.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, RedactError> {
+        let mut extra = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let pattern = line.trim();
+            if pattern.is_empty() || pattern.starts_with('#') {
+                continue;
+            }
+            let (path, line) = (path.to_owned(), n + 1);
+            let regex = Regex::new(pattern).map_err(|source| RedactError::Pattern {
+                path: path.clone(),
+                line,
+                source: Box::new(source),
+            })?;
+            if regex.is_match("") {
+                return Err(RedactError::MatchesEmpty { path, line });
+            }
+            extra.push(regex);
+        }
+        Ok(Self { extra: Arc::new(extra) })
+    }
+
+    /// How many patterns of the operator's are in force.
+    pub fn own_patterns(&self) -> usize {
+        self.extra.len()
+    }
+
+    /// `text` redacted: the built-in patterns, then the operator's.
+    pub fn text(&self, text: &str) -> String {
+        let builtin = redact_text(text);
+        self.extra.iter().fold(builtin, |text, re| re.replace_all(&text, REDACTED).into_owned())
+    }
+
+    /// Every string inside `value`, redacted (identifiers aside).
+    pub fn value(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => *s = self.text(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.value(v)),
+            Value::Object(map) => {
+                map.iter_mut().filter(|(key, _)| !IDENTIFIERS.contains(&key.as_str())).for_each(|(_, v)| self.value(v));
+            }
+            _ => {}
+        }
+    }
+
+    /// `value` with every string in it redacted (identifiers aside), as its own type again.
+    pub fn redacted<T: Serialize + DeserializeOwned>(&self, value: &T) -> Result<T, serde_json::Error> {
+        let mut json = serde_json::to_value(value)?;
+        self.value(&mut json);
+        serde_json::from_value(json)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_operator_s_patterns_redact_on_top_of_the_built_in_ones() {
+        let file = "# customer numbers\nCUST-\\d{6}\n\n(?i)project\\s+falcon\n";
+        let r = Redactor::parse(file, Path::new("redact.txt")).unwrap();
+        assert_eq!(r.own_patterns(), 2);
+        assert_eq!(r.text("CUST-123456 of Project  Falcon, ada@example.org"), "[redacted] of [redacted], [redacted]");
+        let mut v = json!({"title": "CUST-000001", "taskId": "CUST-000002"});
+        r.value(&mut v);
+        assert_eq!(v, json!({"title": "[redacted]", "taskId": "CUST-000002"}), "identifiers stay");
+        assert_eq!(Redactor::default().text("CUST-123456"), "CUST-123456");
+    }
+
+    #[test]
+    fn a_bad_pattern_is_named_by_its_file_and_line() {
+        let err = Redactor::parse("ok\n# fine\n(unclosed\n", Path::new("r.txt")).unwrap_err();
+        assert!(matches!(err, RedactError::Pattern { line: 3, .. }), "{err}");
+        assert!(err.to_string().starts_with("--redact r.txt, line 3: not a regular expression"), "{err}");
+        let err = Redactor::parse("a*\n", Path::new("r.txt")).unwrap_err();
+        assert!(matches!(err, RedactError::MatchesEmpty { line: 1, .. }), "{err}");
+        let err = Redactor::from_file(Path::new("/nonexistent/redact.txt")).unwrap_err();
+        assert!(matches!(err, RedactError::Io { .. }), "{err}");
+    }
 
     #[test]
     fn e_mail_addresses_and_phone_numbers_are_redacted_and_short_numbers_kept() {
@@ -72,7 +169,7 @@ mod tests {
     #[test]
     fn every_string_of_a_value_is_redacted() {
         let mut v = json!({"a": ["ada@example.org", 5], "b": {"c": "tel 0301234567"}, "actionId": "t-0301234567"});
-        redact_value(&mut v);
+        Redactor::default().value(&mut v);
         assert_eq!(v, json!({"a": ["[redacted]", 5], "b": {"c": "tel [redacted]"}, "actionId": "t-0301234567"}));
     }
 }

@@ -1,5 +1,6 @@
 //! `navguard serve`: the orchestrator, on loopback.
 
+use navguard_orchestrator::redact::Redactor;
 use navguard_orchestrator::risk::RiskPolicy;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,11 +28,23 @@ pub struct ServeArgs {
     /// remove, send, publish, post, checkout, transfer).
     #[arg(long, value_name = "words", value_delimiter = ',')]
     pub risk_words: Option<Vec<String>>,
+    /// A file of regular expressions, one a line (blank lines and lines that begin with # are
+    /// skipped): what they match is redacted in the audit and in what the model is given, on
+    /// top of e-mail addresses, phone numbers and passwords.
+    #[arg(long, value_name = "file")]
+    pub redact: Option<PathBuf>,
 }
 
 /// Serves until stopped; a bad argument or environment exits 2, any other failure 1.
 pub async fn serve(args: ServeArgs) -> ExitCode {
-    let ServeArgs { data_dir, addr, model_url, model, risk_words } = args;
+    let ServeArgs { data_dir, addr, model_url, model, risk_words, redact } = args;
+    let redactor = match redact.as_deref().map(Redactor::from_file).transpose() {
+        Ok(redactor) => redactor.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("navguard serve: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let secret = secret();
     let model = model_url.zip(model).map(|(base, model)| {
         use navguard_orchestrator::planner::HttpModel;
@@ -39,7 +52,7 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         HttpModel::new(base, model, key, HttpModel::DEADLINE)
     });
     let risk = risk_policy(risk_words);
-    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk };
+    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk, redactor };
     match navguard_orchestrator::serve(config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -153,8 +153,7 @@ mod tests {
     use super::*;
     use crate::http::{AppState, app};
     use crate::model::{PlanStep, TaskStatus, ToolName};
-    use crate::risk::RiskPolicy;
-    use crate::service::Service;
+    use crate::service::{Service, ServiceOptions};
     use std::sync::Arc;
 
     const SECRET: &str = "a-secret-of-32-characters-length";
@@ -162,7 +161,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_executor_reads_the_service_s_answers_and_a_refusal_keeps_its_status() {
         let dir = tempfile::tempdir().unwrap();
-        let service = Service::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let service = Service::open(dir.path(), ServiceOptions::default()).unwrap();
         let step = PlanStep { round: 1, tool: ToolName::Wait, args: serde_json::Map::new() };
         let (task, _) = service.start("g".into(), Some("http://127.0.0.1:1/".into()), vec![step]).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -1,7 +1,7 @@
 //! The service over HTTP, in this process: statuses, error codes and every answer's bytes.
 
 use super::*;
-use crate::risk::RiskPolicy;
+use crate::service::ServiceOptions;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +10,7 @@ const SECRET: &str = "a-secret-of-32-characters-length";
 
 /// The service on loopback, in this process; its base URL.
 async fn serve(dir: &Path) -> String {
-    let service = Service::open(dir, RiskPolicy::default(), false).unwrap();
+    let service = Service::open(dir, ServiceOptions::default()).unwrap();
     let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

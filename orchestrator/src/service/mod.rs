@@ -21,6 +21,7 @@ pub use store::StoreError;
 use crate::audit::AuditError;
 use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
 use crate::planner::PlanningRequest;
+use crate::redact::Redactor;
 use crate::risk::RiskPolicy;
 use machine::Machine;
 use std::panic::AssertUnwindSafe;
@@ -82,6 +83,18 @@ pub struct TaskView {
     pub error: Option<String>,
 }
 
+/// How the service runs.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceOptions {
+    /// What makes a click high-risk.
+    pub risk: RiskPolicy,
+    /// Tasks started without a plan are planned by the model, a step at a time; without a
+    /// model they are refused.
+    pub model_plans: bool,
+    /// The redaction of the audit and of what the model is given.
+    pub redactor: Redactor,
+}
+
 /// A call for the store thread.
 type Job = Box<dyn FnOnce(&Machine) + Send>;
 
@@ -94,11 +107,9 @@ pub struct Service {
 }
 
 impl Service {
-    /// Opens (or makes) the store and the audit under `dir`, and starts the store thread. With
-    /// `model_plans`, tasks started without a plan are planned by the model, a step at a time;
-    /// without, they are refused.
-    pub fn open(dir: &Path, risk: RiskPolicy, model_plans: bool) -> Result<Self, ServiceError> {
-        let machine = Arc::new(Machine::open(dir, risk, model_plans)?);
+    /// Opens (or makes) the store and the audit under `dir`, and starts the store thread.
+    pub fn open(dir: &Path, options: ServiceOptions) -> Result<Self, ServiceError> {
+        let machine = Arc::new(Machine::open(dir, options)?);
         let (jobs, queue) = mpsc::channel::<Job>();
         let worker = Arc::clone(&machine);
         std::thread::Builder::new()
@@ -250,7 +261,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_call_leaves_the_runtime_free_while_it_works() {
         let dir = tempfile::tempdir().unwrap();
-        let service = Service::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let service = Service::open(dir.path(), ServiceOptions::default()).unwrap();
         // One thread runs this runtime: had the call blocked it, the timer could not fire first.
         let slow = async {
             service
@@ -273,7 +284,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_panicking_call_is_an_internal_error_and_the_next_call_goes_on() {
         let dir = tempfile::tempdir().unwrap();
-        let service = Service::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let service = Service::open(dir.path(), ServiceOptions::default()).unwrap();
         let step = PlanStep { round: 1, tool: ToolName::Wait, args: serde_json::Map::new() };
         let (task, _) = service.start("goal".into(), None, vec![step]).await.unwrap();
         let held = task.clone();

@@ -14,6 +14,7 @@ mod hand_out;
 mod planning;
 mod report;
 
+use super::ServiceOptions;
 use super::store::{self, Store};
 use super::{ServiceError, TaskView, ids::TaskIds, shown};
 use crate::audit::{Audit, AuditError, AuditEvent, AuditLine};
@@ -58,9 +59,10 @@ fn planned(plan: &[PlanStep]) -> Result<Vec<Planned>, ServiceError> {
 
 impl Machine {
     /// Opens (or makes) the store and the audit under `dir`.
-    pub(crate) fn open(dir: &Path, risk: RiskPolicy, model: bool) -> Result<Self, ServiceError> {
+    pub(crate) fn open(dir: &Path, options: ServiceOptions) -> Result<Self, ServiceError> {
+        let ServiceOptions { risk, model_plans: model, redactor } = options;
         let store = Store::open(dir)?;
-        let audit = Audit::open(dir.join("audit"))?;
+        let audit = Audit::open(dir.join("audit"), redactor)?;
         Ok(Self { store, audit, risk, ids: TaskIds::default(), model })
     }
 
@@ -189,7 +191,7 @@ mod tests {
     /// A machine on a fresh folder (kept alive by the returned guard).
     fn service() -> (tempfile::TempDir, Machine) {
         let dir = tempfile::tempdir().unwrap();
-        let service = Machine::open(dir.path(), RiskPolicy::default(), false).unwrap();
+        let service = Machine::open(dir.path(), ServiceOptions::default()).unwrap();
         (dir, service)
     }
 

@@ -5,7 +5,6 @@
 use super::{Machine, status_of};
 use crate::audit::{AuditError, AuditEvent, AuditLine, Evidence};
 use crate::model::{Action, Observation, ObservationCode, TaskStatus, ToolName};
-use crate::redact::{redact_text, redacted};
 use crate::service::ServiceError;
 use crate::service::store::{self, ActionState};
 use rusqlite::Transaction;
@@ -51,7 +50,7 @@ impl Machine {
         let screenshots = self.audit.screenshots(task_id, &action.action_id, &observation.artifacts.screenshots)?;
         // Kept redacted: what the model is given later is read back from the store.
         let stored = Observation { artifacts: Default::default(), ..observation.clone() };
-        let stored = redacted(&stored).map_err(AuditError::Encode)?;
+        let stored = self.audit.redactor().redacted(&stored).map_err(AuditError::Encode)?;
         let seen = |event| AuditLine {
             observation: Some(stored.clone()),
             screenshots: Some(screenshots.clone()),
@@ -106,7 +105,7 @@ impl Machine {
             return Ok(TaskStatus::Running);
         }
         // The executor's reason as it gave it (ours: `done: refused: verification failed: …`).
-        let error = match redact_text(&refusal.message) {
+        let error = match self.audit.redactor().text(&refusal.message) {
             reason if reason.trim().is_empty() => "done was refused (the executor gave no reason)".to_owned(),
             reason => reason,
         };
