@@ -215,6 +215,18 @@ fn a_task_runs_on_the_browser_secrets_are_typed_never_reported_and_a_post_waits_
             assert!(bytes.starts_with(b"\x89PNG"), "{}", file.display());
         }
     }
+    // Who asked: the executor for what it reported, the test's own calls for the rest.
+    for line in &reported {
+        let client = &line["client"];
+        assert_eq!(
+            (client["kind"].as_str(), client["browser"].as_str()),
+            (Some("executor"), Some("chromium")),
+            "{line}"
+        );
+        assert!(client["id"].as_str().is_some_and(|id| id.starts_with("executor-")), "{line}");
+    }
+    assert_eq!(events(&lines, "started")[0]["client"]["kind"], "api", "{lines:?}");
+    assert_eq!(events(&lines, "confirmed")[0]["client"]["kind"], "api", "{lines:?}");
     let text = std::fs::read_to_string(dir.path().join("serve/audit").join(format!("{task}.jsonl"))).unwrap();
     for secret in [PASSWORD, "ada@example.com"] {
         assert!(!text.contains(secret), "the audit holds {secret}");

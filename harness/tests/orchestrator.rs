@@ -467,3 +467,40 @@ fn an_operator_s_redact_file_redacts_on_top_of_the_built_in_patterns_and_a_bad_l
     assert_eq!(out.status.code(), Some(2), "{text}");
     assert!(text.contains("redact.txt, line 2: not a regular expression"), "{text}");
 }
+
+#[test]
+fn every_audit_line_of_a_request_names_its_client_and_a_header_cannot_claim_the_console() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path());
+    let call = |path: &str, body: &Value, headers: &[(&str, &str)]| {
+        let mut request = agent()
+            .post(format!("{}{path}", server.base))
+            .header("Content-Type", "application/json")
+            .header("Authorization", format!("Bearer {SECRET}"));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = request.send(body.to_string()).expect("an answer");
+        let text = response.body_mut().read_to_string().expect("a body");
+        (response.status().as_u16(), serde_json::from_str::<Value>(&text).unwrap())
+    };
+    let plan = json!([{"round": 1, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/shop"}}]);
+    let named = [("X-Navguard-Client-Id", "nightly-job"), ("User-Agent", "shop-tests/2.1")];
+    let (code, body) = call("/api/agent/start", &json!({"goal": "look", "plan": plan}), &named);
+    assert_eq!(code, 201, "{body}");
+    let task = body["taskId"].as_str().unwrap().to_owned();
+    let claimed = [("X-Navguard-Client", "console"), ("X-Navguard-Browser", "firefox")];
+    let (code, body) = call("/api/agent/next", &json!({"taskId": task}), &claimed);
+    assert_eq!(code, 200, "{body}");
+    let (_, audit) = get(&server, &format!("/api/agent/audit?taskId={task}"));
+    let lines: Vec<Value> = audit.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let of = |event: &str| lines.iter().find(|l| l["event"] == event).unwrap_or_else(|| panic!("{event}: {audit}"));
+    assert_eq!(
+        of("started")["client"],
+        json!({"kind": "api", "id": "nightly-job", "userAgent": "shop-tests/2.1"}),
+        "{audit}"
+    );
+    let handed = &of("dispatched")["client"];
+    assert_eq!((handed["kind"].as_str(), handed["id"].as_str()), (Some("api"), Some("anonymous")), "{audit}");
+    assert_eq!(handed["browser"], "firefox", "{audit}");
+}

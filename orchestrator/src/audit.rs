@@ -62,6 +62,32 @@ navguard::closed_set! {
     }
 }
 
+navguard::closed_set! {
+    /// What kind of client made a request.
+    pub enum ClientKind("client kind") {
+        /// navguard's executor (it says so in `X-Navguard-Client`).
+        Executor = "executor",
+        /// Any other caller of the HTTP API.
+        Api = "api",
+        /// The console, in a person's browser.
+        Console = "console",
+    }
+}
+
+/// Who made the request an audit line records: the kind of client, the name it gives itself
+/// (`X-Navguard-Client-Id`; `anonymous` when it gives none), the browser it drives (an
+/// executor's `X-Navguard-Browser`) and its `User-Agent`. Redacted as the rest of the line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Client {
+    pub kind: ClientKind,
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_agent: Option<String>,
+}
+
 /// A user's answer to a confirmation request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Confirmation {
@@ -118,6 +144,10 @@ pub struct AuditLine {
     pub verified: Option<Evidence>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Who made the request the line records; none on a line no request made (the model's
+    /// step, planned in the background).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<Client>,
 }
 
 /// A key that is there, even as `null`, is `Some` (serde's own reading of `Option<Option<T>>`
@@ -146,6 +176,7 @@ impl AuditLine {
             summary: None,
             verified: None,
             error: None,
+            client: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! bodies are [`crate::wire`]'s. Every request needs `Authorization: Bearer <secret>`, compared
 //! in constant time.
 
+use crate::audit::{Client, ClientKind};
 use crate::model::ErrorCode;
 use crate::planner::TaskPlanner;
 use crate::service::{Service, ServiceError, TaskView};
@@ -10,7 +11,8 @@ use crate::wire::{
     ReportAnswer, ReportRequest, StartAnswer, StartRequest, StatusAnswer, TaskQuery,
 };
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{FromRequest, Query, Request, State};
+use axum::extract::{FromRequest, FromRequestParts, Query, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -164,6 +166,44 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
     }
 }
 
+/// The header by which navguard's executor says it is one (`executor`).
+pub const CLIENT_HEADER: &str = "x-navguard-client";
+/// The header that carries the name a client gives itself.
+pub const CLIENT_ID_HEADER: &str = "x-navguard-client-id";
+/// The header that names the browser an executor drives.
+pub const BROWSER_HEADER: &str = "x-navguard-browser";
+
+/// The longest a client's word about itself is kept (a header is the caller's to fill).
+const CLIENT_TEXT_MAX: usize = 200;
+
+/// Who is calling, from the request's headers; every audit line the call writes names them.
+#[derive(Debug)]
+pub struct Caller(pub Client);
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(client_of(&parts.headers, ClientKind::Api)))
+    }
+}
+
+/// The client the headers describe; `kind` unless it says it is the executor. Only the
+/// console's own session makes a request the console's: a header cannot claim it.
+pub(crate) fn client_of(headers: &HeaderMap, kind: ClientKind) -> Client {
+    let text = |name: &str| {
+        let value = headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
+        value.map(|v| v.chars().take(CLIENT_TEXT_MAX).collect::<String>())
+    };
+    let executor = text(CLIENT_HEADER).is_some_and(|k| k == ClientKind::Executor.name());
+    Client {
+        kind: if executor { ClientKind::Executor } else { kind },
+        id: text(CLIENT_ID_HEADER).unwrap_or_else(|| "anonymous".to_owned()),
+        browser: text(BROWSER_HEADER),
+        user_agent: text(header::USER_AGENT.as_str()),
+    }
+}
+
 /// Constant-time comparison: how long it takes does not say how much of the secret matched.
 fn same_secret(given: &[u8], secret: &[u8]) -> bool {
     let mut diff = given.len() ^ secret.len();
@@ -203,21 +243,23 @@ pub fn app(state: Arc<AppState>) -> Router {
 
 async fn start(
     State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
     Body(body): Body<StartRequest>,
 ) -> Result<Answer<StartAnswer>, ApiError> {
     if body.goal.trim().is_empty() {
         return Err(ApiError::bad("goal: must not be empty"));
     }
-    let (task_id, status) = state.service.start(body.goal, body.url, body.plan).await?;
+    let (task_id, status) = state.service.for_client(client).start(body.goal, body.url, body.plan).await?;
     Ok(Answer(StatusCode::CREATED, StartAnswer { task_id, status }))
 }
 
 async fn next(
     State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
     Body(body): Body<NextRequest>,
 ) -> Result<Answer<NextAnswer>, ApiError> {
     let except = body.except_tasks.unwrap_or_default();
-    let (action, status) = state.service.next_except(body.task_id.clone(), except.clone()).await?;
+    let (action, status) = state.service.for_client(client).next_except(body.task_id.clone(), except.clone()).await?;
     if action.is_none() {
         state.plan_ahead(body.task_id, except).await?;
     }
@@ -226,26 +268,31 @@ async fn next(
 
 async fn report(
     State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
     Body(body): Body<ReportRequest<'static>>,
 ) -> Result<Answer<ReportAnswer>, ApiError> {
     let (task_id, action_id) = (body.task_id.into_owned(), body.action_id.into_owned());
-    let (status, duplicate) = state.service.report(task_id, action_id, body.observation.into_owned()).await?;
+    let service = state.service.for_client(client);
+    let (status, duplicate) = service.report(task_id, action_id, body.observation.into_owned()).await?;
     Ok(Answer::ok(ReportAnswer { status, duplicate }))
 }
 
 async fn confirm(
     State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
     Body(body): Body<ConfirmRequest>,
 ) -> Result<Answer<ConfirmAnswer>, ApiError> {
-    let status = state.service.confirm(body.task_id, body.action_id, body.approved, body.reason).await?;
+    let status =
+        state.service.for_client(client).confirm(body.task_id, body.action_id, body.approved, body.reason).await?;
     Ok(Answer::ok(ConfirmAnswer { status }))
 }
 
 async fn cancel(
     State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
     Body(body): Body<CancelRequest>,
 ) -> Result<Answer<CancelAnswer>, ApiError> {
-    let status = state.service.cancel(body.task_id).await?;
+    let status = state.service.for_client(client).cancel(body.task_id).await?;
     Ok(Answer::ok(CancelAnswer { status }))
 }
 

@@ -159,7 +159,7 @@ impl TaskPlanner for HttpModel {
     async fn next_step(&self, request: &PlanningRequest) -> Result<PlanStep, PlanError> {
         let endpoint = self.endpoint();
         let body = self.body(request).to_string();
-        let (status, text) = crate::post::post_json(&self.client, endpoint.clone(), self.key.as_deref(), body)
+        let (status, text) = crate::post::post_json(&self.client, endpoint.clone(), self.key.as_deref(), &[], body)
             .await
             .map_err(|why| PlanError::Unreachable { url: endpoint.clone(), why })?;
         if !(200..300).contains(&status) {

@@ -9,20 +9,25 @@ pub(crate) fn client(deadline: Duration) -> ureq::Agent {
     ureq::Agent::config_builder().timeout_global(Some(deadline)).http_status_as_error(false).build().into()
 }
 
-/// POSTs `body` (JSON) to `url`, with `bearer` as the Authorization token if given; the answer's
-/// status and text, or why there was none.
+/// POSTs `body` (JSON) to `url`, with `bearer` as the Authorization token if given and
+/// `headers` besides; the answer's status and text, or why there was none.
 pub(crate) async fn post_json(
     client: &ureq::Agent,
     url: String,
     bearer: Option<&str>,
+    headers: &[(&'static str, String)],
     body: String,
 ) -> Result<(u16, String), String> {
     let client = client.clone();
     let authorization = bearer.map(|token| format!("Bearer {token}"));
+    let headers = headers.to_vec();
     tokio::task::spawn_blocking(move || {
         let mut request = client.post(&url).header("Content-Type", "application/json");
         if let Some(authorization) = &authorization {
             request = request.header("Authorization", authorization);
+        }
+        for (name, value) in &headers {
+            request = request.header(*name, value);
         }
         let mut response = request.send(&body).map_err(|e| e.to_string())?;
         let status = response.status().as_u16();

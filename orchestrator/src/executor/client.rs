@@ -4,6 +4,7 @@
 //! until it is reported, and a second report of an action changes nothing. Its bodies are
 //! [`crate::wire`]'s, the service's own.
 
+use crate::audit::ClientKind;
 use crate::model::Observation;
 use crate::wire::{self, NextAnswer, NextRequest, ReportAnswer, ReportRequest};
 use serde::Serialize;
@@ -64,17 +65,25 @@ pub(crate) struct Client {
     agent: ureq::Agent,
     /// Logged once per outage, not once per try.
     down: AtomicBool,
+    /// Who it is, on every request: the orchestrator's audit names it.
+    identity: Vec<(&'static str, String)>,
 }
 
 impl Client {
-    /// `base`: `http://127.0.0.1:<port>`.
-    pub(crate) fn new(base: &str, secret: String) -> Self {
+    /// `base`: `http://127.0.0.1:<port>`; `browser`, the browser the executor drives.
+    pub(crate) fn new(base: &str, secret: String, browser: &str) -> Self {
         let agent = ureq::Agent::config_builder()
             .timeout_global(Some(CALL_DEADLINE))
             .http_status_as_error(false)
             .build()
             .into();
-        Self { base: base.trim_end_matches('/').to_owned(), secret, agent, down: AtomicBool::new(false) }
+        let identity = vec![
+            (crate::http::CLIENT_HEADER, ClientKind::Executor.name().to_owned()),
+            (crate::http::CLIENT_ID_HEADER, format!("executor-{}", std::process::id())),
+            (crate::http::BROWSER_HEADER, browser.to_owned()),
+            ("user-agent", format!("navguard-executor/{}", env!("CARGO_PKG_VERSION"))),
+        ];
+        Self { base: base.trim_end_matches('/').to_owned(), secret, agent, down: AtomicBool::new(false), identity }
     }
 
     /// The next action: of `task` when given, else of any task not in `except`.
@@ -138,8 +147,9 @@ impl Client {
 
     async fn try_once(&self, call: &'static str, path: &str, body: String) -> Result<Value, Try> {
         let url = format!("{}{path}", self.base);
-        let (status, text) =
-            crate::post::post_json(&self.agent, url, Some(&self.secret), body).await.map_err(Try::Again)?;
+        let (status, text) = crate::post::post_json(&self.agent, url, Some(&self.secret), &self.identity, body)
+            .await
+            .map_err(Try::Again)?;
         match status {
             200..=299 => serde_json::from_str(&text).map_err(|e| Try::Again(format!("unreadable answer: {e}"))),
             500.. => Err(Try::Again(format!("HTTP {status}"))),
@@ -168,7 +178,7 @@ mod tests {
         let base = format!("http://{}/", listener.local_addr().unwrap());
         let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
         tokio::spawn(async move { axum::serve(listener, app).await });
-        let client = Client::new(&base, SECRET.into());
+        let client = Client::new(&base, SECRET.into(), "chromium");
 
         let passed_over = client.next(None, std::slice::from_ref(&task)).await.unwrap();
         assert_eq!((passed_over.action, passed_over.status), (None, None));

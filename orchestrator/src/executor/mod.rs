@@ -108,7 +108,7 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
     let browser = Arc::new(BidiBrowser::launch(browser_config).await?);
     println!("navguard executor: {} ready; polling {server}", config.browser.name());
     let shared = Arc::new(runner::Shared {
-        client: client::Client::new(&server, secret),
+        client: client::Client::new(&server, secret, config.browser.name()),
         journal,
         secrets,
         risk: config.risk.clone(),

@@ -22,7 +22,7 @@ async fn serve(dir: &Path) -> String {
 async fn call(base: &str, path: &str, body: Value) -> (u16, Value) {
     let client = crate::post::client(Duration::from_secs(10));
     let url = format!("{base}{path}");
-    let (status, text) = crate::post::post_json(&client, url, Some(SECRET), body.to_string()).await.unwrap();
+    let (status, text) = crate::post::post_json(&client, url, Some(SECRET), &[], body.to_string()).await.unwrap();
     (status, serde_json::from_str(&text).unwrap())
 }
 

@@ -18,7 +18,7 @@ mod store;
 
 pub use store::StoreError;
 
-use crate::audit::AuditError;
+use crate::audit::{AuditError, Client};
 use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
 use crate::planner::PlanningRequest;
 use crate::redact::Redactor;
@@ -104,6 +104,8 @@ type Job = Box<dyn FnOnce(&Machine) + Send>;
 pub struct Service {
     machine: Arc<Machine>,
     jobs: mpsc::Sender<Job>,
+    /// Who this handle's calls are made for (their audit lines name them).
+    client: Option<Client>,
 }
 
 impl Service {
@@ -123,7 +125,12 @@ impl Service {
                 }
             })
             .map_err(ServiceError::Thread)?;
-        Ok(Self { machine, jobs })
+        Ok(Self { machine, jobs, client: None })
+    }
+
+    /// A handle whose calls are made for `client`: every audit line they write names it.
+    pub fn for_client(&self, client: Client) -> Self {
+        Self { client: Some(client), ..self.clone() }
     }
 
     /// The audit folder's file for a task.
@@ -139,9 +146,10 @@ impl Service {
         call: impl FnOnce(&Machine) -> Result<T, ServiceError> + Send + 'static,
     ) -> Result<T, ServiceError> {
         let (answer, answered) = tokio::sync::oneshot::channel();
+        let client = self.client.clone();
         let job: Job = Box::new(move |machine| {
             // The caller may have stopped waiting: the call was carried out all the same.
-            let _ = answer.send(call(machine));
+            let _ = answer.send(machine.as_client(client, call));
         });
         // The thread lives as long as a handle does (it catches a call's panic), so an answer
         // is missing only if the call panicked.

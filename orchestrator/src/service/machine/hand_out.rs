@@ -58,7 +58,7 @@ impl Machine {
                 return Ok((None, TaskStatus::WaitingConfirmation));
             }
             store::set_delivered(tx, &action)?;
-            self.audit.append(&AuditLine {
+            self.append(&AuditLine {
                 action: Some(shown::audited_action(&action, observed.as_ref())),
                 risk: Some(action.risk),
                 ..AuditLine::new(AuditEvent::Dispatched, task_id, Some(&action.action_id))
@@ -73,7 +73,7 @@ impl Machine {
         store::set_awaiting_confirmation(tx, action)?;
         store::set_status(tx, &action.task_id, TaskStatus::WaitingConfirmation)?;
         let observed = store::last_observation(tx, &action.task_id)?;
-        self.audit.append(&AuditLine {
+        self.append(&AuditLine {
             action: Some(shown::audited_action(action, observed.as_ref())),
             risk: Some(action.risk),
             ..AuditLine::new(AuditEvent::ConfirmationRequested, &action.task_id, Some(&action.action_id))
@@ -107,7 +107,7 @@ impl Machine {
             store::set_confirmation(tx, action_id, approved)?;
             store::set_status(tx, task_id, TaskStatus::Running)?;
             let event = if approved { AuditEvent::Confirmed } else { AuditEvent::Denied };
-            self.audit.append(&AuditLine {
+            self.append(&AuditLine {
                 confirmation: Some(Confirmation { approved, reason: reason.map(str::to_owned) }),
                 ..AuditLine::new(event, task_id, Some(action_id))
             })?;

@@ -17,7 +17,7 @@ mod report;
 use super::ServiceOptions;
 use super::store::{self, Store};
 use super::{ServiceError, TaskView, ids::TaskIds, shown};
-use crate::audit::{Audit, AuditError, AuditEvent, AuditLine};
+use crate::audit::{Audit, AuditError, AuditEvent, AuditLine, Client};
 use crate::model::{PlanStep, Target, TaskStatus, ToolName};
 use crate::risk::RiskPolicy;
 use rusqlite::{Connection, Transaction};
@@ -33,6 +33,9 @@ pub(crate) struct Machine {
     ids: TaskIds,
     /// A model plans tasks started without a plan.
     model: bool,
+    /// Who made the request being carried out: every audit line it writes names them. The
+    /// store thread carries out one call at a time.
+    client: std::sync::Mutex<Option<Client>>,
 }
 
 /// A plan row as an action to store: its target taken out of its args.
@@ -63,12 +66,34 @@ impl Machine {
         let ServiceOptions { risk, model_plans: model, redactor } = options;
         let store = Store::open(dir)?;
         let audit = Audit::open(dir.join("audit"), redactor)?;
-        Ok(Self { store, audit, risk, ids: TaskIds::default(), model })
+        Ok(Self { store, audit, risk, ids: TaskIds::default(), model, client: Default::default() })
     }
 
     /// The audit folder's file for a task.
     pub(crate) fn audit_path(&self, task_id: &str) -> PathBuf {
         self.audit.path(task_id)
+    }
+
+    /// Carries out `call` for `client`: the audit lines it writes name them.
+    pub(crate) fn as_client<T>(&self, client: Option<Client>, call: impl FnOnce(&Self) -> T) -> T {
+        *self.current_client() = client;
+        let answer = call(self);
+        *self.current_client() = None;
+        answer
+    }
+
+    fn current_client(&self) -> std::sync::MutexGuard<'_, Option<Client>> {
+        self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Appends `line` to its task's audit, naming the client of the request being carried out.
+    fn append(&self, line: &AuditLine) -> Result<(), AuditError> {
+        match self.current_client().clone() {
+            Some(client) if line.client.is_none() => {
+                self.audit.append(&AuditLine { client: Some(client), ..line.clone() })
+            }
+            _ => self.audit.append(line),
+        }
     }
 
     /// `start`: a task with its plan; returns its id and status.
@@ -92,7 +117,7 @@ impl Machine {
             if plan.is_empty() {
                 store::insert_model_task(tx, &task_id)?;
             }
-            self.audit.append(&AuditLine {
+            self.append(&AuditLine {
                 goal: Some(goal.to_owned()),
                 url: Some(url.map(str::to_owned)),
                 plan: Some(shown::plan_as_audited(plan)),
@@ -110,7 +135,7 @@ impl Machine {
                 return Err(ServiceError::Conflict(format!("taskId: task {task_id} has ended ({status})")));
             }
             store::set_status(tx, task_id, TaskStatus::Canceled)?;
-            self.audit.append(&AuditLine::new(AuditEvent::Canceled, task_id, None))?;
+            self.append(&AuditLine::new(AuditEvent::Canceled, task_id, None))?;
             Ok(TaskStatus::Canceled)
         })
     }
@@ -143,10 +168,7 @@ impl Machine {
 
     fn mark_failed(&self, tx: &Transaction<'_>, task_id: &str, error: &str) -> Result<(), ServiceError> {
         store::set_failed(tx, task_id, error)?;
-        self.audit.append(&AuditLine {
-            error: Some(error.to_owned()),
-            ..AuditLine::new(AuditEvent::Failed, task_id, None)
-        })?;
+        self.append(&AuditLine { error: Some(error.to_owned()), ..AuditLine::new(AuditEvent::Failed, task_id, None) })?;
         Ok(())
     }
 

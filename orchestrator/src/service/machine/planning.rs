@@ -67,7 +67,7 @@ impl Machine {
                 Err(e) => return self.mark_failed(tx, task_id, &format!("the model's step: args.target: {e}")),
             };
             store::insert_action(tx, task_id, seq, step.tool, target.as_ref(), params)?;
-            self.audit.append(&AuditLine {
+            self.append(&AuditLine {
                 step: Some(shown::plan_as_audited(std::slice::from_ref(step))),
                 ..AuditLine::new(AuditEvent::Planned, task_id, None)
             })?;

@@ -57,21 +57,21 @@ impl Machine {
             ..AuditLine::new(event, task_id, Some(&action.action_id))
         };
         if observation.has(ObservationCode::ConfirmationRequired) {
-            self.audit.append(&seen(AuditEvent::RefusedUnconfirmed))?;
+            self.append(&seen(AuditEvent::RefusedUnconfirmed))?;
             self.await_confirmation(tx, action)?;
             return Ok(TaskStatus::WaitingConfirmation);
         }
         if observation.has(ObservationCode::NavigationInProgress) {
             // The action did not run: it is handed out again once the page has settled.
             store::set_status(tx, task_id, TaskStatus::WaitingPage)?;
-            self.audit.append(&seen(AuditEvent::WaitingPage))?;
+            self.append(&seen(AuditEvent::WaitingPage))?;
             return Ok(TaskStatus::WaitingPage);
         }
         store::set_reported(tx, task_id, &action.action_id, &stored)?;
         if action.kind == ToolName::Done {
             return self.record_done(tx, action, observation, Evidence { observation: stored, screenshots });
         }
-        self.audit.append(&seen(AuditEvent::Reported))?;
+        self.append(&seen(AuditEvent::Reported))?;
         Ok(TaskStatus::Running)
     }
 
@@ -89,14 +89,14 @@ impl Machine {
         let Some(refusal) = observation.errors.first() else {
             let summary = action.params.get("summary").and_then(Value::as_str).unwrap_or_default();
             store::set_succeeded(tx, task_id, summary)?;
-            self.audit.append(&AuditLine {
+            self.append(&AuditLine {
                 summary: Some(summary.to_owned()),
                 verified: Some(evidence),
                 ..AuditLine::new(AuditEvent::Succeeded, task_id, Some(&action.action_id))
             })?;
             return Ok(TaskStatus::Succeeded);
         };
-        self.audit.append(&AuditLine {
+        self.append(&AuditLine {
             observation: Some(evidence.observation),
             screenshots: Some(evidence.screenshots),
             ..AuditLine::new(AuditEvent::DoneRefused, task_id, Some(&action.action_id))
