@@ -24,7 +24,6 @@ pub use navguard_fixtures as fixtures;
 pub mod gate;
 pub mod libtest;
 pub mod progress;
-pub mod replay;
 pub mod report;
 pub mod run_context;
 pub mod runner;

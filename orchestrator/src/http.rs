@@ -237,6 +237,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/agent/cancel", post(cancel))
         .route("/api/agent/status", get(status))
         .route("/api/agent/audit", get(audit))
+        .route("/api/agent/export", get(export))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), authorize))
         .with_state(state)
 }
@@ -321,6 +322,19 @@ async fn audit(
 ) -> Result<Response, ApiError> {
     let log = state.service.audit_log(task_query(query)?).await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], log).into_response())
+}
+
+/// The task's audit, screenshots and replay page, as one zip archive.
+async fn export(
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<TaskQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let task = task_query(query)?;
+    let archive = state.service.export(task.clone()).await?;
+    // A task id is the service's own (letters, digits and dashes): safe in a file name.
+    let disposition = format!("attachment; filename=\"{task}.zip\"");
+    Ok(([(header::CONTENT_TYPE, "application/zip".to_owned()), (header::CONTENT_DISPOSITION, disposition)], archive)
+        .into_response())
 }
 
 #[cfg(test)]

@@ -8,11 +8,13 @@
 
 pub mod audit;
 pub mod executor;
+pub mod export;
 pub mod http;
 pub mod model;
 pub mod planner;
 mod post;
 pub mod redact;
+pub mod replay;
 pub mod risk;
 pub mod service;
 pub mod wire;

@@ -16,7 +16,7 @@ pub struct ReplayArgs {
 /// Writes the page; says how many events it holds, or why it could not (exit 2).
 pub fn replay(args: &ReplayArgs) -> ExitCode {
     let ReplayArgs { audit, output } = args;
-    match crate::replay::replay(audit, output) {
+    match navguard_orchestrator::replay::replay(audit, output) {
         Ok(n) => {
             println!("navguard replay: {n} events of {} in {}", audit.display(), output.display());
             ExitCode::SUCCESS

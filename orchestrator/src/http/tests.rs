@@ -335,3 +335,54 @@ fn the_secret_comparison_needs_every_byte_and_the_length() {
     assert!(!same_secret(b"0123456789abcdef0", b"0123456789abcdef"));
     assert!(!same_secret(b"", b"0123456789abcdef"));
 }
+
+/// A GET's status, content type and bytes.
+async fn get_bytes(base: &str, path: &str) -> (u16, String, Vec<u8>) {
+    let url = format!("{base}{path}");
+    tokio::task::spawn_blocking(move || {
+        let client = crate::post::client(Duration::from_secs(10));
+        let mut response = client.get(&url).header("Authorization", format!("Bearer {SECRET}")).call().unwrap();
+        let kind = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        (response.status().as_u16(), kind, response.body_mut().read_to_vec().unwrap())
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_answers_a_zip_of_the_audit_its_screenshots_and_the_replay_page() {
+    use base64::Engine;
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve(dir.path()).await;
+    let plan = json!([{"round": 1, "tool": "navigate", "args": {"url": "http://127.0.0.1:1/shop"}}]);
+    let (_, started) = call(&base, "/api/agent/start", json!({"goal": "look", "plan": plan})).await;
+    let task = started["taskId"].as_str().unwrap().to_owned();
+    let (_, next) = call(&base, "/api/agent/next", json!({"taskId": task})).await;
+    let action = next["action"]["actionId"].as_str().unwrap().to_owned();
+    let png = b"\x89PNG\r\n\x1a\n-a-screenshot".to_vec();
+    let shot = base64::engine::general_purpose::STANDARD.encode(&png);
+    let seen = json!({"url": "http://127.0.0.1:1/shop", "title": "Shop", "artifacts": {"screenshots": [shot]}});
+    let report = json!({"taskId": task, "actionId": action, "observation": seen});
+    assert_eq!(call(&base, "/api/agent/report", report).await.0, 200);
+
+    let (status, kind, bytes) = get_bytes(&base, &format!("/api/agent/export?taskId={task}")).await;
+    assert_eq!((status, kind.as_str()), (200, "application/zip"));
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut names: Vec<String> = zip.file_names().map(|name| name.unwrap().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, ["replay.html".to_owned(), format!("{action}-0.png"), format!("{task}.jsonl")]);
+    let mut read = |name: &str| {
+        let mut bytes = Vec::new();
+        zip.by_name(name).unwrap().read_to_end(&mut bytes).unwrap();
+        bytes
+    };
+    assert_eq!(read(&format!("{action}-0.png")), png);
+    let audit = String::from_utf8(read(&format!("{task}.jsonl"))).unwrap();
+    assert!(audit.lines().any(|l| l.contains("\"event\":\"reported\"")), "{audit}");
+    let page = String::from_utf8(read("replay.html")).unwrap();
+    assert!(page.contains("Task ") && page.contains("data:image/png;base64,"), "the page stands alone: {page}");
+
+    let (status, _, body) = get_bytes(&base, "/api/agent/export?taskId=t-none").await;
+    assert_eq!(status, 404, "{}", String::from_utf8_lossy(&body));
+}

@@ -51,6 +51,9 @@ pub enum ServiceError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Audit(#[from] AuditError),
+    /// The task's archive could not be made.
+    #[error(transparent)]
+    Export(#[from] crate::export::ExportError),
     /// The call panicked on the store thread (a bug; the thread goes on with the next call).
     #[error("a call to the task store did not finish: it panicked (see the log)")]
     Panicked,
@@ -67,7 +70,7 @@ impl ServiceError {
             Self::Conflict(_) => ErrorCode::Conflict,
             // A screenshot that is not base64 is the caller's: nothing was written.
             Self::BadRequest(_) | Self::Audit(AuditError::Screenshot { .. }) => ErrorCode::BadRequest,
-            Self::Store(_) | Self::Audit(_) | Self::Panicked | Self::Thread(_) => ErrorCode::Internal,
+            Self::Store(_) | Self::Audit(_) | Self::Export(_) | Self::Panicked | Self::Thread(_) => ErrorCode::Internal,
         }
     }
 }
@@ -241,6 +244,11 @@ impl Service {
     /// The task's audit log (JSONL).
     pub async fn audit_log(&self, task_id: String) -> Result<String, ServiceError> {
         self.run(move |m| m.audit_log(&task_id)).await
+    }
+
+    /// The task's audit, screenshots and replay page as one zip archive.
+    pub async fn export(&self, task_id: String) -> Result<Vec<u8>, ServiceError> {
+        self.run(move |m| m.export(&task_id)).await
     }
 }
 

@@ -178,6 +178,12 @@ impl Machine {
         let path = self.audit.path(task_id);
         std::fs::read_to_string(&path).map_err(|source| ServiceError::Audit(AuditError::Io { path, source }))
     }
+
+    /// The task's archive; on the store thread, so that no line is half written meanwhile.
+    pub(crate) fn export(&self, task_id: &str) -> Result<Vec<u8>, ServiceError> {
+        self.store.read(|conn| status_of(conn, task_id))?;
+        Ok(crate::export::archive(task_id, &self.audit.path(task_id))?)
+    }
 }
 
 #[cfg(test)]

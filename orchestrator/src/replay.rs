@@ -1,11 +1,11 @@
-//! `navguard replay <audit.jsonl> -o page.html`: one self-contained page of a task's audit:
-//! each step with its action, risk, confirmation and observation, and its screenshots inline.
-//! Each line is read as the orchestrator's own [`AuditLine`], the type its audit writes: a line
-//! that is not one is named by its number.
+//! The replay: one self-contained page of a task's audit, each step with its action, risk,
+//! confirmation and observation, and its screenshots inline (`navguard replay <audit.jsonl> -o
+//! page.html`, and the page in `/api/agent/export`'s archive). Each line is read as the audit's
+//! own [`AuditLine`]: a line that is not one is named by its number.
 
+use crate::audit::AuditLine;
 use base64::Engine;
 use maud::{DOCTYPE, Markup, html};
-use navguard_orchestrator::audit::AuditLine;
 use std::path::{Path, PathBuf};
 
 /// Why a replay could not be written.
@@ -27,12 +27,33 @@ pub enum ReplayError {
     },
 }
 
+impl ReplayError {
+    /// A failed read or write of `path`.
+    pub fn from_io(path: &Path) -> impl FnOnce(std::io::Error) -> Self + use<> {
+        let path = path.to_owned();
+        move |source| Self::Io { path, source }
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + use<> {
+    ReplayError::from_io(path)
+}
+
 /// Reads the audit at `audit` and writes the page to `out`; returns how many events it shows.
 pub fn replay(audit: &Path, out: &Path) -> Result<usize, ReplayError> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| ReplayError::Io { path, source }
-    };
+    let events = read(audit)?;
+    let folder = audit.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::write(out, page_html(&audit.display().to_string(), &events, folder)).map_err(io(out))?;
+    Ok(events.len())
+}
+
+/// The page of `events`, read from `source`, with the screenshots in `folder` inline.
+pub fn page_html(source: &str, events: &[AuditLine], folder: &Path) -> String {
+    page(source, events, folder).into_string()
+}
+
+/// The audit's lines, in order.
+pub fn read(audit: &Path) -> Result<Vec<AuditLine>, ReplayError> {
     let text = std::fs::read_to_string(audit).map_err(io(audit))?;
     let mut events = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -43,13 +64,10 @@ pub fn replay(audit: &Path, out: &Path) -> Result<usize, ReplayError> {
         })?;
         events.push(event);
     }
-    let folder = audit.parent().unwrap_or_else(|| Path::new("."));
-    let page = page(audit, &events, folder);
-    std::fs::write(out, page.into_string()).map_err(io(out))?;
-    Ok(events.len())
+    Ok(events)
 }
 
-fn page(audit: &Path, events: &[AuditLine], folder: &Path) -> Markup {
+fn page(source: &str, events: &[AuditLine], folder: &Path) -> Markup {
     let task = events.first().map_or("?", |e| e.task_id.as_str());
     html! {
         (DOCTYPE)
@@ -61,7 +79,7 @@ fn page(audit: &Path, events: &[AuditLine], folder: &Path) -> Markup {
             }
             body {
                 h1 { "Task " (task) }
-                p { "From " code { (audit.display()) } ", " (events.len()) " events." }
+                p { "From " code { (source) } ", " (events.len()) " events." }
                 @for (n, event) in events.iter().enumerate() { (step(n, event, folder)) }
             }
         }
