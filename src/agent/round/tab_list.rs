@@ -38,20 +38,23 @@ pub(crate) async fn list_tabs(port: &dyn BrowserPort, tabs: &TaskTabs) -> Result
 
 /// One tab's title and URL; `None` when it is gone. The title's answer comes after every event
 /// the browser sent before it, so what the events then say of the tab is as new as a read of
-/// the browser would be; the browser is read only for a tab with no commit yet. A page blocked
-/// by a dialog cannot answer a script: it is listed without a title rather than waited for.
+/// the browser would be; the browser is read for a tab with no commit yet, and for one whose
+/// script failed as if it were gone (a tab between two documents fails so too, and stays). A
+/// page blocked by a dialog cannot answer a script: it is listed without a title rather than
+/// waited for.
 async fn read_tab(port: &dyn BrowserPort, tab: &TabId) -> Result<Option<(String, String)>, BrowserError> {
     let blocked = port.tab_known(tab).is_some_and(|known| known.dialog.is_some());
-    let title = if blocked {
-        String::new()
+    let (title, maybe_gone) = if blocked {
+        (String::new(), false)
     } else {
         match tokio::time::timeout(TITLE_DEADLINE, port.evaluate(tab, "document.title")).await {
-            Ok(Ok(Value::String(title))) => title,
-            Ok(Err(e)) if e.is_tab_gone() => return Ok(None),
-            _ => String::new(),
+            Ok(Ok(Value::String(title))) => (title, false),
+            Ok(Err(e)) if e.is_tab_gone() => (String::new(), true),
+            _ => (String::new(), false),
         }
     };
-    let info = match port.tab_known(tab) {
+    let known = if maybe_gone { None } else { port.tab_known(tab) };
+    let info = match known {
         Some(info) => info,
         None => match port.tab(tab).await {
             Ok(info) => info,
