@@ -4,7 +4,7 @@
 //! Stored, not compressed: the screenshots are compressed already and the rest is small.
 
 use crate::audit::AuditLine;
-use crate::replay::{ReplayError, page_html, read};
+use crate::replay::{ReplayError, page_html, parse};
 use std::collections::BTreeSet;
 use std::io::{Cursor, Write};
 use std::path::Path;
@@ -26,12 +26,12 @@ pub enum ExportError {
 /// The archive of the task whose audit is `audit` (its screenshots beside it).
 pub fn archive(task_id: &str, audit: &Path) -> Result<Vec<u8>, ExportError> {
     let folder = audit.parent().unwrap_or_else(|| Path::new("."));
-    let lines = read(audit)?;
-    let jsonl = std::fs::read(audit).map_err(ReplayError::from_io(audit))?;
+    let jsonl = std::fs::read_to_string(audit).map_err(ReplayError::from_io(audit))?;
+    let lines = parse(&jsonl, audit)?;
     let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
     let mut zip = ZipWriter::new(Cursor::new(Vec::new()));
     zip.start_file(format!("{task_id}.jsonl"), stored)?;
-    zip.write_all(&jsonl)?;
+    zip.write_all(jsonl.as_bytes())?;
     for name in screenshots(&lines) {
         // A name is the service's own (`<actionId>-<n>.png`); only a plain file name is taken,
         // and a file that is gone is left out, as the replay leaves it out.

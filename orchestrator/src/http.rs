@@ -184,20 +184,20 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self(client_of(&parts.headers, ClientKind::Api)))
+        Ok(Self(client_of(&parts.headers)))
     }
 }
 
-/// The client the headers describe; `kind` unless it says it is the executor. Only the
-/// console's own session makes a request the console's: a header cannot claim it.
-pub(crate) fn client_of(headers: &HeaderMap, kind: ClientKind) -> Client {
+/// The client the headers describe: the executor when it says so, else an API caller. A
+/// header cannot claim the console.
+fn client_of(headers: &HeaderMap) -> Client {
     let text = |name: &str| {
         let value = headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim).filter(|v| !v.is_empty());
         value.map(|v| v.chars().take(CLIENT_TEXT_MAX).collect::<String>())
     };
     let executor = text(CLIENT_HEADER).is_some_and(|k| k == ClientKind::Executor.name());
     Client {
-        kind: if executor { ClientKind::Executor } else { kind },
+        kind: if executor { ClientKind::Executor } else { ClientKind::Api },
         id: text(CLIENT_ID_HEADER).unwrap_or_else(|| "anonymous".to_owned()),
         browser: text(BROWSER_HEADER),
         user_agent: text(header::USER_AGENT.as_str()),

@@ -35,15 +35,11 @@ impl ReplayError {
     }
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReplayError + use<> {
-    ReplayError::from_io(path)
-}
-
 /// Reads the audit at `audit` and writes the page to `out`; returns how many events it shows.
 pub fn replay(audit: &Path, out: &Path) -> Result<usize, ReplayError> {
     let events = read(audit)?;
     let folder = audit.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::write(out, page_html(&audit.display().to_string(), &events, folder)).map_err(io(out))?;
+    std::fs::write(out, page_html(&audit.display().to_string(), &events, folder)).map_err(ReplayError::from_io(out))?;
     Ok(events.len())
 }
 
@@ -54,7 +50,11 @@ pub fn page_html(source: &str, events: &[AuditLine], folder: &Path) -> String {
 
 /// The audit's lines, in order.
 pub fn read(audit: &Path) -> Result<Vec<AuditLine>, ReplayError> {
-    let text = std::fs::read_to_string(audit).map_err(io(audit))?;
+    parse(&std::fs::read_to_string(audit).map_err(ReplayError::from_io(audit))?, audit)
+}
+
+/// The lines of `text`, the audit read from `audit`, in order.
+pub fn parse(text: &str, audit: &Path) -> Result<Vec<AuditLine>, ReplayError> {
     let mut events = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let event: AuditLine = serde_json::from_str(line).map_err(|source| ReplayError::BadLine {
