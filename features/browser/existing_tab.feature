@@ -101,21 +101,22 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
     Then the page's title is "Page"
     And the fixture site served "/gate" 2 times
 
+  # `bfcache=no` keeps the page out of both browsers' back/forward cache, so going back loads it
+  # anew. `Cache-Control: no-store` alone, or with a held Web Lock and a fetch in flight, did not:
+  # Chromium 156 restored such a page now and then (seen 2026-11-25 and 2026-11-27).
   @contract-browser-old-url-until-commit
   Scenario: Going back to a page that the back/forward cache cannot keep
     Given the site releases "Earlier"
-    And a tab is open on "{site}/gate?name=Earlier"
-    And the page runs "new Promise(held => navigator.locks.request('navguard-hold', () => { held(0); return new Promise(() => {}); }))"
-    And the page runs "(fetch('/slow?delay=60000&title=Held').catch(() => {}), 0)"
+    And a tab is open on "{site}/gate?name=Earlier&bfcache=no"
     And the user navigates the tab to "{site}/page?title=Later"
     And the tab's "load" event arrives
     When the user goes back
-    And the tab's navigation to "{site}/gate?name=Earlier" starts
+    And the tab's navigation to "{site}/gate?name=Earlier&bfcache=no" starts
     Then the tab's URL is "{site}/page?title=Later"
-    And the tab's pending URL is "{site}/gate?name=Earlier"
+    And the tab's pending URL is "{site}/gate?name=Earlier&bfcache=no"
     When the site releases "Earlier"
     And the tab's "load" event arrives
-    Then the tab's URL is "{site}/gate?name=Earlier"
+    Then the tab's URL is "{site}/gate?name=Earlier&bfcache=no"
     And the fixture site served "/gate" 2 times
 
   # Under WebDriver BiDi both browsers keep /cached in their back/forward cache and bring that

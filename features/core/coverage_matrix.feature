@@ -152,18 +152,15 @@ Feature: The navigation design's coverage matrix: every navigation path that lea
     When the agent runs the task
     Then the task stops with "The page could not be observed, agent stopped"
 
-  # The page holds a lock so that the browser does not keep it to show again: the way back loads
-  # it anew, slowly. Chromium 156 still restored it when the user went back 0.2 s after it was
-  # left (seen once, 2026-11-27); going back half a second or more after, it never did. So the
-  # model's second round waits a second before the user goes back.
+  # `bfcache=no` keeps the first page out of the browser's back/forward cache, so the way back
+  # loads it anew, slowly. A held Web Lock did not: Chromium 156 restored the page now and then.
   Scenario: The user goes back on the pinned tab between rounds: the loop top catches it
-    Given the agent starts on "{site}/slow?delay=1500&title=First"
-    And the page runs "new Promise(held => navigator.locks.request('navguard-hold', () => { held(0); return new Promise(() => {}); }))"
+    Given the agent starts on "{site}/slow?delay=1500&title=First&bfcache=no"
     And before round 3 the user goes back
     And the model plans:
       | round | tool     | args                                 |
       | 1     | navigate | {"url": "{site}/page?title=Second"}  |
-      | 2     | wait     | {"ms": 1000}                         |
+      | 2     | wait     | {"ms": 10}                           |
       | 3     | done     | {"summary": "back again"}            |
     When the agent runs the task
     Then the task succeeds

@@ -1,14 +1,14 @@
 //! Responses held back: for a time (`/slow`, `/data`), until a gate is released (`/gate`), until
 //! the site shuts down (`/never`, the `/events` stream). Every hold ends when the site shuts down.
 
-use super::pages::plain_page;
+use super::pages::PlainPage;
 use super::{Page, Query_};
 use crate::params::Params;
 use crate::state::SiteState;
 use axum::body::Body;
 use axum::extract::{Query, State};
 use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -30,11 +30,11 @@ pub(super) fn released() -> Response {
 pub(super) async fn slow(State(state): State<SiteState>, Query(q): Query_) -> Page {
     let p = Params(q);
     let delay = p.ms("delay", 1000)?;
-    let body = plain_page(&p, "Slow")?;
+    let page = PlainPage::new(&p, "Slow")?;
     if !hold(&state, delay).await {
         return Ok(released());
     }
-    Ok(Html(body).into_response())
+    Ok(page.into_response())
 }
 
 pub(super) async fn never(State(state): State<SiteState>) -> Response {
@@ -45,11 +45,11 @@ pub(super) async fn never(State(state): State<SiteState>) -> Response {
 pub(super) async fn gate(State(state): State<SiteState>, Query(q): Query_) -> Page {
     let p = Params(q);
     let name = p.text("name", "gate");
-    let body = plain_page(&p, &name)?;
+    let page = PlainPage::new(&p, &name)?;
     if !state.pass(&name).await {
         return Ok(released());
     }
-    Ok(Html(body).into_response())
+    Ok(page.into_response())
 }
 
 /// The event stream `/stream` keeps open: a comment at once, then an event every [`TICK`] ms,

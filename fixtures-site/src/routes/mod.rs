@@ -43,10 +43,10 @@ type Page = Result<Response, BadParam>;
 /// test holds the two together); `navguard-site` prints them. The router also serves what some
 /// of them post to: `/session` (`/login`), `/order` and `/delete` (`/shop`).
 pub const ROUTES: &[&str] = &[
-    "/page?title=T&go=U&blank=U&open=U",
-    "/slow?delay=MS&title=T",
+    "/page?title=T&go=U&blank=U&open=U&bfcache=no",
+    "/slow?delay=MS&title=T&bfcache=no",
     "/never",
-    "/gate?name=N&title=T",
+    "/gate?name=N&title=T&bfcache=no",
     "/redirect?to=URL&status=302&delay=MS",
     "/meta-refresh?to=URL&after=S",
     "/js-redirect?to=URL&after=MS",

@@ -5,23 +5,48 @@ use super::{Page, Query_};
 use crate::params::{BadParam, Params};
 use crate::template::{self, html, js_string, render};
 use axum::extract::Query;
-use axum::response::{Html, IntoResponse};
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
 
-pub(super) fn plain_page(p: &Params, default_title: &str) -> Result<String, BadParam> {
-    let title = p.text("title", default_title);
-    Ok(render(
-        template::PAGE,
-        &[
-            ("title", html(&title)),
-            ("go", html(&p.url("go", Some("/page?title=Next"))?)),
-            ("blank", html(&p.url("blank", Some("/page?title=Blank"))?)),
-            ("open_js", js_string(&p.url("open", Some("/page?title=Opened"))?)),
-        ],
-    ))
+/// A plain page (`/page`, `/slow`, `/gate`), whole: its body, and with `bfcache=no` what keeps it
+/// out of both browsers' back/forward cache. Going back to such a page always loads it anew.
+pub(super) struct PlainPage {
+    body: String,
+    refuses_bfcache: bool,
+}
+
+/// What a page that refuses the back/forward cache adds: Firefox never keeps a page with an
+/// `unload` listener.
+const UNLOAD_LISTENER: &str = "<script>addEventListener(\"unload\", () => {});</script>";
+
+impl PlainPage {
+    pub(super) fn new(p: &Params, default_title: &str) -> Result<Self, BadParam> {
+        let refuses_bfcache = p.refuses_bfcache()?;
+        let title = p.text("title", default_title);
+        let body = render(
+            template::PAGE,
+            &[
+                ("title", html(&title)),
+                ("go", html(&p.url("go", Some("/page?title=Next"))?)),
+                ("blank", html(&p.url("blank", Some("/page?title=Blank"))?)),
+                ("open_js", js_string(&p.url("open", Some("/page?title=Opened"))?)),
+                ("unload", if refuses_bfcache { UNLOAD_LISTENER.to_owned() } else { String::new() }),
+            ],
+        );
+        Ok(Self { body, refuses_bfcache })
+    }
+
+    /// Chromium keeps only pages answered 200 (its `HTTPStatusNotOK` reason; a page blocker
+    /// such as a held Web Lock no longer holds on Chromium 156), so a page that refuses the
+    /// cache is answered 203, which shows the same.
+    pub(super) fn into_response(self) -> Response {
+        let status = if self.refuses_bfcache { StatusCode::NON_AUTHORITATIVE_INFORMATION } else { StatusCode::OK };
+        (status, Html(self.body)).into_response()
+    }
 }
 
 pub(super) async fn page(Query(q): Query_) -> Page {
-    Ok(Html(plain_page(&Params(q), "Page")?).into_response())
+    Ok(PlainPage::new(&Params(q), "Page")?.into_response())
 }
 
 pub(super) async fn link(Query(q): Query_) -> Page {

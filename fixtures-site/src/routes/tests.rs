@@ -49,6 +49,7 @@ async fn a_bad_parameter_is_a_400_naming_it() {
         ("/form?method=put", "method"),
         ("/popup?to=javascript:alert(1)", "to"),
         ("/status?code=700", "code"),
+        ("/page?bfcache=yes", "bfcache"),
     ] {
         let (status, body) = get(&state, uri).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {body}");
@@ -163,6 +164,24 @@ async fn the_next_pages_carry_their_titles_and_elements() {
             assert!(body.contains(needle), "{uri}: no {needle:?} in\n{body}");
         }
     }
+}
+
+#[tokio::test]
+async fn a_plain_page_that_refuses_the_back_forward_cache_says_so_both_ways() {
+    let (_shutdown, state) = state();
+    let (status, body) = get(&state, "/page?title=Kept").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!body.contains("unload"), "{body}");
+    let (status, body) = get(&state, "/page?title=Gone&bfcache=no").await;
+    assert_eq!(status, StatusCode::NON_AUTHORITATIVE_INFORMATION, "Chromium keeps only pages answered 200");
+    assert!(body.contains("addEventListener(\"unload\""), "Firefox keeps no page with an unload listener: {body}");
+    assert!(body.contains("<title>Gone</title>"), "{body}");
+    // The held routes answer the same once they let the page through.
+    state.release("G");
+    let (status, _) = get(&state, "/gate?name=G&bfcache=no").await;
+    assert_eq!(status, StatusCode::NON_AUTHORITATIVE_INFORMATION);
+    let (status, _) = get(&state, "/slow?delay=0&bfcache=no").await;
+    assert_eq!(status, StatusCode::NON_AUTHORITATIVE_INFORMATION);
 }
 
 #[tokio::test]
