@@ -431,3 +431,109 @@ fn done_is_verified_by_the_executor_chromium() {
 fn done_is_verified_by_the_executor_firefox() {
     done_is_verified_by_the_executor("firefox");
 }
+
+/// Waits until the task's status answer satisfies `holds`; that answer.
+fn wait_for(server: &Server, task: &str, what: &str, holds: impl Fn(&Value) -> bool) -> Value {
+    let started = Instant::now();
+    loop {
+        let last = status(server, task);
+        if holds(&last) {
+            return last;
+        }
+        assert!(started.elapsed() < TASK_DEADLINE, "{what}: not within {TASK_DEADLINE:?}; last {last}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The user's word on `origin`.
+fn permit(server: &Server, origin: &str, granted: bool) {
+    let (code, body) = post(server, "/api/agent/permissions", &json!({"origin": origin, "granted": granted}));
+    assert_eq!((code, &body), (200, &json!({"origin": origin, "granted": granted})));
+}
+
+/// With `--permissions ask`: the first click waits for its site, and nothing reaches the site
+/// until the user grants it; the second, high risk, held for the user's confirmation while its page moved
+/// to another origin, is refused by the executor at the last moment and waits for that origin;
+/// refused, it never runs.
+#[test]
+fn with_permissions_ask_an_action_waits_for_its_site_and_the_executor_checks_it_at_the_last_moment() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    // `continue` makes the page's one button ("Continue") high risk to the service once it has
+    // seen the page: the second click waits for the user. (The executor keeps its own words.)
+    let args = ["--permissions", "ask", "--risk-words", "continue"];
+    let server = Server::start_with(&dir.path().join("serve"), "127.0.0.1:0", &args, &[]);
+    let _executor = Executor::start(&server, dir.path(), "chromium", None);
+    let (origin, other) = (site.site.site.clone(), site.site.other.clone());
+    // A click fetches /gate?name=away (held until this test releases it), then goes to a page
+    // of the other origin that polls /data once loaded.
+    let url = site.url(&format!("/fetch-then-go?gate=away&to={other}/poll?title=Away"));
+    let plan = json!([
+        {"round": 1, "tool": "click", "args": {"selector": "#go"}},
+        {"round": 2, "tool": "click", "args": {"selector": "#go"}},
+        {"round": 3, "tool": "done", "args": {"summary": "away", "expect": {"title": "Away"}}},
+    ]);
+    let task = start_task(&server, &url, plan);
+    let a = |n: u32| format!("{task}-a{n}");
+
+    let waiting =
+        wait_for(&server, &task, "the first click waits for its site", |s| s["pendingPermission"] != Value::Null);
+    assert_eq!(waiting["status"], "WAITING_CONFIRMATION", "{waiting}");
+    assert_eq!(
+        (&waiting["pendingPermission"]["origin"], &waiting["pendingAction"]["actionId"]),
+        (&json!(origin), &json!(a(0)))
+    );
+    assert_eq!(site.hits("/gate"), 0, "nothing reached the site");
+    permit(&server, &origin, true);
+    wait_until("the click reaches the site", TASK_DEADLINE, || site.hits("/gate") == 1);
+
+    // The second click waits for its confirmation while the page moves to the other origin.
+    wait_for(&server, &task, "the second click waits for a confirmation", |s| s["pendingAction"]["actionId"] == a(1));
+    site.site.state.release("away");
+    wait_until("the other origin's page loads and polls", TASK_DEADLINE, || site.hits("/data") >= 1);
+    confirm(&server, &task, &a(1), true);
+    let moved =
+        wait_for(&server, &task, "the executor refuses the moved page", |s| s["pendingPermission"] != Value::Null);
+    assert_eq!(
+        (&moved["pendingPermission"]["origin"], &moved["pendingAction"]["actionId"]),
+        (&json!(other), &json!(a(1)))
+    );
+    permit(&server, &other, false);
+    // Refused, the click never runs. The task cannot go on either: the agent core stops a task
+    // whose page moved to another origin by itself, at the top of its next round.
+    let ended = wait_for(&server, &task, "the task ends", |s| {
+        ["SUCCEEDED", "FAILED", "CANCELED"].contains(&s["status"].as_str().unwrap())
+    });
+    assert_eq!(ended["status"], "FAILED", "{ended}");
+    assert!(ended["error"].as_str().unwrap().contains("different origin"), "{ended}");
+
+    let (code, body) = get(&server, "/api/agent/permissions");
+    let kept: Value = serde_json::from_str(&body).unwrap();
+    let words: Vec<(&Value, &Value)> =
+        kept["origins"].as_array().unwrap().iter().map(|g| (&g["origin"], &g["granted"])).collect();
+    assert_eq!(code, 200);
+    assert!(
+        words.contains(&(&json!(origin), &json!(true))) && words.contains(&(&json!(other), &json!(false))),
+        "{kept}"
+    );
+    let lines = audit(&server, &task);
+    let sequence: Vec<&str> = lines
+        .iter()
+        .map(|l| l["event"].as_str().unwrap())
+        .filter(|e| e.starts_with("permission") || e.starts_with("refused"))
+        .collect();
+    assert_eq!(
+        sequence,
+        [
+            "permission-requested",
+            "permission-granted",
+            "refused-not-permitted",
+            "permission-requested",
+            "permission-refused"
+        ],
+        "{lines:?}"
+    );
+    let refused = events(&lines, "refused-not-permitted")[0];
+    assert_eq!(refused["observation"]["errors"][0]["code"], "PERMISSION_DENIED", "{refused}");
+    assert!(refused["observation"]["url"].as_str().unwrap().starts_with(&other), "{refused}");
+}

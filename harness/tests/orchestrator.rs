@@ -504,3 +504,54 @@ fn every_audit_line_of_a_request_names_its_client_and_a_header_cannot_claim_the_
     assert_eq!((handed["kind"].as_str(), handed["id"].as_str()), (Some("api"), Some("anonymous")), "{audit}");
     assert_eq!(handed["browser"], "firefox", "{audit}");
 }
+
+#[test]
+fn a_site_s_grant_is_kept_as_browsers_write_origins_survives_kill_9_and_a_bad_origin_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--permissions", "ask"];
+    let server = Server::start_with(dir.path(), "127.0.0.1:0", &args, &[]);
+    let grant = |server: &Server, origin: &str, granted: bool| {
+        post(server, "/api/agent/permissions", &json!({"origin": origin, "granted": granted}))
+    };
+    assert_eq!(
+        grant(&server, "HTTP://127.0.0.1:80/", true),
+        (200, json!({"origin": "http://127.0.0.1", "granted": true}))
+    );
+    for (body, field) in [
+        (json!({"origin": "http://127.0.0.1:1/shop", "granted": true}), "origin"),
+        (json!({"origin": "about:blank", "granted": true}), "origin"),
+        (json!({"origin": "http://127.0.0.1:1"}), "granted"),
+        (json!({"origin": "http://127.0.0.1:1", "granted": true, "sites": []}), "sites"),
+    ] {
+        let (code, answer) = post(&server, "/api/agent/permissions", &body);
+        assert_eq!((code, answer["error"]["code"].as_str()), (400, Some("BAD_REQUEST")), "{body}: {answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains(field), "{body}: {answer}");
+    }
+    assert_eq!(post_raw(&server, "/api/agent/permissions", "{}", None).1["error"]["code"], "UNAUTHORIZED");
+
+    // A click on a site not granted waits; the grant moves it, and the grant outlives kill -9.
+    let task = start(&server, json!([{"round": 1, "tool": "click", "args": {"selector": "#go"}}]));
+    assert_eq!(next(&server, &task), json!({"action": null, "status": "WAITING_CONFIRMATION"}));
+    assert_eq!(status(&server, &task)["pendingPermission"], json!({"origin": "http://127.0.0.1:1"}));
+    server.kill();
+    let server = Server::start_with(dir.path(), "127.0.0.1:0", &args, &[]);
+    assert_eq!(status(&server, &task)["pendingPermission"], json!({"origin": "http://127.0.0.1:1"}), "still waiting");
+    assert_eq!(grant(&server, "http://127.0.0.1:1", true).0, 200);
+    let click = next(&server, &task)["action"].clone();
+    assert_eq!((click["type"].as_str(), click["grantedOrigin"].as_str()), (Some("click"), Some("http://127.0.0.1:1")));
+    server.kill();
+    let server = Server::start_with(dir.path(), "127.0.0.1:0", &args, &[]);
+    let (_, listed) = get(&server, "/api/agent/permissions");
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let words: Vec<(&str, bool)> = listed["origins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["origin"].as_str().unwrap(), g["granted"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(words, [("http://127.0.0.1", true), ("http://127.0.0.1:1", true)]);
+    assert!(
+        listed["origins"].as_array().unwrap().iter().all(|g| g["ts"].as_i64().is_some_and(|ts| ts > 0)),
+        "{listed}"
+    );
+}

@@ -49,6 +49,15 @@ navguard::closed_set! {
         Denied = "denied",
         /// The executor refused to run an unconfirmed high-risk action.
         RefusedUnconfirmed = "refused-unconfirmed",
+        /// An action that changes a page waits for the user's grant of its origin.
+        PermissionRequested = "permission-requested",
+        /// The user granted the origin an action waited on: it is handed out.
+        PermissionGranted = "permission-granted",
+        /// The user refused the origin: the action will never run.
+        PermissionRefused = "permission-refused",
+        /// The executor found the page on an origin not granted at the last moment: the action
+        /// did not run.
+        RefusedNotPermitted = "refused-not-permitted",
         /// The page was still navigating: the action did not run and is handed out again.
         WaitingPage = "waiting-page",
         /// An action ran and its observation was reported.
@@ -104,8 +113,9 @@ pub struct Evidence {
 
 /// One line of a task's audit. Which fields an event fills: `started` goal, url, plan;
 /// `planned` step; `dispatched` and `confirmation-requested` action, risk; `confirmed` and
-/// `denied` confirmation; `reported`, `waiting-page`, `refused-unconfirmed` and `done-refused`
-/// observation, screenshots; `succeeded` summary, verified; `failed` error. A field an event does
+/// `denied` confirmation; `permission-requested` action, origin; `permission-granted` and
+/// `permission-refused` origin; `reported`, `waiting-page`, `refused-unconfirmed`,
+/// `refused-not-permitted` and `done-refused` observation, screenshots; `succeeded` summary, verified; `failed` error. A field an event does
 /// not fill is left out of its line.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -133,6 +143,9 @@ pub struct AuditLine {
     pub risk: Option<Risk>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmation: Option<Confirmation>,
+    /// The origin a permission is asked, granted or refused for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observation: Option<Observation>,
     /// The screenshots' file names, beside the audit.
@@ -171,6 +184,7 @@ impl AuditLine {
             action: None,
             risk: None,
             confirmation: None,
+            origin: None,
             observation: None,
             screenshots: None,
             summary: None,

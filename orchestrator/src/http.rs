@@ -7,8 +7,9 @@ use crate::model::ErrorCode;
 use crate::planner::TaskPlanner;
 use crate::service::{Service, ServiceError, TaskView};
 use crate::wire::{
-    self, CancelAnswer, CancelRequest, ConfirmAnswer, ConfirmRequest, ErrorAnswer, NextAnswer, NextRequest,
-    ReportAnswer, ReportRequest, StartAnswer, StartRequest, StatusAnswer, TaskQuery,
+    self, CancelAnswer, CancelRequest, ConfirmAnswer, ConfirmRequest, ErrorAnswer, GrantView, NextAnswer, NextRequest,
+    PendingPermission, PermissionAnswer, PermissionRequest, PermissionsAnswer, ReportAnswer, ReportRequest,
+    StartAnswer, StartRequest, StatusAnswer, TaskQuery,
 };
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts, Query, Request, State};
@@ -238,6 +239,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/agent/status", get(status))
         .route("/api/agent/audit", get(audit))
         .route("/api/agent/export", get(export))
+        .route("/api/agent/permissions", get(permissions).post(set_permission))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), authorize))
         .with_state(state)
 }
@@ -299,8 +301,9 @@ async fn cancel(
 
 impl From<TaskView> for StatusAnswer {
     fn from(view: TaskView) -> Self {
-        let TaskView { task_id, status, pending, steps, summary, error } = view;
-        Self { task_id, status, pending_action: pending, steps, summary, error }
+        let TaskView { task_id, status, pending, pending_permission, steps, summary, error } = view;
+        let pending_permission = pending_permission.map(|origin| PendingPermission { origin });
+        Self { task_id, status, pending_action: pending, pending_permission, steps, summary, error }
     }
 }
 
@@ -322,6 +325,24 @@ async fn audit(
 ) -> Result<Response, ApiError> {
     let log = state.service.audit_log(task_query(query)?).await?;
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], log).into_response())
+}
+
+/// The user's word on a site: the origin is kept as browsers write it; anything more than an
+/// origin is refused, naming the field.
+async fn set_permission(
+    State(state): State<Arc<AppState>>,
+    Caller(client): Caller,
+    Body(body): Body<PermissionRequest>,
+) -> Result<Answer<PermissionAnswer>, ApiError> {
+    let origin = crate::permissions::parse_origin(&body.origin).map_err(|e| ApiError::bad(e.to_string()))?;
+    let grant = state.service.for_client(client).set_permission(origin, body.granted).await?;
+    Ok(Answer::ok(PermissionAnswer { origin: grant.origin, granted: grant.granted }))
+}
+
+async fn permissions(State(state): State<Arc<AppState>>) -> Result<Answer<PermissionsAnswer>, ApiError> {
+    let grants = state.service.permissions().await?;
+    let origins = grants.into_iter().map(|g| GrantView { origin: g.origin, granted: g.granted, ts: g.ts }).collect();
+    Ok(Answer::ok(PermissionsAnswer { origins }))
 }
 
 /// The task's audit, screenshots and replay page, as one zip archive.

@@ -11,6 +11,7 @@ pub mod executor;
 pub mod export;
 pub mod http;
 pub mod model;
+pub mod permissions;
 pub mod planner;
 mod post;
 pub mod redact;
@@ -67,6 +68,8 @@ pub struct ServeConfig {
     pub risk: risk::RiskPolicy,
     /// The redaction in force (`--redact FILE` on top of the built-in patterns).
     pub redactor: redact::Redactor,
+    /// Whether actions that change a page need the user's grant of their site.
+    pub permissions: permissions::PermissionMode,
 }
 
 /// Checks the config, opens the store, binds, prints the contract's first line, and serves
@@ -80,8 +83,12 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
         return Err(ServeError::NotLoopback(config.addr));
     }
     // Opening blocks (it repairs the audit folder), but before anything is served: it holds up no call.
-    let options =
-        service::ServiceOptions { risk: config.risk, model_plans: config.model.is_some(), redactor: config.redactor };
+    let options = service::ServiceOptions {
+        risk: config.risk,
+        model_plans: config.model.is_some(),
+        redactor: config.redactor,
+        permissions: config.permissions,
+    };
     let service = service::Service::open(&config.data_dir, options)?;
     let planner = config.model.map(|m| Arc::new(m) as Arc<dyn planner::TaskPlanner>);
     let listener = tokio::net::TcpListener::bind(config.addr)

@@ -199,6 +199,11 @@ pub struct Action {
     /// task's first action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_url: Option<String>,
+    /// With `--permissions ask`, on an action that changes a page: the origin the user granted
+    /// it on (the page's as last observed; `null` for a page with no origin). The executor acts
+    /// only if the page's origin is still this one, or another the user granted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granted_origin: Option<String>,
 }
 
 /// One error an executor reports.

@@ -1,4 +1,4 @@
-//! One JSON POST over plain http, what the executor sends the orchestrator and what the
+//! One JSON POST (or GET) over plain http, what the executor sends the orchestrator and what the
 //! orchestrator sends its model: ureq, which blocks, run on tokio's blocking pool under the
 //! agent's global deadline.
 
@@ -18,18 +18,41 @@ pub(crate) async fn post_json(
     headers: &[(&'static str, String)],
     body: String,
 ) -> Result<(u16, String), String> {
+    send(client, url, bearer, headers, Some(body)).await
+}
+
+/// GETs `url`, as [`post_json`] POSTs.
+pub(crate) async fn get_json(
+    client: &ureq::Agent,
+    url: String,
+    bearer: Option<&str>,
+    headers: &[(&'static str, String)],
+) -> Result<(u16, String), String> {
+    send(client, url, bearer, headers, None).await
+}
+
+/// A POST of `body`, or a GET without one.
+async fn send(
+    client: &ureq::Agent,
+    url: String,
+    bearer: Option<&str>,
+    headers: &[(&'static str, String)],
+    body: Option<String>,
+) -> Result<(u16, String), String> {
     let client = client.clone();
-    let authorization = bearer.map(|token| format!("Bearer {token}"));
-    let headers = headers.to_vec();
+    let mut headers = headers.to_vec();
+    if let Some(token) = bearer {
+        headers.push(("Authorization", format!("Bearer {token}")));
+    }
     tokio::task::spawn_blocking(move || {
-        let mut request = client.post(&url).header("Content-Type", "application/json");
-        if let Some(authorization) = &authorization {
-            request = request.header("Authorization", authorization);
-        }
-        for (name, value) in &headers {
-            request = request.header(*name, value);
-        }
-        let mut response = request.send(&body).map_err(|e| e.to_string())?;
+        let sent = match &body {
+            Some(body) => {
+                let request = client.post(&url).header("Content-Type", "application/json");
+                headers.iter().fold(request, |r, (name, value)| r.header(*name, value)).send(body)
+            }
+            None => headers.iter().fold(client.get(&url), |r, (name, value)| r.header(*name, value)).call(),
+        };
+        let mut response = sent.map_err(|e| e.to_string())?;
         let status = response.status().as_u16();
         let text = response.body_mut().read_to_string().map_err(|e| e.to_string())?;
         Ok((status, text))

@@ -138,20 +138,58 @@ pub struct TaskQuery {
     pub task_id: String,
 }
 
-/// `status`'s answer: `{"taskId", "status", "pendingAction", "steps", "summary"?, "error"?}`;
-/// `pendingAction`, `summary` and `error` are written `null` when there is none.
+/// `status`'s answer: `{"taskId", "status", "pendingAction", "pendingPermission", "steps",
+/// "summary"?, "error"?}`; `pendingAction`, `pendingPermission`, `summary` and `error` are
+/// written `null` when there is none.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusAnswer {
     pub task_id: String,
     pub status: TaskStatus,
     pub pending_action: Option<Action>,
+    /// With `--permissions ask`: the origin the pending action waits for the user's grant of.
+    pub pending_permission: Option<PendingPermission>,
     pub steps: u64,
     pub summary: Option<String>,
     pub error: Option<String>,
 }
 
 /// Every error's answer: `{"error": {"code", "message"}}`.
+/// What a task waits for the user's grant of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingPermission {
+    pub origin: String,
+}
+
+/// `POST /api/agent/permissions`: the user's word on an origin.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionRequest {
+    pub origin: String,
+    pub granted: bool,
+}
+
+/// Its answer: the origin as kept (in browsers' form) and the word.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionAnswer {
+    pub origin: String,
+    pub granted: bool,
+}
+
+/// One origin the user gave their word on, and when (ms since the Unix epoch).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantView {
+    pub origin: String,
+    pub granted: bool,
+    pub ts: i64,
+}
+
+/// `GET /api/agent/permissions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PermissionsAnswer {
+    pub origins: Vec<GrantView>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorAnswer {
     pub error: ErrorDetail,
@@ -215,6 +253,7 @@ mod tests {
             requires_confirmation: true,
             confirmed: true,
             task_url: Some("http://127.0.0.1:1/shop".into()),
+            granted_origin: None,
         }
     }
 
@@ -278,33 +317,36 @@ mod tests {
                     task_id: "t1".into(),
                     status: TaskStatus::WaitingConfirmation,
                     pending_action: Some(Action { task_url: None, ..clicking() }),
+                    pending_permission: Some(PendingPermission { origin: "http://127.0.0.1:1".into() }),
                     steps: 1,
                     summary: None,
                     error: None,
                 },
-                r#"{"error":null,"pendingAction":{"actionId":"t1-a1","confirmed":true,"params":{"b":true,"x":[2,1]},"requiresConfirmation":true,"risk":"high","target":{"by":"text","value":"Buy"},"taskId":"t1","type":"click"},"status":"WAITING_CONFIRMATION","steps":1,"summary":null,"taskId":"t1"}"#,
+                r#"{"error":null,"pendingAction":{"actionId":"t1-a1","confirmed":true,"params":{"b":true,"x":[2,1]},"requiresConfirmation":true,"risk":"high","target":{"by":"text","value":"Buy"},"taskId":"t1","type":"click"},"pendingPermission":{"origin":"http://127.0.0.1:1"},"status":"WAITING_CONFIRMATION","steps":1,"summary":null,"taskId":"t1"}"#,
             ),
             (
                 StatusAnswer {
                     task_id: "t1".into(),
                     status: TaskStatus::Succeeded,
                     pending_action: None,
+                    pending_permission: None,
                     steps: 3,
                     summary: Some("bought".into()),
                     error: None,
                 },
-                r#"{"error":null,"pendingAction":null,"status":"SUCCEEDED","steps":3,"summary":"bought","taskId":"t1"}"#,
+                r#"{"error":null,"pendingAction":null,"pendingPermission":null,"status":"SUCCEEDED","steps":3,"summary":"bought","taskId":"t1"}"#,
             ),
             (
                 StatusAnswer {
                     task_id: "t1".into(),
                     status: TaskStatus::Failed,
                     pending_action: None,
+                    pending_permission: None,
                     steps: 1,
                     summary: None,
                     error: Some("the plan ended without a verified done".into()),
                 },
-                r#"{"error":"the plan ended without a verified done","pendingAction":null,"status":"FAILED","steps":1,"summary":null,"taskId":"t1"}"#,
+                r#"{"error":"the plan ended without a verified done","pendingAction":null,"pendingPermission":null,"status":"FAILED","steps":1,"summary":null,"taskId":"t1"}"#,
             ),
         ];
         for (answer, literal) in answers {
@@ -313,14 +355,16 @@ mod tests {
                 task_id: answer.task_id.clone(),
                 status: answer.status,
                 pending: answer.pending_action.clone(),
+                pending_permission: answer.pending_permission.as_ref().map(|p| p.origin.clone()),
                 steps: answer.steps,
                 summary: answer.summary.clone(),
                 error: answer.error.clone(),
             };
             let pending: Option<Action> = view.pending;
+            let permission = view.pending_permission.map(|origin| json!({ "origin": origin }));
             let before = json!({
                 "taskId": view.task_id, "status": view.status.name(), "pendingAction": pending,
-                "steps": view.steps, "summary": view.summary, "error": view.error,
+                "pendingPermission": permission, "steps": view.steps, "summary": view.summary, "error": view.error,
             });
             pinned(&answer, literal, &before);
         }

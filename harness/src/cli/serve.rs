@@ -1,5 +1,6 @@
 //! `navguard serve`: the orchestrator, on loopback.
 
+use navguard_orchestrator::permissions::PermissionMode;
 use navguard_orchestrator::redact::Redactor;
 use navguard_orchestrator::risk::RiskPolicy;
 use std::path::PathBuf;
@@ -33,11 +34,16 @@ pub struct ServeArgs {
     /// top of e-mail addresses, phone numbers and passwords.
     #[arg(long, value_name = "file")]
     pub redact: Option<PathBuf>,
+    /// `ask`: an action that changes a page (click, type, press_key, handle_dialog) runs only on
+    /// an origin the user granted (POST /api/agent/permissions, or the console); the task waits
+    /// for their word on any other. Grants are kept in the data folder. `open`: every site.
+    #[arg(long, value_name = "ask|open", default_value = "open")]
+    pub permissions: PermissionMode,
 }
 
 /// Serves until stopped; a bad argument or environment exits 2, any other failure 1.
 pub async fn serve(args: ServeArgs) -> ExitCode {
-    let ServeArgs { data_dir, addr, model_url, model, risk_words, redact } = args;
+    let ServeArgs { data_dir, addr, model_url, model, risk_words, redact, permissions } = args;
     let redactor = match redact.as_deref().map(Redactor::from_file).transpose() {
         Ok(redactor) => redactor.unwrap_or_default(),
         Err(e) => {
@@ -52,7 +58,7 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         HttpModel::new(base, model, key, HttpModel::DEADLINE)
     });
     let risk = risk_policy(risk_words);
-    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk, redactor };
+    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk, redactor, permissions };
     match navguard_orchestrator::serve(config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

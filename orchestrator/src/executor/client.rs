@@ -6,7 +6,7 @@
 
 use crate::audit::ClientKind;
 use crate::model::Observation;
-use crate::wire::{self, NextAnswer, NextRequest, ReportAnswer, ReportRequest};
+use crate::wire::{self, NextAnswer, NextRequest, PermissionsAnswer, ReportAnswer, ReportRequest};
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -116,9 +116,26 @@ impl Client {
         }
     }
 
-    /// One call, tried until it is answered or refused.
+    /// Whether the user granted `origin` (`GET /api/agent/permissions`): the executor's last
+    /// check before it acts on a page that moved to another origin than its action's grant.
+    pub(crate) async fn granted(&self, origin: &str) -> Result<bool, CallError> {
+        let answer = self.call_with("permissions", "/api/agent/permissions", None).await?;
+        let read: PermissionsAnswer = serde_json::from_value(answer.clone()).map_err(|e| Refused {
+            call: "permissions",
+            status: 200,
+            body: format!("an answer the contract does not know ({e}): {answer}"),
+        })?;
+        Ok(read.origins.iter().any(|g| g.origin == origin && g.granted))
+    }
+
+    /// One POST call, tried until it is answered or refused.
     async fn call(&self, call: &'static str, path: &str, request: &impl Serialize) -> Result<Value, CallError> {
         let body = wire::encode(request).map_err(|source| CallError::Unwritable { call, source })?.to_string();
+        self.call_with(call, path, Some(body)).await
+    }
+
+    /// One call (a POST of `body`, or a GET), tried until it is answered or refused.
+    async fn call_with(&self, call: &'static str, path: &str, body: Option<String>) -> Result<Value, CallError> {
         let mut backoff = FIRST_BACKOFF;
         loop {
             match self.try_once(call, path, body.clone()).await {
@@ -145,11 +162,14 @@ impl Client {
         }
     }
 
-    async fn try_once(&self, call: &'static str, path: &str, body: String) -> Result<Value, Try> {
+    async fn try_once(&self, call: &'static str, path: &str, body: Option<String>) -> Result<Value, Try> {
         let url = format!("{}{path}", self.base);
-        let (status, text) = crate::post::post_json(&self.agent, url, Some(&self.secret), &self.identity, body)
-            .await
-            .map_err(Try::Again)?;
+        let (secret, identity) = (Some(self.secret.as_str()), &self.identity);
+        let sent = match body {
+            Some(body) => crate::post::post_json(&self.agent, url, secret, identity, body).await,
+            None => crate::post::get_json(&self.agent, url, secret, identity).await,
+        };
+        let (status, text) = sent.map_err(Try::Again)?;
         match status {
             200..=299 => serde_json::from_str(&text).map_err(|e| Try::Again(format!("unreadable answer: {e}"))),
             500.. => Err(Try::Again(format!("HTTP {status}"))),

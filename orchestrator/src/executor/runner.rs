@@ -9,6 +9,7 @@ use super::client::{CallError, Client};
 use super::journal::{Entry, Journal, JournalError};
 use super::secrets::Secrets;
 use crate::model::{Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TargetBy, TaskStatus};
+use crate::permissions::origin_of;
 use crate::risk::RiskPolicy;
 use async_trait::async_trait;
 use base64::Engine as _;
@@ -144,6 +145,11 @@ impl<'a> RemotePlanner<'a> {
                 _ => None,
             };
             let seen = fresh.as_ref().or(request.observation);
+            if let Some(why) = self.not_permitted(&action, seen).await? {
+                let observation = self.refusal(seen, ObservationCode::PermissionDenied, why);
+                self.report(state, &action, &observation).await?;
+                continue;
+            }
             if let Some((code, why)) = self.refuse(&action, seen) {
                 let observation = self.refusal(seen, code, why);
                 self.report(state, &action, &observation).await?;
@@ -183,6 +189,21 @@ impl<'a> RemotePlanner<'a> {
             *waited = true;
             tokio::time::sleep(POLL_EVERY).await;
         }
+    }
+
+    /// Why the action must not run on the page as it is now, as far as site permissions go: it
+    /// was granted on one origin, and the page is on another the user has not granted.
+    async fn not_permitted(&self, action: &Action, seen: Option<&Seen>) -> Result<Option<String>, Halt> {
+        let Some(granted) = &action.granted_origin else { return Ok(None) };
+        let origin = origin_of(seen.map_or("", |s| s.url.as_str()));
+        if &origin == granted || self.shared.client.granted(&origin).await? {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "{} was granted on {granted}, and the page is on {origin} now, which the user has not granted: \
+             it did not run; it waits for the user's permission",
+            action.kind
+        )))
     }
 
     /// Why the action must not run now, if it must not.

@@ -202,14 +202,14 @@ async fn every_answer_s_bytes_are_the_contract_s() {
         ),
         (
             200,
-            r#"{"error":null,"pendingAction":{"actionId":"{t}-a0","confirmed":false,"params":{"ms":1},"requiresConfirmation":false,"risk":"low","taskId":"{t}","type":"wait"},"status":"RUNNING","steps":0,"summary":null,"taskId":"{t}"}"#,
+            r#"{"error":null,"pendingAction":{"actionId":"{t}-a0","confirmed":false,"params":{"ms":1},"requiresConfirmation":false,"risk":"low","taskId":"{t}","type":"wait"},"pendingPermission":null,"status":"RUNNING","steps":0,"summary":null,"taskId":"{t}"}"#,
         ),
         (200, r#"{"duplicate":false,"status":"RUNNING"}"#),
         (200, r#"{"duplicate":true,"status":"RUNNING"}"#),
         (200, r#"{"action":null,"status":"WAITING_CONFIRMATION"}"#),
         (
             200,
-            r#"{"error":null,"pendingAction":{"actionId":"{t}-a1","confirmed":false,"params":{"x":[2,1]},"requiresConfirmation":true,"risk":"high","target":{"by":"text","value":"Buy"},"taskId":"{t}","type":"click"},"status":"WAITING_CONFIRMATION","steps":1,"summary":null,"taskId":"{t}"}"#,
+            r#"{"error":null,"pendingAction":{"actionId":"{t}-a1","confirmed":false,"params":{"x":[2,1]},"requiresConfirmation":true,"risk":"high","target":{"by":"text","value":"Buy"},"taskId":"{t}","type":"click"},"pendingPermission":null,"status":"WAITING_CONFIRMATION","steps":1,"summary":null,"taskId":"{t}"}"#,
         ),
         (200, r#"{"status":"RUNNING"}"#),
         (
@@ -224,13 +224,16 @@ async fn every_answer_s_bytes_are_the_contract_s() {
         (200, r#"{"duplicate":false,"status":"SUCCEEDED"}"#),
         (
             200,
-            r#"{"error":null,"pendingAction":null,"status":"SUCCEEDED","steps":3,"summary":"bought","taskId":"{t}"}"#,
+            r#"{"error":null,"pendingAction":null,"pendingPermission":null,"status":"SUCCEEDED","steps":3,"summary":"bought","taskId":"{t}"}"#,
         ),
         (409, r#"{"error":{"code":"CONFLICT","message":"taskId: task {t} has ended (SUCCEEDED)"}}"#),
         (409, r#"{"error":{"code":"CONFLICT","message":"taskId: task {t} has ended (SUCCEEDED)"}}"#),
         (200, r#"{"status":"CANCELED"}"#),
         (200, r#"{"status":"CANCELED"}"#),
-        (200, r#"{"error":null,"pendingAction":null,"status":"CANCELED","steps":0,"summary":null,"taskId":"{u}"}"#),
+        (
+            200,
+            r#"{"error":null,"pendingAction":null,"pendingPermission":null,"status":"CANCELED","steps":0,"summary":null,"taskId":"{u}"}"#,
+        ),
         (200, r#"{"action":null,"status":"CANCELED"}"#),
         (200, r#"{"action":null,"status":null}"#),
         (
@@ -241,7 +244,7 @@ async fn every_answer_s_bytes_are_the_contract_s() {
         (200, r#"{"action":null,"status":"FAILED"}"#),
         (
             200,
-            r#"{"error":"the plan ended without a verified done","pendingAction":null,"status":"FAILED","steps":1,"summary":null,"taskId":"{v}"}"#,
+            r#"{"error":"the plan ended without a verified done","pendingAction":null,"pendingPermission":null,"status":"FAILED","steps":1,"summary":null,"taskId":"{v}"}"#,
         ),
         (401, r#"{"error":{"code":"UNAUTHORIZED","message":"a valid Authorization: Bearer <secret> is needed"}}"#),
         (401, r#"{"error":{"code":"UNAUTHORIZED","message":"a valid Authorization: Bearer <secret> is needed"}}"#),

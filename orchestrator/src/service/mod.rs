@@ -16,10 +16,11 @@ mod machine;
 mod shown;
 mod store;
 
-pub use store::StoreError;
+pub use store::{Grant, StoreError};
 
 use crate::audit::{AuditError, Client};
 use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
+use crate::permissions::PermissionMode;
 use crate::planner::PlanningRequest;
 use crate::redact::Redactor;
 use crate::risk::RiskPolicy;
@@ -81,6 +82,8 @@ pub struct TaskView {
     pub task_id: String,
     pub status: TaskStatus,
     pub pending: Option<Action>,
+    /// The origin the pending action waits for the user's grant of.
+    pub pending_permission: Option<String>,
     pub steps: u64,
     pub summary: Option<String>,
     pub error: Option<String>,
@@ -96,6 +99,8 @@ pub struct ServiceOptions {
     pub model_plans: bool,
     /// The redaction of the audit and of what the model is given.
     pub redactor: Redactor,
+    /// Whether actions that change a page need the user's grant of their site.
+    pub permissions: PermissionMode,
 }
 
 /// A call for the store thread.
@@ -239,6 +244,17 @@ impl Service {
     /// The task fails with `error` (the model could not plan it).
     pub async fn fail(&self, task_id: String, error: String) -> Result<(), ServiceError> {
         self.run(move |m| m.fail(&task_id, &error)).await
+    }
+
+    /// The user's word on `origin` (in browsers' form), kept from now on; every task waiting on
+    /// it moves.
+    pub async fn set_permission(&self, origin: String, granted: bool) -> Result<Grant, ServiceError> {
+        self.run(move |m| m.set_permission(&origin, granted)).await
+    }
+
+    /// Every origin the user gave their word on.
+    pub async fn permissions(&self) -> Result<Vec<Grant>, ServiceError> {
+        self.run(Machine::permissions).await
     }
 
     /// The task's audit log (JSONL).

@@ -64,6 +64,7 @@ mod tests {
             requires_confirmation: false,
             confirmed: false,
             task_url: None,
+            granted_origin: None,
         };
         let page = |value: &str| Observation {
             extracted: json!({"elements": [{"selector": "#pw", "value": value}]}).as_object().cloned().unwrap(),

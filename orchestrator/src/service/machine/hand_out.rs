@@ -2,6 +2,7 @@
 //! one, judged on the page last observed; a high one waits for the user) and `confirm` (the
 //! user's answer to one that waits).
 
+use super::permissions::Permission;
 use super::{Machine, status_of};
 use crate::audit::{AuditEvent, AuditLine, Confirmation};
 use crate::model::{Action, Risk, TaskStatus};
@@ -50,6 +51,12 @@ impl Machine {
             return Ok((None, TaskStatus::Failed));
         };
         if state == ActionState::Planned {
+            match self.permission(tx, &mut action)? {
+                Permission::Go => {}
+                Permission::Waiting => return Ok((None, TaskStatus::WaitingConfirmation)),
+                // Dropped: the task's next action, if it has one.
+                Permission::Refused => return self.next_of(tx, task_id),
+            }
             let observed = store::last_observation(tx, task_id)?;
             action.risk = self.risk.classify(action.kind, action.target.as_ref(), &action.params, observed.as_ref());
             action.requires_confirmation |= action.risk == Risk::High;
@@ -63,6 +70,8 @@ impl Machine {
                 risk: Some(action.risk),
                 ..AuditLine::new(AuditEvent::Dispatched, task_id, Some(&action.action_id))
             })?;
+        } else {
+            self.carry_grant(tx, &mut action)?;
         }
         action.task_url = store::task_url(tx, task_id)?;
         Ok((Some(action), status))

@@ -11,6 +11,7 @@
 //! `confirm`; [`report`], what the executor reports; [`planning`], the model's steps.
 
 mod hand_out;
+mod permissions;
 mod planning;
 mod report;
 
@@ -19,6 +20,7 @@ use super::store::{self, Store};
 use super::{ServiceError, TaskView, ids::TaskIds, shown};
 use crate::audit::{Audit, AuditError, AuditEvent, AuditLine, Client};
 use crate::model::{PlanStep, Target, TaskStatus, ToolName};
+use crate::permissions::PermissionMode;
 use crate::risk::RiskPolicy;
 use rusqlite::{Connection, Transaction};
 use serde_json::{Map, Value};
@@ -33,6 +35,8 @@ pub(crate) struct Machine {
     ids: TaskIds,
     /// A model plans tasks started without a plan.
     model: bool,
+    /// Whether actions that change a page need the user's grant of their site.
+    permissions: PermissionMode,
     /// Who made the request being carried out: every audit line it writes names them. The
     /// store thread carries out one call at a time.
     client: std::sync::Mutex<Option<Client>>,
@@ -63,10 +67,10 @@ fn planned(plan: &[PlanStep]) -> Result<Vec<Planned>, ServiceError> {
 impl Machine {
     /// Opens (or makes) the store and the audit under `dir`.
     pub(crate) fn open(dir: &Path, options: ServiceOptions) -> Result<Self, ServiceError> {
-        let ServiceOptions { risk, model_plans: model, redactor } = options;
+        let ServiceOptions { risk, model_plans: model, redactor, permissions } = options;
         let store = Store::open(dir)?;
         let audit = Audit::open(dir.join("audit"), redactor)?;
-        Ok(Self { store, audit, risk, ids: TaskIds::default(), model, client: Default::default() })
+        Ok(Self { store, audit, risk, ids: TaskIds::default(), model, permissions, client: Default::default() })
     }
 
     /// The audit folder's file for a task.
@@ -149,6 +153,7 @@ impl Machine {
                 task_id: task_id.to_owned(),
                 status: row.status,
                 pending,
+                pending_permission: store::pending_permission(conn, task_id)?,
                 steps: row.steps,
                 summary: row.summary,
                 error: row.error,

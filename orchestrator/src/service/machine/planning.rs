@@ -31,6 +31,10 @@ impl Machine {
                     ActionState::Reported => "ran; the page after it was reported",
                     ActionState::Denied => "denied by the user: it did not run and must not be tried again",
                     ActionState::AwaitingConfirmation => "awaiting the user's confirmation",
+                    ActionState::AwaitingPermission => "awaiting the user's permission to act on the site",
+                    ActionState::NotPermitted => {
+                        "not run: the user did not allow actions on this site; do not act on it again"
+                    }
                     ActionState::Delivered | ActionState::Planned => "not run yet",
                 };
                 let errors =

@@ -24,8 +24,8 @@ impl Machine {
                 ServiceError::Conflict(format!("actionId: {action_id} was never handed out for task {task_id}"))
             })?;
             match row.state {
-                ActionState::Reported | ActionState::Denied => return Ok((status, true)),
-                ActionState::Planned | ActionState::AwaitingConfirmation => {
+                ActionState::Reported | ActionState::Denied | ActionState::NotPermitted => return Ok((status, true)),
+                ActionState::Planned | ActionState::AwaitingConfirmation | ActionState::AwaitingPermission => {
                     return Err(ServiceError::Conflict(format!(
                         "actionId: {action_id} is not in flight ({})",
                         row.state
@@ -56,6 +56,12 @@ impl Machine {
             screenshots: Some(screenshots.clone()),
             ..AuditLine::new(event, task_id, Some(&action.action_id))
         };
+        if observation.has(ObservationCode::PermissionDenied)
+            && let Some(origin) = self.refused_origin(tx, action, &observation.url)?
+        {
+            self.append(&seen(AuditEvent::RefusedNotPermitted))?;
+            return self.await_origin(tx, action, origin);
+        }
         if observation.has(ObservationCode::ConfirmationRequired) {
             self.append(&seen(AuditEvent::RefusedUnconfirmed))?;
             self.await_confirmation(tx, action)?;

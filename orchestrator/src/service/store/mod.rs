@@ -3,6 +3,14 @@
 //! function on a connection or a transaction. The rules of what to write when are not here: they
 //! are the state machine's ([`super::machine`]).
 
+mod grants;
+
+pub use grants::Grant;
+pub(crate) use grants::{
+    awaiting_permission, grant_of, grants, pending_permission, set_awaiting_permission, set_grant, set_not_permitted,
+    waited_origin,
+};
+
 use crate::model::{Action, Observation, Risk, Target, TaskStatus, ToolName};
 use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -40,6 +48,10 @@ navguard::closed_set! {
         Reported = "reported",
         /// The user denied it; it will never run.
         Denied = "denied",
+        /// It changes a page on an origin the user has not granted: waits for their word.
+        AwaitingPermission = "awaiting-permission",
+        /// The user refused its origin; it will never run.
+        NotPermitted = "not-permitted",
     }
 }
 
@@ -51,7 +63,10 @@ CREATE TABLE IF NOT EXISTS actions (
     action_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, target TEXT,
     params TEXT NOT NULL, risk TEXT NOT NULL, requires_confirmation INTEGER NOT NULL, confirmed INTEGER NOT NULL,
     state TEXT NOT NULL, observation TEXT, UNIQUE (task_id, seq));
-CREATE TABLE IF NOT EXISTS model_tasks (task_id TEXT PRIMARY KEY);";
+CREATE TABLE IF NOT EXISTS model_tasks (task_id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS grants (origin TEXT PRIMARY KEY, granted INTEGER NOT NULL, ts INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS permission_waits (
+    action_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, origin TEXT NOT NULL);";
 
 /// The store: one connection, one caller at a time. Its calls block (SQLite syncs to disk): the
 /// service runs them off the async runtime.
@@ -100,7 +115,7 @@ impl Store {
     }
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64)
 }
 
@@ -223,7 +238,7 @@ pub(crate) fn model_tasks_without_a_step(conn: &Connection) -> Result<Vec<String
     let mut stmt = conn.prepare(
         "SELECT t.task_id FROM tasks t JOIN model_tasks m ON m.task_id = t.task_id
          WHERE t.status IN (?1, ?2) AND NOT EXISTS (
-           SELECT 1 FROM actions a WHERE a.task_id = t.task_id AND a.state IN (?3, ?4, ?5))
+           SELECT 1 FROM actions a WHERE a.task_id = t.task_id AND a.state IN (?3, ?4, ?5, ?6))
          ORDER BY t.created_at, t.task_id",
     )?;
     let ids = stmt
@@ -233,7 +248,8 @@ pub(crate) fn model_tasks_without_a_step(conn: &Connection) -> Result<Vec<String
                 TaskStatus::WaitingPage.name(),
                 ActionState::Planned.name(),
                 ActionState::Delivered.name(),
-                ActionState::AwaitingConfirmation.name()
+                ActionState::AwaitingConfirmation.name(),
+                ActionState::AwaitingPermission.name()
             ],
             |r| r.get::<_, String>(0),
         )?
@@ -311,6 +327,12 @@ pub(crate) fn set_confirmation(tx: &Transaction<'_>, action_id: &str, approved: 
     Ok(())
 }
 
+/// The action is planned again (the user granted its origin): handed out next.
+pub(crate) fn set_planned(tx: &Transaction<'_>, action_id: &str) -> Result<(), StoreError> {
+    tx.execute("UPDATE actions SET state = ?2 WHERE action_id = ?1", params![action_id, ActionState::Planned.name()])?;
+    Ok(())
+}
+
 /// The action ran: its observation (already redacted) is kept on it and on its task, which
 /// counts one more step and runs on.
 pub(crate) fn set_reported(
@@ -359,26 +381,33 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ActionRow> {
             requires_confirmation: r.get(6)?,
             confirmed: r.get(7)?,
             task_url: None,
+            granted_origin: None,
         },
         state: state.parse().unwrap_or(ActionState::Denied),
     })
 }
 
-/// The task's first action in one of two states, in plan order.
-fn first_in(conn: &Connection, task_id: &str, states: [ActionState; 2]) -> Result<Option<ActionRow>, StoreError> {
-    let sql =
-        format!("SELECT {ACTION_COLUMNS} FROM actions WHERE task_id = ?1 AND state IN (?2, ?3) ORDER BY seq LIMIT 1");
-    Ok(conn.query_row(&sql, params![task_id, states[0].name(), states[1].name()], read_row).optional()?)
+/// The task's first action in one of `states`, in plan order.
+fn first_in(conn: &Connection, task_id: &str, states: &[ActionState]) -> Result<Option<ActionRow>, StoreError> {
+    let names: Vec<String> = states.iter().map(|s| format!("'{}'", s.name())).collect();
+    // The names are the closed set's own constants, never a caller's text.
+    let sql = format!(
+        "SELECT {ACTION_COLUMNS} FROM actions WHERE task_id = ?1 AND state IN ({}) ORDER BY seq LIMIT 1",
+        names.join(", ")
+    );
+    Ok(conn.query_row(&sql, [task_id], read_row).optional()?)
 }
 
 /// The action `next` hands out: the one in flight, or else the next planned one.
 pub(crate) fn first_open(conn: &Connection, task_id: &str) -> Result<Option<ActionRow>, StoreError> {
-    first_in(conn, task_id, [ActionState::Planned, ActionState::Delivered])
+    first_in(conn, task_id, &[ActionState::Planned, ActionState::Delivered])
 }
 
-/// The action `status` shows as pending: in flight, or awaiting confirmation.
+/// The action `status` shows as pending: in flight, or awaiting the user's confirmation or
+/// permission.
 pub(crate) fn pending_action(conn: &Connection, task_id: &str) -> Result<Option<Action>, StoreError> {
-    Ok(first_in(conn, task_id, [ActionState::Delivered, ActionState::AwaitingConfirmation])?.map(|r| r.action))
+    let states = [ActionState::Delivered, ActionState::AwaitingConfirmation, ActionState::AwaitingPermission];
+    Ok(first_in(conn, task_id, &states)?.map(|r| r.action))
 }
 
 pub(crate) fn action_row(conn: &Connection, task_id: &str, action_id: &str) -> Result<Option<ActionRow>, StoreError> {
