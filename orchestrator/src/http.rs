@@ -3,6 +3,7 @@
 //! in constant time.
 
 use crate::audit::{Client, ClientKind};
+use crate::console::{CSRF_HEADER, Console, Session};
 use crate::model::ErrorCode;
 use crate::planner::TaskPlanner;
 use crate::service::{Service, ServiceError, TaskView};
@@ -33,11 +34,17 @@ pub struct AppState {
     pub planner: Option<Arc<dyn TaskPlanner>>,
     /// Tasks whose next step the model is planning now (one call per task at a time).
     pub planning: Mutex<HashSet<String>>,
+    /// The console's token and sessions.
+    pub console: Console,
 }
 
 impl AppState {
-    pub fn new(service: Service, secret: String, planner: Option<Arc<dyn TaskPlanner>>) -> Self {
-        Self { service, secret, planner, planning: Mutex::default() }
+    pub fn new(
+        service: Service,
+        secret: String,
+        planner: Option<Arc<dyn TaskPlanner>>,
+    ) -> Result<Self, crate::console::ConsoleError> {
+        Ok(Self { service, secret, planner, planning: Mutex::default(), console: Console::new()? })
     }
 
     /// The tasks being planned. A panic while the set was held cannot leave it half-changed (an
@@ -134,6 +141,7 @@ fn status_of(code: ErrorCode) -> StatusCode {
         ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
         ErrorCode::NoSuchTask => StatusCode::NOT_FOUND,
         ErrorCode::Conflict => StatusCode::CONFLICT,
+        ErrorCode::Forbidden => StatusCode::FORBIDDEN,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -185,9 +193,18 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        if let Some(ConsoleCall(session)) = parts.extensions.get::<ConsoleCall>() {
+            let user_agent = parts.headers.get(header::USER_AGENT).and_then(|v| v.to_str().ok());
+            let user_agent = user_agent.map(|v| v.chars().take(CLIENT_TEXT_MAX).collect());
+            return Ok(Self(session.client(user_agent)));
+        }
         Ok(Self(client_of(&parts.headers)))
     }
 }
+
+/// A request the console's page made, with its session (what `authorize` let through).
+#[derive(Clone, Debug)]
+struct ConsoleCall(Session);
 
 /// The client the headers describe: the executor when it says so, else an API caller. A
 /// header cannot claim the console.
@@ -206,7 +223,7 @@ fn client_of(headers: &HeaderMap) -> Client {
 }
 
 /// Constant-time comparison: how long it takes does not say how much of the secret matched.
-fn same_secret(given: &[u8], secret: &[u8]) -> bool {
+pub(crate) fn same_secret(given: &[u8], secret: &[u8]) -> bool {
     let mut diff = given.len() ^ secret.len();
     for (i, s) in secret.iter().enumerate() {
         diff |= usize::from(given.get(i).copied().unwrap_or(0) ^ s);
@@ -214,18 +231,35 @@ fn same_secret(given: &[u8], secret: &[u8]) -> bool {
     diff == 0
 }
 
-async fn authorize(State(state): State<Arc<AppState>>, headers: HeaderMap, request: Request, next: Next) -> Response {
+/// The bearer secret, or the console's session: its page's requests that change something
+/// must also carry the session's CSRF token (a cookie alone, which a page elsewhere could make
+/// the browser send, is 403).
+async fn authorize(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let given =
         headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    match given {
-        Some(given) if same_secret(given.as_bytes(), state.secret.as_bytes()) => next.run(request).await,
-        _ => ApiError::new(
+    if given.is_some_and(|given| same_secret(given.as_bytes(), state.secret.as_bytes())) {
+        return next.run(request).await;
+    }
+    let Some(session) = state.console.session_of(&headers) else {
+        return ApiError::new(
             status_of(ErrorCode::Unauthorized),
             ErrorCode::Unauthorized,
             "a valid Authorization: Bearer <secret> is needed",
         )
-        .into_response(),
+        .into_response();
+    };
+    let csrf = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+    if request.method() != axum::http::Method::GET && !csrf.is_some_and(|c| session.csrf_is(c)) {
+        let why = "a console request that changes something needs the X-CSRF-Token its page holds";
+        return ApiError::new(status_of(ErrorCode::Forbidden), ErrorCode::Forbidden, why).into_response();
     }
+    request.extensions_mut().insert(ConsoleCall(session));
+    next.run(request).await
 }
 
 /// The service's routes.
@@ -241,6 +275,7 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/agent/export", get(export))
         .route("/api/agent/permissions", get(permissions).post(set_permission))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), authorize))
+        .merge(crate::console::routes())
         .with_state(state)
 }
 

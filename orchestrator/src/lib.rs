@@ -7,6 +7,7 @@
 //! executor alike.
 
 pub mod audit;
+pub mod console;
 pub mod executor;
 pub mod export;
 pub mod http;
@@ -45,6 +46,8 @@ pub enum ServeError {
     },
     #[error(transparent)]
     Service(#[from] service::ServiceError),
+    #[error("the console: {0}")]
+    Console(#[from] console::ConsoleError),
     #[error("the server failed: {0}")]
     Serve(#[source] std::io::Error),
 }
@@ -72,7 +75,7 @@ pub struct ServeConfig {
     pub permissions: permissions::PermissionMode,
 }
 
-/// Checks the config, opens the store, binds, prints the contract's first line, and serves
+/// Checks the config, opens the store, binds, prints the contract's two lines, and serves
 /// until the process ends.
 pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
     let secret = config.secret.ok_or(ServeError::NoSecret)?;
@@ -95,7 +98,21 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
         .await
         .map_err(|source| ServeError::Bind { addr: config.addr, source })?;
     let bound = listener.local_addr().map_err(|source| ServeError::Bind { addr: config.addr, source })?;
-    println!("navguard serve: listening on http://{bound}");
-    let app = http::app(Arc::new(http::AppState::new(service, secret, planner)));
+    let state = http::AppState::new(service, secret, planner)?;
+    announce(&format!(
+        "navguard serve: listening on http://{bound}\nnavguard serve: console at http://{bound}/console?token={}\n",
+        state.console.token()
+    ));
+    let app = http::app(Arc::new(state));
     axum::serve(listener, app).await.map_err(ServeError::Serve)
+}
+
+/// Prints the start lines in one write, so that a reader who takes the first line and closes
+/// the pipe has both in hand. A closed or failed stdout does not stop the service: it is logged.
+fn announce(lines: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(lines.as_bytes()).and_then(|()| out.flush()) {
+        tracing::warn!(target: "navguard::serve", "could not print the start lines: {e}");
+    }
 }

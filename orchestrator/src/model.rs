@@ -45,6 +45,8 @@ navguard::closed_set! {
         BadRequest = "BAD_REQUEST",
         NoSuchTask = "NO_SUCH_TASK",
         Conflict = "CONFLICT",
+        /// A console request that changes something came without the page's CSRF token.
+        Forbidden = "FORBIDDEN",
         /// The service failed (its store, a lock, a worker), not the call: answered 500.
         Internal = "INTERNAL",
     }

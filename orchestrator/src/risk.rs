@@ -60,11 +60,6 @@ pub fn is_password_field(element: &Map<String, Value>) -> bool {
 }
 
 impl RiskPolicy {
-    fn names_a_risky_word(&self, text: &str) -> bool {
-        let text = text.to_lowercase();
-        self.words.iter().any(|w| text.split(|c: char| !c.is_alphanumeric()).any(|part| part == w))
-    }
-
     /// The risk of an action of `kind` on `target` with `params`, given what was last observed.
     pub fn classify(
         &self,
@@ -73,11 +68,41 @@ impl RiskPolicy {
         params: &Map<String, Value>,
         observed: Option<&Observation>,
     ) -> Risk {
+        self.judge(kind, target, params, observed).0
+    }
+
+    /// Why the action is high risk, in words for the person asked to confirm it; `None` if it
+    /// is not high.
+    pub fn why_high(
+        &self,
+        kind: ToolName,
+        target: Option<&Target>,
+        params: &Map<String, Value>,
+        observed: Option<&Observation>,
+    ) -> Option<String> {
+        self.judge(kind, target, params, observed).1
+    }
+
+    /// The risk and, for a high one, why.
+    fn judge(
+        &self,
+        kind: ToolName,
+        target: Option<&Target>,
+        params: &Map<String, Value>,
+        observed: Option<&Observation>,
+    ) -> (Risk, Option<String>) {
         match kind.spec().risk {
             // What the tool acts on decides: the control, its words, its form.
             RiskHint::Control => self.control_risk(kind, element(target, observed), target, params),
-            RiskHint::None | RiskHint::Navigation | RiskHint::Dialog | RiskHint::Done => Risk::Low,
+            RiskHint::None | RiskHint::Navigation | RiskHint::Dialog | RiskHint::Done => (Risk::Low, None),
         }
+    }
+
+    /// The risky word `text` says, if it says one.
+    fn risky_word_in(&self, text: &str) -> Option<&str> {
+        let text = text.to_lowercase();
+        let said: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).collect();
+        self.words.iter().map(String::as_str).find(|w| said.contains(w))
     }
 
     /// The risk of an input on a control: a click on a control whose name says a risky word or
@@ -90,22 +115,34 @@ impl RiskPolicy {
         element: Option<&Map<String, Value>>,
         target: Option<&Target>,
         params: &Map<String, Value>,
-    ) -> Risk {
+    ) -> (Risk, Option<String>) {
         let submits = params.get("submit").and_then(Value::as_bool) == Some(true);
         let enter = params.get("key").and_then(Value::as_str).is_some_and(|k| k.eq_ignore_ascii_case("enter"));
+        let post_form = element.filter(|e| in_post_form(e));
+        let posts_to = |e: &Map<String, Value>| {
+            let action = e.get("form").and_then(|f| f.get("action")).and_then(Value::as_str).unwrap_or("its page");
+            format!("it submits a form that posts to {action}")
+        };
         match kind {
             ToolName::Click => {
-                let posts = element.is_some_and(in_post_form) && element.is_some_and(is_submit_control);
-                let named = element
-                    .and_then(|e| e.get("name"))
-                    .and_then(Value::as_str)
-                    .is_some_and(|n| self.names_a_risky_word(n))
-                    || target.is_some_and(|t| t.by == TargetBy::Text && self.names_a_risky_word(&t.value));
-                if posts || named { Risk::High } else { Risk::Low }
+                if let Some(e) = post_form.filter(|e| is_submit_control(e)) {
+                    return (Risk::High, Some(posts_to(e)));
+                }
+                let name = element.and_then(|e| e.get("name")).and_then(Value::as_str);
+                let text = target.filter(|t| t.by == TargetBy::Text).map(|t| t.value.as_str());
+                for said in [name, text].into_iter().flatten() {
+                    if let Some(word) = self.risky_word_in(said) {
+                        return (
+                            Risk::High,
+                            Some(format!("its control is named {said:?}, and \"{word}\" is a risky word")),
+                        );
+                    }
+                }
+                (Risk::Low, None)
             }
-            ToolName::Type if submits && element.is_some_and(in_post_form) => Risk::High,
-            ToolName::PressKey if enter && element.is_some_and(in_post_form) => Risk::High,
-            _ => Risk::Medium,
+            ToolName::Type if submits && post_form.is_some() => (Risk::High, post_form.map(posts_to)),
+            ToolName::PressKey if enter && post_form.is_some() => (Risk::High, post_form.map(posts_to)),
+            _ => (Risk::Medium, None),
         }
     }
 }
@@ -147,6 +184,13 @@ mod tests {
         assert_eq!(risk("#search"), Risk::Low);
         assert_eq!(risk("#go"), Risk::Low);
         assert_eq!(risk("#del"), Risk::High);
+        let why = |s: &str| policy.why_high(ToolName::Click, by_selector(s).as_ref(), &Map::new(), Some(&page));
+        assert_eq!(why("#buy").as_deref(), Some("it submits a form that posts to /order"));
+        assert_eq!(
+            why("#del").as_deref(),
+            Some("its control is named \"Delete account\", and \"delete\" is a risky word")
+        );
+        assert_eq!(why("#go"), None);
     }
 
     #[test]

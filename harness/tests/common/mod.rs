@@ -16,6 +16,8 @@ pub(crate) const DEADLINE: Duration = Duration::from_secs(15);
 pub(crate) struct Server {
     pub(crate) child: Child,
     pub(crate) base: String,
+    /// The console's token URL, the second line it prints.
+    pub(crate) console: String,
 }
 
 impl Server {
@@ -39,14 +41,20 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("navguard serve starts");
-        let line = first_line(&mut child, DEADLINE);
-        let base = line
+        let lines = first_lines(&mut child, 2, DEADLINE);
+        let base = lines[0]
             .trim()
             .strip_prefix("navguard serve: listening on ")
-            .unwrap_or_else(|| panic!("the contract's first line, got {line:?}"))
+            .unwrap_or_else(|| panic!("the contract's first line, got {lines:?}"))
             .to_owned();
         assert!(base.starts_with("http://127.0.0.1:"), "{base}");
-        Self { child, base }
+        let console = lines[1]
+            .trim()
+            .strip_prefix("navguard serve: console at ")
+            .unwrap_or_else(|| panic!("the console's line, got {lines:?}"))
+            .to_owned();
+        assert!(console.starts_with(&format!("{base}/console?token=")), "{console}");
+        Self { child, base, console }
     }
 
     /// kill -9, and wait for it to be gone.
@@ -65,14 +73,26 @@ impl Drop for Server {
 
 /// The first line a child prints on its stdout (its piped stdout is taken), within `deadline`.
 pub(crate) fn first_line(child: &mut Child, deadline: Duration) -> String {
+    first_lines(child, 1, deadline).remove(0)
+}
+
+/// The first `n` lines a child prints on its stdout (its piped stdout is taken), within
+/// `deadline`; what it prints after them is read and dropped, so it never meets a closed pipe.
+pub(crate) fn first_lines(child: &mut Child, n: usize, deadline: Duration) -> Vec<String> {
     let stdout = child.stdout.take().expect("its stdout, piped");
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
+        let mut reader = BufReader::new(stdout);
+        let mut lines = Vec::new();
+        for _ in 0..n {
+            let mut line = String::new();
+            let _ = reader.read_line(&mut line);
+            lines.push(line);
+        }
+        let _ = tx.send(lines);
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
     });
-    rx.recv_timeout(deadline).expect("the first line within the deadline")
+    rx.recv_timeout(deadline).expect("the first lines within the deadline")
 }
 
 pub(crate) fn agent() -> ureq::Agent {

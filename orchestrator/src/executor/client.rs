@@ -196,7 +196,7 @@ mod tests {
         let (task, _) = service.start("g".into(), Some("http://127.0.0.1:1/".into()), vec![step]).await.unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}/", listener.local_addr().unwrap());
-        let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
+        let app = app(Arc::new(AppState::new(service, SECRET.into(), None).unwrap()));
         tokio::spawn(async move { axum::serve(listener, app).await });
         let client = Client::new(&base, SECRET.into(), "chromium");
 

@@ -11,7 +11,7 @@ const SECRET: &str = "a-secret-of-32-characters-length";
 /// The service on loopback, in this process; its base URL.
 async fn serve(dir: &Path) -> String {
     let service = Service::open(dir, ServiceOptions::default()).unwrap();
-    let app = app(Arc::new(AppState::new(service, SECRET.into(), None)));
+    let app = app(Arc::new(AppState::new(service, SECRET.into(), None).unwrap()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -322,7 +322,14 @@ fn every_error_code_has_its_status_and_an_internal_error_shows_no_details() {
     let codes: Vec<(u16, &str)> = ErrorCode::ALL.iter().map(|c| (status_of(*c).as_u16(), c.name())).collect();
     assert_eq!(
         codes,
-        [(401, "UNAUTHORIZED"), (400, "BAD_REQUEST"), (404, "NO_SUCH_TASK"), (409, "CONFLICT"), (500, "INTERNAL")]
+        [
+            (401, "UNAUTHORIZED"),
+            (400, "BAD_REQUEST"),
+            (404, "NO_SUCH_TASK"),
+            (409, "CONFLICT"),
+            (403, "FORBIDDEN"),
+            (500, "INTERNAL")
+        ]
     );
     let failed =
         crate::service::StoreError::Io { path: "/data/orchestrator.db".into(), source: std::io::Error::other("disk") };

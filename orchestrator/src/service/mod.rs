@@ -16,6 +16,7 @@ mod machine;
 mod shown;
 mod store;
 
+pub use machine::TaskOverview;
 pub use store::{Grant, StoreError};
 
 use crate::audit::{AuditError, Client};
@@ -255,6 +256,16 @@ impl Service {
     /// Every origin the user gave their word on.
     pub async fn permissions(&self) -> Result<Vec<Grant>, ServiceError> {
         self.run(Machine::permissions).await
+    }
+
+    /// The `limit` tasks started last, newest first, as the console shows them.
+    pub async fn overview(&self, limit: usize) -> Result<Vec<TaskOverview>, ServiceError> {
+        self.run(move |m| m.overview(limit)).await
+    }
+
+    /// The audit folder (the screenshots are files in it).
+    pub fn audit_dir(&self) -> PathBuf {
+        self.machine.audit_dir()
     }
 
     /// The task's audit log (JSONL).

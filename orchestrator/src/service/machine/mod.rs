@@ -8,12 +8,16 @@
 //! the async runtime.
 //!
 //! Its calls by job: here, a task's start, cancel, status and failure; [`hand_out`], `next` and
-//! `confirm`; [`report`], what the executor reports; [`planning`], the model's steps.
+//! `confirm`; [`report`], what the executor reports; [`planning`], the model's steps;
+//! [`permissions`], the user's word on sites; [`overview`], what the console shows.
 
 mod hand_out;
+mod overview;
 mod permissions;
 mod planning;
 mod report;
+
+pub use overview::TaskOverview;
 
 use super::ServiceOptions;
 use super::store::{self, Store};
@@ -76,6 +80,11 @@ impl Machine {
     /// The audit folder's file for a task.
     pub(crate) fn audit_path(&self, task_id: &str) -> PathBuf {
         self.audit.path(task_id)
+    }
+
+    /// The audit folder.
+    pub(crate) fn audit_dir(&self) -> PathBuf {
+        self.audit.dir().to_owned()
     }
 
     /// Carries out `call` for `client`: the audit lines it writes name them.

@@ -233,6 +233,13 @@ pub(crate) fn live_tasks(conn: &Connection) -> Result<Vec<String>, StoreError> {
     Ok(ids)
 }
 
+/// The `limit` tasks started last, newest first.
+pub(crate) fn recent_tasks(conn: &Connection, limit: usize) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare("SELECT task_id FROM tasks ORDER BY created_at DESC, task_id DESC LIMIT ?1")?;
+    let ids = stmt.query_map([limit as i64], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
 /// The model's live tasks with no action open, oldest first: each needs the model's next step.
 pub(crate) fn model_tasks_without_a_step(conn: &Connection) -> Result<Vec<String>, StoreError> {
     let mut stmt = conn.prepare(
