@@ -262,6 +262,11 @@ async fn authorize(
     next.run(request).await
 }
 
+/// Serves the routes on `listener` until the process ends (or the future is dropped).
+pub async fn serve_on(listener: tokio::net::TcpListener, state: Arc<AppState>) -> std::io::Result<()> {
+    axum::serve(listener, app(state)).await
+}
+
 /// The service's routes.
 pub fn app(state: Arc<AppState>) -> Router {
     Router::new()

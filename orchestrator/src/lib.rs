@@ -103,8 +103,7 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
         "navguard serve: listening on http://{bound}\nnavguard serve: console at http://{bound}/console?token={}\n",
         state.console.token()
     ));
-    let app = http::app(Arc::new(state));
-    axum::serve(listener, app).await.map_err(ServeError::Serve)
+    http::serve_on(listener, Arc::new(state)).await.map_err(ServeError::Serve)
 }
 
 /// Prints the start lines in one write, so that a reader who takes the first line and closes

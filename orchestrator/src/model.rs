@@ -243,7 +243,27 @@ pub struct Observation {
     pub errors: Vec<ReportedError>,
 }
 
+/// The visible-text snippet's length in an observation.
+pub const SNIPPET_CHARS: usize = 500;
+
 impl Observation {
+    /// The agent core's observation of a page in the contract's words: its URL, title and the
+    /// start of its text, and its snapshot in `extracted` (`snapshot`, `document`, `elements`);
+    /// no screenshots, no errors.
+    pub fn of_page(seen: &navguard::agent::Observation) -> Self {
+        let mut extracted = Map::new();
+        extracted.insert("snapshot".into(), Value::String(seen.snapshot.clone()));
+        extracted.insert("document".into(), Value::String(seen.document.clone()));
+        extracted.insert("elements".into(), serde_json::to_value(&seen.elements).unwrap_or(Value::Null));
+        Self {
+            url: seen.url.clone(),
+            title: seen.title.clone(),
+            visible_text_snippet: seen.text.chars().take(SNIPPET_CHARS).collect(),
+            extracted,
+            ..Self::default()
+        }
+    }
+
     /// The observation reports this code.
     pub fn has(&self, code: ObservationCode) -> bool {
         self.errors.iter().any(|e| e.code == ReportedCode::Known(code))

@@ -22,7 +22,6 @@ async fn a_new_tab_is_created(world: &mut NavWorld, url: String) -> StepResult {
 }
 
 #[when(expr = "the page runs {string}")]
-#[given(expr = "the page runs {string}")]
 async fn the_page_runs(world: &mut NavWorld, script: String) -> StepResult {
     world.mark()?;
     let tab = world.current_tab()?;

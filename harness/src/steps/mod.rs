@@ -19,6 +19,9 @@ mod browser;
 mod closed_loop;
 /// The agent-neutral conformance profile: calls to the agent under test and their answers.
 mod conformance;
+/// The orchestrator's console in the browser: a task that waits for the user, the console,
+/// the person's answer.
+mod console;
 /// Conversation turns on a stored task: tab reuse, the tools offered, the record, the clients.
 mod conversation;
 /// The agent core's reliability layer: the watchdog, retries, a background run that pauses,

@@ -9,6 +9,7 @@ mod agent_core;
 mod background;
 mod conformance;
 mod env;
+mod orchestrator;
 pub(crate) mod parameters;
 pub(crate) mod round_hook;
 mod run;
@@ -22,6 +23,7 @@ pub use background::{Background, CheckpointFile};
 pub(crate) use conformance::BeforeCall;
 pub use conformance::{CallMade, Conformance};
 pub use env::ScenarioEnv;
+pub use orchestrator::Orchestrated;
 pub use parameters::Switch;
 pub use run::{DEFAULT_CALL_TIMEOUT, ScenarioRun, SessionHold, WorldSettings};
 pub(crate) use tabs::same_url;
@@ -52,6 +54,10 @@ pub struct NavWorld {
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
     /// The agent under test of the conformance steps, its calls and what they answered.
     pub conformance: Conformance,
+    /// The orchestrator the scenario serves, with its console.
+    pub orchestrator: Option<Orchestrated>,
+    /// The task of the orchestrator's that waits for the user.
+    pub orchestrator_task: Option<String>,
     /// The span the scenario's agents run in: their progress is named after the scenario
     /// ([`crate::progress`]).
     pub progress: crate::progress::ScenarioSpan,

@@ -212,7 +212,8 @@ fn task_section(task: &TaskOverview) -> Markup {
     html! {
         section.task.waiting[waiting] data-task=(view.task_id) {
             h2 { (task.goal) }
-            p.meta { "Task " code { (view.task_id) } " · " span.status { (view.status) } " · " (view.steps) " steps"
+            p.meta { "Task " code { (view.task_id) } " · " span.status { (view.status) } " · " (view.steps)
+                (if view.steps == 1 { " step" } else { " steps" })
                 @if let Some(summary) = &view.summary { " · done: " (summary) }
                 @if let Some(error) = &view.error { " · " (error) } }
             @if waiting { @if let Some(action) = &view.pending { (pending(task, action)) } }
@@ -227,7 +228,9 @@ fn pending(task: &TaskOverview, action: &Action) -> Markup {
         div.pending {
             p.what { strong { "Waiting for you: " } code { (action_text(action)) } " (risk " (action.risk) ")" }
             @if let Some(why) = &task.why { p.why { "Why: " (why) } }
-            @if let Some((url, title)) = &task.page { p.page { "On " strong { (title) } " · " code { (url) } } }
+            @if let Some((url, title)) = &task.page {
+                p.page { "On " @if !title.is_empty() { strong { (title) } " · " } code { (url) } }
+            }
             @if let Some(file) = &task.screenshot { img.shot src=(format!("/console/shot/{file}")) alt="the page's latest screenshot"; }
             @if let Some(origin) = &task.view.pending_permission {
                 button.allow type="button" data-call="permission" data-origin=(origin) data-yes="true" { "Allow " (origin) }

@@ -27,8 +27,6 @@ use tokio_util::sync::CancellationToken;
 /// How often a runner asks for its task's next action while there is none (a confirmation is
 /// awaited): a protocol poll, not a synchronization.
 pub(super) const POLL_EVERY: Duration = Duration::from_millis(250);
-/// The visible-text snippet's length in an observation.
-const SNIPPET_CHARS: usize = 500;
 /// Agent runs in a row that stopped before any action was reported: the runner gives the task
 /// up (the orchestrator hands it out again later, and the journal keeps it from running twice).
 const STOPS_IN_A_ROW: u32 = 3;
@@ -288,20 +286,14 @@ impl<'a> RemotePlanner<'a> {
 
     /// The core's observation in the contract's words, the secrets' values redacted.
     fn observation(&self, seen: Option<&Seen>, errors: Vec<ReportedError>, shots: [Option<String>; 2]) -> Observation {
-        let mut extracted = Map::new();
-        if let Some(seen) = seen {
-            extracted.insert("snapshot".into(), Value::String(seen.snapshot.clone()));
-            extracted.insert("document".into(), Value::String(seen.document.clone()));
-            extracted.insert("elements".into(), serde_json::to_value(&seen.elements).unwrap_or(Value::Null));
-        }
+        let page = seen.map(Observation::of_page).unwrap_or_default();
         let secrets = &self.shared.secrets;
-        let mut extracted = Value::Object(extracted);
+        let mut extracted = Value::Object(page.extracted);
         secrets.redact(&mut extracted);
-        let text = |text: Option<String>| secrets.redact_text(&text.unwrap_or_default());
         Observation {
-            url: text(seen.map(|s| s.url.clone())),
-            title: text(seen.map(|s| s.title.clone())),
-            visible_text_snippet: text(seen.map(|s| s.text.chars().take(SNIPPET_CHARS).collect())),
+            url: secrets.redact_text(&page.url),
+            title: secrets.redact_text(&page.title),
+            visible_text_snippet: secrets.redact_text(&page.visible_text_snippet),
             extracted: match extracted {
                 Value::Object(map) => map,
                 _ => Map::new(),

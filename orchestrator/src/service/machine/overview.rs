@@ -12,7 +12,7 @@ use crate::service::{ServiceError, TaskView, shown};
 pub struct TaskOverview {
     pub view: TaskView,
     pub goal: String,
-    /// The page last reported: its URL and title.
+    /// The page last reported (its URL and title), else the task's url.
     pub page: Option<(String, String)>,
     /// The latest screenshot's file name, beside the audit.
     pub screenshot: Option<String>,
@@ -45,7 +45,9 @@ impl Machine {
             // Shown as the audit shows it: a password or a secret typed is not on the console either.
             let mut view = view;
             view.pending = view.pending.map(|action| shown::audited_action(&action, observed.as_ref()));
-            let page = observed.map(|o| (o.url, o.title));
+            // Before any report, the page is the task's url, which the executor opens first.
+            let task_url = || self.store.read(|conn| store::task_url(conn, &task_id)).ok().flatten();
+            let page = observed.map(|o| (o.url, o.title)).or_else(|| task_url().map(|url| (url, String::new())));
             tasks.push(TaskOverview { screenshot: self.latest_screenshot(&task_id), view, goal, page, why });
         }
         Ok(tasks)
