@@ -279,6 +279,8 @@ pub fn app(state: Arc<AppState>) -> Router {
         .route("/api/agent/audit", get(audit))
         .route("/api/agent/export", get(export))
         .route("/api/agent/permissions", get(permissions).post(set_permission))
+        .route("/api/skills/search", get(skills::search))
+        .route("/skills", get(skills::page))
         .layer(middleware::from_fn_with_state(Arc::clone(&state), authorize))
         .merge(crate::console::routes())
         .with_state(state)
@@ -398,5 +400,6 @@ async fn export(
         .into_response())
 }
 
+mod skills;
 #[cfg(test)]
 mod tests;

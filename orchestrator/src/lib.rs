@@ -19,6 +19,7 @@ pub mod redact;
 pub mod replay;
 pub mod risk;
 pub mod service;
+pub mod skills;
 pub mod wire;
 
 use std::net::SocketAddr;
@@ -48,6 +49,8 @@ pub enum ServeError {
     Service(#[from] service::ServiceError),
     #[error("the console: {0}")]
     Console(#[from] console::ConsoleError),
+    #[error(transparent)]
+    Skills(#[from] skills::SkillsError),
     #[error("the server failed: {0}")]
     Serve(#[source] std::io::Error),
 }
@@ -55,7 +58,11 @@ pub enum ServeError {
 impl ServeError {
     /// The operator's mistake (exit 2), not a failure at run time.
     pub fn is_usage(&self) -> bool {
-        matches!(self, Self::NoSecret | Self::ShortSecret | Self::NotLoopback(_))
+        match self {
+            Self::NoSecret | Self::ShortSecret | Self::NotLoopback(_) => true,
+            Self::Skills(e) => e.is_usage(),
+            _ => false,
+        }
     }
 }
 
@@ -73,6 +80,8 @@ pub struct ServeConfig {
     pub redactor: redact::Redactor,
     /// Whether actions that change a page need the user's grant of their site.
     pub permissions: permissions::PermissionMode,
+    /// The folder of the skill library (`--skills DIR`).
+    pub skills: Option<PathBuf>,
 }
 
 /// Checks the config, opens the store, binds, prints the contract's two lines, and serves
@@ -86,11 +95,13 @@ pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
         return Err(ServeError::NotLoopback(config.addr));
     }
     // Opening blocks (it repairs the audit folder), but before anything is served: it holds up no call.
+    let skills = config.skills.as_deref().map(read_skills).transpose()?.map(Arc::new);
     let options = service::ServiceOptions {
         risk: config.risk,
         model_plans: config.model.is_some(),
         redactor: config.redactor,
         permissions: config.permissions,
+        skills,
     };
     let service = service::Service::open(&config.data_dir, options)?;
     let planner = config.model.map(|m| Arc::new(m) as Arc<dyn planner::TaskPlanner>);
@@ -114,4 +125,15 @@ fn announce(lines: &str) {
     if let Err(e) = out.write_all(lines.as_bytes()).and_then(|()| out.flush()) {
         tracing::warn!(target: "navguard::serve", "could not print the start lines: {e}");
     }
+}
+
+/// Reads and indexes the skill library; each file left out is named on stderr with its line
+/// (the service starts with the rest).
+fn read_skills(dir: &std::path::Path) -> Result<skills::Skills, skills::SkillsError> {
+    let (library, skipped) = skills::Skills::load(dir)?;
+    for file in &skipped {
+        eprintln!("navguard serve: skills: {file}");
+    }
+    eprintln!("navguard serve: {} skills indexed from {}", library.len(), dir.display());
+    Ok(library)
 }

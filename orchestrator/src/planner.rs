@@ -29,6 +29,22 @@ pub struct PlanningRequest {
     pub steps: Vec<PastStep>,
     /// The page after the last step, as the executor reported it (redacted).
     pub observation: Option<Observation>,
+    /// The skills of the library that best fit the goal and the page: procedures to follow.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<SkillBrief>,
+    /// The tools the model is offered (sent as the request's `tools`, not in its text): all it
+    /// plans with, less what a skill of the page's site does not allow.
+    #[serde(skip)]
+    pub tools: Vec<ToolName>,
+}
+
+/// A skill as the model is given it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SkillBrief {
+    pub name: String,
+    pub description: String,
+    /// The procedure (the start of it, for a long one).
+    pub procedure: String,
 }
 
 /// Why the model gave no usable step.
@@ -56,11 +72,12 @@ You are given the user's goal, the steps so far with their outcomes, and the pag
 (its url, title, visible text, and its elements: each with a ref, role, name, value and form). \
 Call exactly one of the tools you are given (or, if you cannot call tools, answer with one JSON \
 object and nothing else: {\"tool\": <name>, \"args\": {...}}); call done once the goal is \
-reached. Use refs from the current page only. Write {secret:NAME} where a password or other \
+reached. Use refs from the current page only. Where skills are given, they are procedures \
+written for this site: follow the one that fits. Write {secret:NAME} where a password or other \
 secret the user keeps goes; never ask for its value. A denied action must not be tried again.";
 
 /// The tools a model plans with: what the executor runs for a task.
-const PLANNED: &[ToolName] = &[
+pub const PLANNED: &[ToolName] = &[
     ToolName::OpenUrl,
     ToolName::Navigate,
     ToolName::GoBack,
@@ -113,7 +130,7 @@ impl HttpModel {
             "model": self.model,
             "temperature": 0,
             "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-            "tools": navguard::agent::model_tools(PLANNED.iter().copied()),
+            "tools": navguard::agent::model_tools(request.tools.iter().copied()),
         })
     }
 }
@@ -206,7 +223,14 @@ mod tests {
         let step = step_of(&reply).unwrap();
         assert_eq!((step.tool, step.args.get("text")), (ToolName::Type, Some(&json!("hi"))));
         let model = HttpModel::new("http://127.0.0.1:1/v1".into(), "m".into(), None, HttpModel::DEADLINE);
-        let request = PlanningRequest { goal: "g".into(), url: None, steps: vec![], observation: None };
+        let request = PlanningRequest {
+            goal: "g".into(),
+            url: None,
+            steps: vec![],
+            observation: None,
+            skills: vec![],
+            tools: PLANNED.to_vec(),
+        };
         let tools = model.body(&request)["tools"].as_array().cloned().unwrap_or_default();
         let names: Vec<&str> =
             tools.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect();

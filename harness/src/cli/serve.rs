@@ -39,11 +39,17 @@ pub struct ServeArgs {
     /// for their word on any other. Grants are kept in the data folder. `open`: every site.
     #[arg(long, value_name = "ask|open", default_value = "open")]
     pub permissions: PermissionMode,
+    /// A folder of skills: every SKILL.md under it (front matter name, description, and
+    /// optionally sites, allowed-tools, risk-words; the body is the procedure) is indexed at
+    /// start for /api/skills/search, the /skills page and the model's planning. A file whose
+    /// front matter is broken is named with its line and left out.
+    #[arg(long, value_name = "dir")]
+    pub skills: Option<PathBuf>,
 }
 
 /// Serves until stopped; a bad argument or environment exits 2, any other failure 1.
 pub async fn serve(args: ServeArgs) -> ExitCode {
-    let ServeArgs { data_dir, addr, model_url, model, risk_words, redact, permissions } = args;
+    let ServeArgs { data_dir, addr, model_url, model, risk_words, redact, permissions, skills } = args;
     let redactor = match redact.as_deref().map(Redactor::from_file).transpose() {
         Ok(redactor) => redactor.unwrap_or_default(),
         Err(e) => {
@@ -58,7 +64,8 @@ pub async fn serve(args: ServeArgs) -> ExitCode {
         HttpModel::new(base, model, key, HttpModel::DEADLINE)
     });
     let risk = risk_policy(risk_words);
-    let config = navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk, redactor, permissions };
+    let config =
+        navguard_orchestrator::ServeConfig { data_dir, addr, secret, model, risk, redactor, permissions, skills };
     match navguard_orchestrator::serve(config).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -32,13 +32,18 @@ impl Server {
 
     /// With more arguments and environment variables (a model to plan with).
     pub(crate) fn start_with(dir: &Path, addr: &str, args: &[&str], envs: &[(&str, &str)]) -> Self {
+        Self::start_logging(dir, addr, args, envs, Stdio::inherit())
+    }
+
+    /// As [`Server::start_with`], its stderr sent to `stderr` (a file the test reads).
+    pub(crate) fn start_logging(dir: &Path, addr: &str, args: &[&str], envs: &[(&str, &str)], stderr: Stdio) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_navguard"))
             .args(["serve", "--data-dir", &dir.display().to_string(), "--addr", addr])
             .args(args)
             .envs(envs.iter().copied())
             .env("NAVGUARD_SECRET", SECRET)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("navguard serve starts");
         let lines = first_lines(&mut child, 2, DEADLINE);

@@ -176,7 +176,8 @@ fn whole_page(session: &Session, overview: &[TaskOverview]) -> Markup {
             }
             body {
                 h1 { "navguard console" }
-                p.meta { "What the agent waits for you on comes first. Approve lets a held action run once; Deny drops it, and the agent is told." }
+                p.meta { "What the agent waits for you on comes first. Approve lets a held action run once; Deny drops it, and the agent is told. "
+                    a href="/skills" { "Search the skills" } }
                 p #error {}
                 main #tasks { (task_list(overview)) }
                 script { (PreEscaped(script())) }

@@ -102,6 +102,8 @@ pub struct ServiceOptions {
     pub redactor: Redactor,
     /// Whether actions that change a page need the user's grant of their site.
     pub permissions: PermissionMode,
+    /// The library of site procedures (`--skills DIR`), read and indexed.
+    pub skills: Option<Arc<crate::skills::Skills>>,
 }
 
 /// A call for the store thread.
@@ -256,6 +258,15 @@ impl Service {
     /// Every origin the user gave their word on.
     pub async fn permissions(&self) -> Result<Vec<Grant>, ServiceError> {
         self.run(Machine::permissions).await
+    }
+
+    /// The library's best `limit` skills for `query` (none without a library).
+    pub fn search_skills(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<crate::skills::SkillHit>, crate::skills::SkillsError> {
+        self.machine.search_skills(query, limit)
     }
 
     /// The `limit` tasks started last, newest first, as the console shows them.

@@ -58,7 +58,9 @@ impl Machine {
                 Permission::Refused => return self.next_of(tx, task_id),
             }
             let observed = store::last_observation(tx, task_id)?;
-            action.risk = self.risk.classify(action.kind, action.target.as_ref(), &action.params, observed.as_ref());
+            let task_url = store::task_url(tx, task_id)?;
+            let risk = self.risk_on(super::skills::page_url(observed.as_ref(), task_url.as_deref()));
+            action.risk = risk.classify(action.kind, action.target.as_ref(), &action.params, observed.as_ref());
             action.requires_confirmation |= action.risk == Risk::High;
             if action.requires_confirmation && !action.confirmed {
                 self.await_confirmation(tx, &action)?;

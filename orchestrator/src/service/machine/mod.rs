@@ -16,6 +16,7 @@ mod overview;
 mod permissions;
 mod planning;
 mod report;
+mod skills;
 
 pub use overview::TaskOverview;
 
@@ -41,6 +42,8 @@ pub(crate) struct Machine {
     model: bool,
     /// Whether actions that change a page need the user's grant of their site.
     permissions: PermissionMode,
+    /// The library of site procedures (`--skills`).
+    skills: Option<std::sync::Arc<crate::skills::Skills>>,
     /// Who made the request being carried out: every audit line it writes names them. The
     /// store thread carries out one call at a time.
     client: std::sync::Mutex<Option<Client>>,
@@ -71,10 +74,11 @@ fn planned(plan: &[PlanStep]) -> Result<Vec<Planned>, ServiceError> {
 impl Machine {
     /// Opens (or makes) the store and the audit under `dir`.
     pub(crate) fn open(dir: &Path, options: ServiceOptions) -> Result<Self, ServiceError> {
-        let ServiceOptions { risk, model_plans: model, redactor, permissions } = options;
+        let ServiceOptions { risk, model_plans: model, redactor, permissions, skills } = options;
         let store = Store::open(dir)?;
         let audit = Audit::open(dir.join("audit"), redactor)?;
-        Ok(Self { store, audit, risk, ids: TaskIds::default(), model, permissions, client: Default::default() })
+        let client = Default::default();
+        Ok(Self { store, audit, risk, ids: TaskIds::default(), model, permissions, skills, client })
     }
 
     /// The audit folder's file for a task.

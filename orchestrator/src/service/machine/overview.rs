@@ -36,7 +36,7 @@ impl Machine {
                     Some(format!("it changes a page on {origin}, a site you have not allowed the agent to act on"))
                 }
                 (None, Some(action)) if view.status == TaskStatus::WaitingConfirmation => Some(
-                    self.risk
+                    self.risk_on(observed.as_ref().map(|o| o.url.as_str()))
                         .why_high(action.kind, action.target.as_ref(), &action.params, observed.as_ref())
                         .unwrap_or_else(|| "the executor judged it high risk on the page as it was then".to_owned()),
                 ),
