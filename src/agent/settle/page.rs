@@ -67,6 +67,11 @@ pub async fn wait_for_quiet_page(
     loop {
         let until = match told {
             Some(at) => at.min(deadline),
+            // A probe in flight ends by its own bound: it waits for the soon-due timers the page
+            // set, and a page in a tab behind another has those held back (Firefox fires none
+            // sooner than a second after it was set), past the window. Cut short, the page would
+            // be taken as quiet just before its own redirect.
+            None if probe.is_some() => deadline,
             None => loaded_at.map_or(deadline, |at| (at + window).min(deadline)),
         };
         if Instant::now() >= until {
