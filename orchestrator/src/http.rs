@@ -85,7 +85,7 @@ impl AppState {
 }
 
 /// What an internal error's answer says: the details are the operator's, in the log.
-const INTERNAL: &str = "internal error: see the server's log";
+pub(crate) const INTERNAL: &str = "internal error: see the server's log";
 
 /// An answer: its status and its body, written as the wire has it ([`wire::encode`]).
 #[derive(Debug)]

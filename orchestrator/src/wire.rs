@@ -190,20 +190,10 @@ pub struct PermissionsAnswer {
     pub origins: Vec<GrantView>,
 }
 
-/// One skill found by `GET /api/skills/search`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HitView {
-    pub name: String,
-    pub description: String,
-    pub path: String,
-    pub score: f32,
-    pub snippet: String,
-}
-
 /// `GET /api/skills/search`'s answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchAnswer {
-    pub hits: Vec<HitView>,
+    pub hits: Vec<crate::skills::SkillHit>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

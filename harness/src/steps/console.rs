@@ -41,8 +41,9 @@ async fn the_orchestrator_serves_asking(world: &mut NavWorld) -> StepResult {
 
 /// Starts a task on `url` that waits 1 ms, then clicks `selector`; reports the wait as the
 /// executor would, with the page as the core observes it in a tab of its own and its
-/// screenshot; then asks for the click. The task is expected to wait for the user after that.
-async fn task_waiting_on(world: &mut NavWorld, selector: &str, url: &str) -> StepResult<String> {
+/// screenshot; then asks for the click. The task is expected to wait for the user after that;
+/// it is the scenario's waiting task.
+async fn task_waiting_on(world: &mut NavWorld, selector: &str, url: &str) -> StepResult {
     let url = world.expand(url);
     let tab = world.open_loaded_tab(&url).await?;
     let port = world.port()?.clone();
@@ -61,21 +62,19 @@ async fn task_waiting_on(world: &mut NavWorld, selector: &str, url: &str) -> Ste
     if click.is_some() || status != Some(TaskStatus::WaitingConfirmation) {
         return Err(StepError::Expectation(format!("the click did not wait for the user: {status:?}, {click:?}")));
     }
-    Ok(task)
-}
-
-#[given(expr = "a task waits for the user to confirm a click on {string} of {string}")]
-async fn a_task_waits_for_confirmation(world: &mut NavWorld, selector: String, url: String) -> StepResult {
-    let task = task_waiting_on(world, &selector, &url).await?;
     world.orchestrator_task = Some(task);
     Ok(())
+}
+
+/// The same task either way: the orchestrator's `--permissions` decides what it waits for.
+#[given(expr = "a task waits for the user to confirm a click on {string} of {string}")]
+async fn a_task_waits_for_confirmation(world: &mut NavWorld, selector: String, url: String) -> StepResult {
+    task_waiting_on(world, &selector, &url).await
 }
 
 #[given(expr = "a task waits for the user to allow the site of {string} for a click on {string}")]
 async fn a_task_waits_for_permission(world: &mut NavWorld, url: String, selector: String) -> StepResult {
-    let task = task_waiting_on(world, &selector, &url).await?;
-    world.orchestrator_task = Some(task);
-    Ok(())
+    task_waiting_on(world, &selector, &url).await
 }
 
 #[when("the user opens the console")]
@@ -84,19 +83,29 @@ async fn the_user_opens_the_console(world: &mut NavWorld) -> StepResult {
     world.open_loaded_tab(&url).await.map(|_| ())
 }
 
-/// Asks the current tab's page `expression` until it answers `true`, within the deadline.
-async fn until_the_page_says(world: &NavWorld, what: &str, expression: &str) -> StepResult {
-    let (tab, port) = (world.current_tab()?, world.port()?.clone());
+/// Looks again, every [`LOOK_AGAIN`], until `look` finds what it looks for, within the deadline.
+async fn look_until<T>(what: &str, mut look: impl AsyncFnMut() -> StepResult<Option<T>>) -> StepResult<T> {
     let started = Instant::now();
     loop {
-        if port.evaluate(&tab, expression).await? == Value::Bool(true) {
-            return Ok(());
+        if let Some(found) = look().await? {
+            return Ok(found);
         }
         if started.elapsed() > EVENT_DEADLINE {
             return Err(StepError::Timeout { what: what.to_owned(), after: EVENT_DEADLINE });
         }
         tokio::time::sleep(LOOK_AGAIN).await;
     }
+}
+
+/// Asks the current tab's page `expression` until it answers `true`, within the deadline.
+async fn until_the_page_says(world: &NavWorld, what: &str, expression: &str) -> StepResult {
+    let (tab, port) = (world.current_tab()?, world.port()?.clone());
+    look_until(what, async || Ok((port.evaluate(&tab, expression).await? == Value::Bool(true)).then_some(()))).await
+}
+
+/// The orchestrator's task that waits for the user.
+fn waiting_task(world: &NavWorld) -> StepResult<String> {
+    world.orchestrator_task.clone().ok_or_else(|| StepError::Setup("no task waits".into()))
 }
 
 #[then(expr = "the console shows {string}")]
@@ -122,28 +131,20 @@ async fn audit_lines(service: &Service, task: &str, event: &str) -> StepResult<V
 #[then(regex = r"^the task's click was (approved|denied) from the console$")]
 async fn the_click_was_answered(world: &mut NavWorld, answer: String) -> StepResult {
     let event = if answer == "approved" { "confirmed" } else { "denied" };
-    let service = orchestrator(world)?.service.clone();
-    let task = world.orchestrator_task.clone().ok_or_else(|| StepError::Setup("no task waits".into()))?;
-    let started = Instant::now();
-    loop {
-        let lines = audit_lines(&service, &task, event).await?;
-        if let Some(line) = lines.first() {
-            return match line["client"]["kind"].as_str() {
-                Some("console") => Ok(()),
-                other => Err(StepError::Expectation(format!("the click was {answer} by {other:?}, not the console"))),
-            };
-        }
-        if started.elapsed() > EVENT_DEADLINE {
-            return Err(StepError::Timeout { what: format!("the click to be {answer}"), after: EVENT_DEADLINE });
-        }
-        tokio::time::sleep(LOOK_AGAIN).await;
+    let (service, task) = (orchestrator(world)?.service.clone(), waiting_task(world)?);
+    let line = look_until(&format!("the click to be {answer}"), async || {
+        Ok(audit_lines(&service, &task, event).await?.into_iter().next())
+    })
+    .await?;
+    match line["client"]["kind"].as_str() {
+        Some("console") => Ok(()),
+        other => Err(StepError::Expectation(format!("the click was {answer} by {other:?}, not the console"))),
     }
 }
 
 #[then(regex = r"^the task's click is (handed out, confirmed|handed out|never handed out)$")]
 async fn the_click_is_handed_out(world: &mut NavWorld, how: String) -> StepResult {
-    let service = orchestrator(world)?.service.clone();
-    let task = world.orchestrator_task.clone().ok_or_else(|| StepError::Setup("no task waits".into()))?;
+    let (service, task) = (orchestrator(world)?.service.clone(), waiting_task(world)?);
     let (action, status) = service.next(Some(task)).await.map_err(failed("next"))?;
     let click = action.as_ref().filter(|a| a.kind == ToolName::Click);
     let holds = match how.as_str() {
@@ -160,24 +161,17 @@ async fn the_click_is_handed_out(world: &mut NavWorld, how: String) -> StepResul
 #[then(regex = r#"^the site of "([^"]*)" was (allowed|refused) from the console$"#)]
 async fn the_site_is_answered(world: &mut NavWorld, url: String, answer: String) -> StepResult {
     let origin = navguard_orchestrator::permissions::origin_of(&world.expand(&url));
-    let service = orchestrator(world)?.service.clone();
-    let task = world.orchestrator_task.clone().ok_or_else(|| StepError::Setup("no task waits".into()))?;
+    let (service, task) = (orchestrator(world)?.service.clone(), waiting_task(world)?);
     let event = if answer == "allowed" { "permission-granted" } else { "permission-refused" };
-    let started = Instant::now();
-    loop {
+    let word = look_until(&format!("{origin} to be {answer}"), async || {
         let granted = service.permissions().await.map_err(failed("permissions"))?;
-        let word = granted.iter().find(|g| g.origin == origin).map(|g| g.granted);
-        if word.is_some() {
-            let lines = audit_lines(&service, &task, event).await?;
-            let by = lines.first().and_then(|l| l["client"]["kind"].as_str().map(str::to_owned));
-            return match (word == Some(answer == "allowed"), by.as_deref()) {
-                (true, Some("console")) => Ok(()),
-                _ => Err(StepError::Expectation(format!("{origin}: the user's word {word:?}, given by {by:?}"))),
-            };
-        }
-        if started.elapsed() > EVENT_DEADLINE {
-            return Err(StepError::Timeout { what: format!("{origin} to be {answer}"), after: EVENT_DEADLINE });
-        }
-        tokio::time::sleep(LOOK_AGAIN).await;
+        Ok(granted.iter().find(|g| g.origin == origin).map(|g| g.granted))
+    })
+    .await?;
+    let lines = audit_lines(&service, &task, event).await?;
+    let by = lines.first().and_then(|l| l["client"]["kind"].as_str().map(str::to_owned));
+    match (word == (answer == "allowed"), by.as_deref()) {
+        (true, Some("console")) => Ok(()),
+        _ => Err(StepError::Expectation(format!("{origin}: the user's word {word:?}, given by {by:?}"))),
     }
 }

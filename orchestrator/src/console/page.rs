@@ -57,10 +57,7 @@ async fn console(State(state): State<Arc<AppState>>, headers: HeaderMap, Query(q
                 (StatusCode::SEE_OTHER, [(header::SET_COOKIE, cookie), (header::LOCATION, "/console".to_owned())])
                     .into_response()
             }
-            Err(e) => {
-                tracing::error!(target: "navguard::serve", "console: {e}");
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal error: see the server's log").into_response()
-            }
+            Err(e) => internal(&e),
         };
     }
     let Some(session) = state.console.session_of(&headers) else { return unauthorized() };
@@ -80,9 +77,11 @@ async fn tasks(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Respon
     }
 }
 
-fn internal(e: &crate::service::ServiceError) -> Response {
+/// A failure of the service's own (its store, the random generator): logged, and answered
+/// without its details, as the API answers one.
+fn internal(e: &dyn std::fmt::Display) -> Response {
     tracing::error!(target: "navguard::serve", "console: {e}");
-    (StatusCode::INTERNAL_SERVER_ERROR, "internal error: see the server's log").into_response()
+    (StatusCode::INTERNAL_SERVER_ERROR, crate::http::INTERNAL).into_response()
 }
 
 /// A screenshot beside the audit, by its file name (the service's own: letters, digits, `-`,

@@ -4,7 +4,7 @@
 
 use super::{Answer, ApiError, AppState};
 use crate::skills::{MAX_HITS, SkillHit};
-use crate::wire::{HitView, SearchAnswer};
+use crate::wire::SearchAnswer;
 use axum::extract::{RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{DOCTYPE, html};
@@ -46,12 +46,7 @@ pub(super) async fn search(
     RawQuery(raw): RawQuery,
 ) -> Result<Answer<SearchAnswer>, ApiError> {
     let (q, limit) = read_query(raw.as_deref())?;
-    let found = hits(&state, &q, limit)?;
-    let hits = found
-        .into_iter()
-        .map(|h| HitView { name: h.name, description: h.description, path: h.path, score: h.score, snippet: h.snippet })
-        .collect();
-    Ok(Answer::ok(SearchAnswer { hits }))
+    Ok(Answer::ok(SearchAnswer { hits: hits(&state, &q, limit)? }))
 }
 
 pub(super) async fn page(State(state): State<Arc<AppState>>, RawQuery(raw): RawQuery) -> Response {

@@ -104,9 +104,9 @@ fn front_matter(entries: &[(usize, String, Value)], closed: usize) -> Result<Fro
     let mut fm = FrontMatter::default();
     let list = |n: usize, key: &str, value: &Value| match value {
         Value::List(items) => Ok(items.clone()),
+        Value::Scalar(one) if one.is_empty() => Err(mistake(n, format!("`{key}` is empty"))),
         // One item may be written alone.
-        Value::Scalar(one) => Ok(vec![one.clone()])
-            .and_then(|v| if one.is_empty() { Err(mistake(n, format!("`{key}` is empty"))) } else { Ok(v) }),
+        Value::Scalar(one) => Ok(vec![one.clone()]),
     };
     for (n, key, value) in entries {
         match (key.as_str(), value) {

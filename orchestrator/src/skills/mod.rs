@@ -95,8 +95,8 @@ impl SkillsError {
     }
 }
 
-/// One search hit.
-#[derive(Clone, Debug, PartialEq)]
+/// One search hit, as `GET /api/skills/search` answers it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SkillHit {
     pub name: String,
     pub description: String,

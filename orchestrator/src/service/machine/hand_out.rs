@@ -50,16 +50,16 @@ impl Machine {
             self.mark_failed(tx, task_id, PLAN_ENDED)?;
             return Ok((None, TaskStatus::Failed));
         };
+        action.task_url = store::task_url(tx, task_id)?;
         if state == ActionState::Planned {
-            match self.permission(tx, &mut action)? {
+            let observed = store::last_observation(tx, task_id)?;
+            match self.permission(tx, &mut action, observed.as_ref())? {
                 Permission::Go => {}
                 Permission::Waiting => return Ok((None, TaskStatus::WaitingConfirmation)),
                 // Dropped: the task's next action, if it has one.
                 Permission::Refused => return self.next_of(tx, task_id),
             }
-            let observed = store::last_observation(tx, task_id)?;
-            let task_url = store::task_url(tx, task_id)?;
-            let risk = self.risk_on(super::skills::page_url(observed.as_ref(), task_url.as_deref()));
+            let risk = self.risk_on(super::page_url(observed.as_ref(), action.task_url.as_deref()));
             action.risk = risk.classify(action.kind, action.target.as_ref(), &action.params, observed.as_ref());
             action.requires_confirmation |= action.risk == Risk::High;
             if action.requires_confirmation && !action.confirmed {
@@ -75,7 +75,6 @@ impl Machine {
         } else {
             self.carry_grant(tx, &mut action)?;
         }
-        action.task_url = store::task_url(tx, task_id)?;
         Ok((Some(action), status))
     }
 

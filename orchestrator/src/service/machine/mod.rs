@@ -24,7 +24,7 @@ use super::ServiceOptions;
 use super::store::{self, Store};
 use super::{ServiceError, TaskView, ids::TaskIds, shown};
 use crate::audit::{Audit, AuditError, AuditEvent, AuditLine, Client};
-use crate::model::{PlanStep, Target, TaskStatus, ToolName};
+use crate::model::{Observation, PlanStep, Target, TaskStatus, ToolName};
 use crate::permissions::PermissionMode;
 use crate::risk::RiskPolicy;
 use rusqlite::{Connection, Transaction};
@@ -213,6 +213,11 @@ impl Machine {
             panic!("a bug while the store is held")
         })
     }
+}
+
+/// The page a task is on: the one last reported, else its url (the executor opens it first).
+pub(super) fn page_url<'a>(observed: Option<&'a Observation>, task_url: Option<&'a str>) -> Option<&'a str> {
+    observed.map(|o| o.url.as_str()).filter(|u| !u.is_empty()).or(task_url)
 }
 
 /// The task's status; a task the store does not have is the caller's `NO_SUCH_TASK`.

@@ -14,7 +14,7 @@ pub struct TaskOverview {
     pub goal: String,
     /// The page last reported (its URL and title), else the task's url.
     pub page: Option<(String, String)>,
-    /// The latest screenshot's file name, beside the audit.
+    /// The latest screenshot's file name, beside the audit (for a task that waits for the user).
     pub screenshot: Option<String>,
     /// Why the pending action waits for the user, in words.
     pub why: Option<String>,
@@ -26,16 +26,17 @@ impl Machine {
         let ids = self.store.read(|conn| store::recent_tasks(conn, limit))?;
         let mut tasks = Vec::with_capacity(ids.len());
         for task_id in ids {
-            let view = self.status(&task_id)?;
-            let (goal, observed) = self.store.read(|conn| {
-                let goal = store::task_goal(conn, &task_id)?.map(|(goal, _)| goal).unwrap_or_default();
-                Ok::<_, ServiceError>((goal, store::last_observation(conn, &task_id)?))
+            let mut view = self.status(&task_id)?;
+            let (goal, task_url, observed) = self.store.read(|conn| {
+                let (goal, url) = store::task_goal(conn, &task_id)?.unwrap_or_default();
+                Ok::<_, ServiceError>((goal, url, store::last_observation(conn, &task_id)?))
             })?;
+            let waiting = view.status == TaskStatus::WaitingConfirmation;
             let why = match (&view.pending_permission, &view.pending) {
                 (Some(origin), _) => {
                     Some(format!("it changes a page on {origin}, a site you have not allowed the agent to act on"))
                 }
-                (None, Some(action)) if view.status == TaskStatus::WaitingConfirmation => Some(
+                (None, Some(action)) if waiting => Some(
                     self.risk_on(observed.as_ref().map(|o| o.url.as_str()))
                         .why_high(action.kind, action.target.as_ref(), &action.params, observed.as_ref())
                         .unwrap_or_else(|| "the executor judged it high risk on the page as it was then".to_owned()),
@@ -43,12 +44,12 @@ impl Machine {
                 _ => None,
             };
             // Shown as the audit shows it: a password or a secret typed is not on the console either.
-            let mut view = view;
             view.pending = view.pending.map(|action| shown::audited_action(&action, observed.as_ref()));
             // Before any report, the page is the task's url, which the executor opens first.
-            let task_url = || self.store.read(|conn| store::task_url(conn, &task_id)).ok().flatten();
-            let page = observed.map(|o| (o.url, o.title)).or_else(|| task_url().map(|url| (url, String::new())));
-            tasks.push(TaskOverview { screenshot: self.latest_screenshot(&task_id), view, goal, page, why });
+            let page = observed.map(|o| (o.url, o.title)).or_else(|| task_url.map(|url| (url, String::new())));
+            // Only a task that waits shows its screenshot: the others' audits are not read.
+            let screenshot = if waiting { self.latest_screenshot(&task_id) } else { None };
+            tasks.push(TaskOverview { screenshot, view, goal, page, why });
         }
         Ok(tasks)
     }

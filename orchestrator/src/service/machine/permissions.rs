@@ -5,9 +5,9 @@
 
 use super::{Machine, status_of};
 use crate::audit::{AuditEvent, AuditLine};
-use crate::model::{Action, TaskStatus};
+use crate::model::{Action, Observation, TaskStatus};
 use crate::permissions::{PermissionMode, needs_grant, origin_of};
-use crate::service::store::{self, Grant};
+use crate::service::store::{self, ActionState, Grant};
 use crate::service::{ServiceError, shown};
 use rusqlite::{Connection, Transaction};
 
@@ -24,28 +24,28 @@ pub(super) enum Permission {
 
 impl Machine {
     /// The origin of the page `action` acts on: the one it waited for the user's word on (the
-    /// executor may have found the page moved there), else the page last reported, else the
-    /// task's url (the executor opens it first), else none (`null`).
-    fn page_origin(conn: &Connection, action: &Action) -> Result<String, ServiceError> {
+    /// executor may have found the page moved there), else the page last reported (`observed`),
+    /// else the task's url the action carries (the executor opens it first), else none (`null`).
+    fn page_origin(conn: &Connection, action: &Action, observed: Option<&Observation>) -> Result<String, ServiceError> {
         if let Some(origin) = store::waited_origin(conn, &action.action_id)? {
             return Ok(origin);
         }
-        let task_id = &action.task_id;
-        let observed = store::last_observation(conn, task_id)?.map(|o| o.url).filter(|u| !u.is_empty());
-        let url = match observed {
-            Some(url) => Some(url),
-            None => store::task_url(conn, task_id)?,
-        };
-        Ok(url.as_deref().map_or_else(|| "null".to_owned(), origin_of))
+        Ok(super::page_url(observed, action.task_url.as_deref()).map_or_else(|| "null".to_owned(), origin_of))
     }
 
-    /// Judges `action` (about to be handed out) by the user's word on its page's origin; a
-    /// granted one carries the origin, for the executor's last check.
-    pub(super) fn permission(&self, tx: &Transaction<'_>, action: &mut Action) -> Result<Permission, ServiceError> {
+    /// Judges `action` (about to be handed out, on the page last reported: `observed`) by the
+    /// user's word on its page's origin; a granted one carries the origin, for the executor's
+    /// last check.
+    pub(super) fn permission(
+        &self,
+        tx: &Transaction<'_>,
+        action: &mut Action,
+        observed: Option<&Observation>,
+    ) -> Result<Permission, ServiceError> {
         if self.permissions == PermissionMode::Open || !needs_grant(action.kind) {
             return Ok(Permission::Go);
         }
-        let origin = Self::page_origin(tx, action)?;
+        let origin = Self::page_origin(tx, action, observed)?;
         self.permission_on(tx, action, origin)
     }
 
@@ -53,7 +53,8 @@ impl Machine {
     /// since, so its page is the one it was granted on.
     pub(super) fn carry_grant(&self, conn: &Connection, action: &mut Action) -> Result<(), ServiceError> {
         if self.permissions == PermissionMode::Ask && needs_grant(action.kind) {
-            action.granted_origin = Some(Self::page_origin(conn, action)?);
+            let observed = store::last_observation(conn, &action.task_id)?;
+            action.granted_origin = Some(Self::page_origin(conn, action, observed.as_ref())?);
         }
         Ok(())
     }
@@ -106,7 +107,7 @@ impl Machine {
                 Ok(Permission::Go)
             }
             Some(false) => {
-                store::set_not_permitted(tx, &action.action_id)?;
+                store::set_state(tx, &action.action_id, ActionState::NotPermitted)?;
                 self.append(&AuditLine {
                     origin: Some(origin),
                     ..AuditLine::new(AuditEvent::PermissionRefused, &action.task_id, Some(&action.action_id))
@@ -138,10 +139,10 @@ impl Machine {
                     continue;
                 }
                 let event = if granted {
-                    store::set_planned(tx, &action_id)?;
+                    store::set_state(tx, &action_id, ActionState::Planned)?;
                     AuditEvent::PermissionGranted
                 } else {
-                    store::set_not_permitted(tx, &action_id)?;
+                    store::set_state(tx, &action_id, ActionState::NotPermitted)?;
                     AuditEvent::PermissionRefused
                 };
                 store::set_status(tx, &task_id, TaskStatus::Running)?;

@@ -1,7 +1,7 @@
 //! The model's tasks: which need the model's next step, what the model is given to plan it, and
 //! its step taken in as the task's next action.
 
-use super::{Machine, skills, status_of};
+use super::{Machine, status_of};
 use crate::audit::{AuditEvent, AuditLine};
 use crate::model::{Observation, PlanStep};
 use crate::planner::{PastStep, PlanningRequest};
@@ -50,7 +50,7 @@ impl Machine {
                 }
             }
             let observation = store::last_observation(conn, task_id)?;
-            let page = skills::page_url(observation.as_ref(), url.as_deref());
+            let page = super::page_url(observation.as_ref(), url.as_deref());
             let skills = self.skills_for(&goal, observation.as_ref(), page);
             let tools = self.tools_on(page);
             Ok(PlanningRequest { goal, url, steps, observation, skills, tools })
@@ -70,15 +70,7 @@ impl Machine {
                 let error = format!("the model planned {MODEL_STEP_LIMIT} steps without reaching the goal");
                 return self.mark_failed(tx, task_id, &error);
             }
-            let observed = store::last_observation(tx, task_id)?;
-            let task_url = store::task_url(tx, task_id)?;
-            let page = skills::page_url(observed.as_ref(), task_url.as_deref());
-            if !self.tools_on(page).contains(&step.tool) {
-                let why = format!(
-                    "the model's step: {} is not among the tools the skills of {} allow",
-                    step.tool,
-                    page.unwrap_or("the page")
-                );
+            if let Some(why) = self.tool_refused(tx, task_id, step.tool)? {
                 return self.mark_failed(tx, task_id, &why);
             }
             let (target, params) = match step.target_and_params() {

@@ -4,20 +4,17 @@
 //! words.
 
 use super::Machine;
+use super::page_url;
 use crate::model::{Observation, ToolName};
 use crate::planner::{PLANNED, SkillBrief};
 use crate::risk::RiskPolicy;
+use crate::service::store;
 use std::borrow::Cow;
 
 /// The skills a model is given for one step.
 const SKILLS_GIVEN: usize = 3;
 /// The most of a skill's procedure the model is given, in characters.
 const PROCEDURE_CHARS: usize = 2000;
-
-/// The page a task is on: the one last reported, else its url (the executor opens it first).
-pub(super) fn page_url<'a>(observed: Option<&'a Observation>, task_url: Option<&'a str>) -> Option<&'a str> {
-    observed.map(|o| o.url.as_str()).filter(|u| !u.is_empty()).or(task_url)
-}
 
 impl Machine {
     /// The best skills for `goal` on the page (its title and host count too).
@@ -56,6 +53,25 @@ impl Machine {
             (Some(skills), Some(page)) => skills.tools_on(page, PLANNED),
             _ => PLANNED.to_vec(),
         }
+    }
+
+    /// Why the model's step with `tool` is refused on the task's page: a skill whose sites
+    /// match it allows other tools. `None` without such a skill (any tool goes, as without a
+    /// library).
+    pub(super) fn tool_refused(
+        &self,
+        conn: &rusqlite::Connection,
+        task_id: &str,
+        tool: ToolName,
+    ) -> Result<Option<String>, crate::service::ServiceError> {
+        let Some(skills) = &self.skills else { return Ok(None) };
+        let observed = store::last_observation(conn, task_id)?;
+        let task_url = store::task_url(conn, task_id)?;
+        let Some(page) = page_url(observed.as_ref(), task_url.as_deref()) else { return Ok(None) };
+        if skills.tools_on(page, ToolName::ALL).contains(&tool) {
+            return Ok(None);
+        }
+        Ok(Some(format!("the model's step: {tool} is not among the tools the skills of {page} allow")))
     }
 
     /// The risk policy on `page`: the words in force, and those of the skills of its site.

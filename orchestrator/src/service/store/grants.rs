@@ -56,15 +56,6 @@ pub(crate) fn set_awaiting_permission(
     Ok(())
 }
 
-/// The action will never run: the user refused its origin.
-pub(crate) fn set_not_permitted(tx: &Transaction<'_>, action_id: &str) -> Result<(), StoreError> {
-    tx.execute(
-        "UPDATE actions SET state = ?2 WHERE action_id = ?1",
-        params![action_id, ActionState::NotPermitted.name()],
-    )?;
-    Ok(())
-}
-
 /// The actions (task, action) that wait for the user's word on `origin`, oldest task first.
 pub(crate) fn awaiting_permission(conn: &Connection, origin: &str) -> Result<Vec<(String, String)>, StoreError> {
     let mut stmt = conn.prepare(

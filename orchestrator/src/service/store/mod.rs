@@ -7,8 +7,7 @@ mod grants;
 
 pub use grants::Grant;
 pub(crate) use grants::{
-    awaiting_permission, grant_of, grants, pending_permission, set_awaiting_permission, set_grant, set_not_permitted,
-    waited_origin,
+    awaiting_permission, grant_of, grants, pending_permission, set_awaiting_permission, set_grant, waited_origin,
 };
 
 use crate::model::{Action, Observation, Risk, Target, TaskStatus, ToolName};
@@ -334,9 +333,10 @@ pub(crate) fn set_confirmation(tx: &Transaction<'_>, action_id: &str, approved: 
     Ok(())
 }
 
-/// The action is planned again (the user granted its origin): handed out next.
-pub(crate) fn set_planned(tx: &Transaction<'_>, action_id: &str) -> Result<(), StoreError> {
-    tx.execute("UPDATE actions SET state = ?2 WHERE action_id = ?1", params![action_id, ActionState::Planned.name()])?;
+/// The action is now in `state` (planned again once its origin is granted, never run once it
+/// is refused), nothing else of it changed.
+pub(crate) fn set_state(tx: &Transaction<'_>, action_id: &str, state: ActionState) -> Result<(), StoreError> {
+    tx.execute("UPDATE actions SET state = ?2 WHERE action_id = ?1", params![action_id, state.name()])?;
     Ok(())
 }
 
