@@ -22,16 +22,20 @@ pub(super) async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf
         true => artifacts::write(&env, tab, Some(&world.agent.task.trace), folder).await.ok(),
         false => None,
     };
-    // What the agent under test was asked and answered, word for word: where its failure shows.
-    if let Some(dir) = &kept
-        && let Some(calls) = world.conformance.transcript()
-    {
-        let _ = std::fs::write(dir.join("calls.json"), calls);
-    }
     for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
         let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
     }
     world.conformance.close().await;
+    // What the agent under test was asked and answered, word for word, and the end of what
+    // it wrote to stderr (all of it, now that it is closed): where its failure shows.
+    if let Some(dir) = &kept {
+        if let Some(calls) = world.conformance.transcript() {
+            let _ = std::fs::write(dir.join("calls.json"), calls);
+        }
+        if let Some(stderr) = world.conformance.agent_stderr() {
+            let _ = std::fs::write(dir.join("agent-stderr.txt"), stderr);
+        }
+    }
     let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&env.user_context)).await;
     if env.session.is_none() {
         env.browser.shutdown().await;

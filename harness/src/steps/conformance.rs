@@ -126,6 +126,10 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
     let refused = world.conformance.answer(0).and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
+    // An agent that broke off did nothing that could be waited for.
+    if let Some(message) = refused.as_ref().filter(|_| world.conformance.answer(0).is_some_and(|a| a.broken)) {
+        return Err(StepError::Expectation(format!("the agent could not go to {url}: {message}")));
+    }
     // The harness's own check, not the agent's word: the page's load event in the browser.
     // Compared as parsed URLs: the browser reports the URL as it normalised it (a space
     // percent-encoded). A failed answer is not enough to fail the set-up (the page may have
@@ -184,10 +188,11 @@ async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
             serde_json::from_str(&args).map_err(|e| StepError::Setup(format!("call {n}: args are not JSON: {e}")))?;
         send(world, n, tool, args).await?;
     }
-    // A call that never answered fails the scenario, whatever its Then steps would accept:
-    // the rest of the table was still sent, as a model would go on.
+    // A call that never answered, or that the agent's process broke off, fails the scenario,
+    // whatever its Then steps would accept: the rest of the table was still sent, as a model
+    // would go on.
     match world.conformance.first_unanswered() {
-        Some(n) => Err(StepError::Expectation(format!("call {n}: {}", no_answer(world.conformance.call_timeout)))),
+        Some((n, what)) => Err(StepError::Expectation(format!("call {n}: {what}"))),
         None => Ok(()),
     }
 }

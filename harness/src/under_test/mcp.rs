@@ -16,6 +16,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// How long a server that broke off has for its last words on stderr to be read.
+const STDERR_GRACE: Duration = Duration::from_secs(1);
 /// The longest line an answer may be (a snapshot of a large page is one long JSON line).
 const MAX_LINE: usize = 64 << 20;
 
@@ -28,6 +30,8 @@ pub struct McpAgent {
     offered: BTreeSet<String>,
     /// The server's name and version, as it gave them in the handshake.
     pub server: String,
+    /// Why its stdout stopped being passed on, once a line was not one of its messages.
+    screened: tokio::sync::watch::Receiver<Option<String>>,
 }
 
 impl std::fmt::Debug for McpAgent {
@@ -70,7 +74,8 @@ impl McpAgent {
         };
         let handshake = tokio::select! {
             handshake = tokio::time::timeout(deadline, config.serve(transport)) => handshake,
-            Ok(line) = &mut garbage => {
+            Ok(()) = garbage.changed() => {
+                let line = garbage.borrow().clone().unwrap_or_default();
                 let e = protocol(&description, line, &process);
                 process.end().await;
                 return Err(e);
@@ -84,7 +89,7 @@ impl McpAgent {
             }
             Ok(Err(e)) => {
                 // The screen ends the client's input when it finds garbage: say what it found.
-                let why = garbage.try_recv().unwrap_or_else(|_| format!("the handshake failed ({e})"));
+                let why = garbage.borrow().clone().unwrap_or_else(|| format!("the handshake failed ({e})"));
                 let e = protocol(&description, why, &process);
                 process.end().await;
                 return Err(e);
@@ -108,7 +113,7 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        let agent = Self { description, client, process, offered, server };
+        let agent = Self { description, client, process, offered, server, screened: garbage };
         if prepare && let Err(e) = agent.after_start(deadline).await {
             agent.end().await;
             return Err(e);
@@ -204,6 +209,7 @@ pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
         dialog,
         text,
         took: Duration::ZERO,
+        broken: false,
     }
 }
 
@@ -234,10 +240,14 @@ impl McpAgent {
                 self.description.classify(&error.message),
                 format!("MCP error {}: {}", error.code.0, error.message),
             ),
-            e => Answer::failed(
-                super::FailureClass::Other,
-                format!("the agent's connection failed ({e}){}", self.process.stderr_tail()),
-            ),
+            e => {
+                // Its last words on stderr are added by `call`, once they have been read.
+                let what = match self.screened.borrow().clone() {
+                    Some(why) => format!("broke the protocol: {why}"),
+                    None => format!("broke off: its connection failed ({e})"),
+                };
+                Answer::broken(&self.description.name, what)
+            }
         }
     }
 }
@@ -251,27 +261,27 @@ pub fn keep(kept: &mut String, label: &str, text: &str) {
 /// that is not a JSON-RPC message (a program that prints a banner or its usage) or that is our
 /// own `initialize` sent back (a program that echoes): the receiver gets why, at once, instead
 /// of the handshake waiting out its deadline.
-fn screen(stdout: tokio::process::ChildStdout) -> (tokio::io::DuplexStream, tokio::sync::oneshot::Receiver<String>) {
-    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+fn screen(stdout: tokio::process::ChildStdout) -> (tokio::io::DuplexStream, tokio::sync::watch::Receiver<Option<String>>) {
+    use tokio::io::AsyncWriteExt as _;
     let (mut to_client, from_screen) = tokio::io::duplex(1 << 16);
-    let (tell, told) = tokio::sync::oneshot::channel();
+    let (tell, told) = tokio::sync::watch::channel(None);
     tokio::spawn(async move {
-        let mut lines = tokio::io::BufReader::new(stdout);
-        let mut line = String::new();
+        // Bounded: a line without end is an error, not a buffer without end.
+        let mut lines = super::lines::LineReader::new(stdout);
         loop {
-            line.clear();
-            match lines.read_line(&mut line).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            if line.trim().is_empty() {
-                continue;
-            }
+            let line = match lines.next().await {
+                Ok(Some(line)) => line,
+                Ok(None) => return,
+                Err(e) => {
+                    let _ = tell.send(Some(format!("it wrote {e}")));
+                    return;
+                }
+            };
             if let Some(why) = not_json_rpc(&line) {
-                let _ = tell.send(why);
+                let _ = tell.send(Some(why));
                 return;
             }
-            if to_client.write_all(line.as_bytes()).await.is_err() {
+            if to_client.write_all(format!("{line}\n").as_bytes()).await.is_err() {
                 return;
             }
         }
@@ -327,6 +337,10 @@ impl AgentUnderTest for McpAgent {
         Some(self.server.clone()).filter(|s| !s.is_empty())
     }
 
+    fn stderr(&self) -> Option<super::process::StderrKept> {
+        Some(self.process.stderr_kept())
+    }
+
     fn supports(&self, tool: NeutralTool) -> bool {
         self.description.tool(tool).is_some_and(|m| m.calls().all(|c| self.offered.contains(c)))
     }
@@ -352,6 +366,12 @@ impl AgentUnderTest for McpAgent {
             if !answer.succeeded() {
                 break;
             }
+        }
+        if answer.broken
+            && let Some(failure) = answer.failure.as_mut()
+        {
+            self.process.stderr_read(STDERR_GRACE).await;
+            failure.message.push_str(&self.process.stderr_tail());
         }
         answer.took = started.elapsed();
         answer

@@ -12,6 +12,7 @@
 pub mod core;
 pub mod description;
 pub mod jsonl;
+mod lines;
 pub mod kind;
 pub mod mcp;
 pub mod preflight;
@@ -104,6 +105,10 @@ pub struct Answer {
     /// How long the call took, from sending it to its answer.
     #[serde(serialize_with = "as_ms")]
     pub took: Duration,
+    /// Not the agent's answer: its process broke off (it closed its output, wrote what its
+    /// protocol does not allow, or could not be written to). Nothing it did can be waited for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub broken: bool,
 }
 
 fn as_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -114,6 +119,11 @@ impl Answer {
     /// A failure of `class`.
     pub fn failed(class: FailureClass, message: impl Into<String>) -> Self {
         Self { failure: Some(Failure { class, message: message.into() }), ..Self::default() }
+    }
+
+    /// The agent's process broke off: `what` it did, after its name.
+    pub fn broken(agent: &str, what: impl std::fmt::Display) -> Self {
+        Self { broken: true, ..Self::failed(FailureClass::Other, format!("agent {agent} {what}")) }
     }
 
     pub fn succeeded(&self) -> bool {
@@ -273,6 +283,12 @@ pub trait AgentUnderTest: Send {
     /// The tab it acts on, when it can say (navguard's core can); others' is found from the
     /// page their answers show.
     fn focused_tab(&self) -> Option<navguard::browser::TabId> {
+        None
+    }
+
+    /// What its process writes to stderr, its end kept, readable after it closed (a failed
+    /// scenario's artifacts keep it); `None` for an agent without a process of its own.
+    fn stderr(&self) -> Option<process::StderrKept> {
         None
     }
 }

@@ -9,11 +9,17 @@ use navguard::adapter::GroupGuard;
 use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// How many of the agent's last stderr lines an error quotes.
 const STDERR_LINES: usize = 12;
+/// How much of a stderr line an error quotes.
+const STDERR_LINE_CHARS: usize = 300;
+/// How much of what the agent wrote to stderr is kept, its end (a scenario's artifacts hold
+/// it): an agent may write without end, or a line without end.
+const STDERR_KEPT: usize = 64 << 10;
+/// How much of its stderr is read at a time.
+const STDERR_CHUNK: usize = 8 << 10;
 
 /// The environment variable that marks an agent's process and all it starts: a daemon that
 /// leaves the agent's process group and session (agent-browser's browser daemon does) still
@@ -35,7 +41,9 @@ pub struct AgentProcess {
     pub child: Child,
     pub stdin: Option<ChildStdin>,
     pub stdout: Option<ChildStdout>,
-    stderr: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<StderrTail>>,
+    /// The task draining its stderr: it ends when the pipe closes.
+    stderr_reader: Option<tokio::task::JoinHandle<()>>,
     group: Option<GroupGuard>,
     /// The command it was started with, for error messages.
     pub command: String,
@@ -95,28 +103,44 @@ impl AgentProcess {
                 source,
             })?;
         let group = child.id().map(|group| GroupGuard::with_mark(group, format!("{MARK_VARIABLE}={mark}")));
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        if let Some(pipe) = child.stderr.take() {
-            tokio::spawn(keep_tail(pipe, Arc::clone(&stderr)));
-        }
+        let stderr = Arc::new(Mutex::new(StderrTail::default()));
+        let stderr_reader = child.stderr.take().map(|pipe| tokio::spawn(keep_tail(pipe, Arc::clone(&stderr))));
         Ok(Self {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
             child,
             stderr,
+            stderr_reader,
             group,
             command: command.to_owned(),
             _scratch: None,
         })
     }
 
-    /// The agent's last stderr lines, as `: <lines>` for an error message (empty if none).
+    /// The agent's last stderr lines, as `; its stderr ends: <lines>` for an error message
+    /// (empty if none).
     pub fn stderr_tail(&self) -> String {
-        let lines = self.stderr.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let lines = self.stderr.lock().unwrap_or_else(std::sync::PoisonError::into_inner).last_lines();
         if lines.is_empty() {
             return String::new();
         }
         format!("; its stderr ends: {}", lines.join(" | "))
+    }
+
+    /// Waits, at most `within`, until its stderr has been read to its end (once it exited, its
+    /// last words are then in [`Self::stderr_tail`]; a child of its that holds the pipe open
+    /// only makes this wait its bound).
+    pub async fn stderr_read(&mut self, within: std::time::Duration) {
+        if let Some(reader) = self.stderr_reader.as_mut() {
+            if tokio::time::timeout(within, reader).await.is_ok() {
+                self.stderr_reader = None;
+            }
+        }
+    }
+
+    /// What the agent writes to stderr, kept as it comes, readable after the agent ended.
+    pub fn stderr_kept(&self) -> StderrKept {
+        StderrKept(Arc::clone(&self.stderr))
     }
 
     /// Ends it: closes its stdin (a polite agent exits), then kills its whole group.
@@ -130,6 +154,20 @@ impl AgentProcess {
         // and the drop after it would scan every process twice).
         drop(self.group.take());
         let _ = self.child.wait().await;
+        // With the group gone, the pipe closes: its last words are read.
+        self.stderr_read(std::time::Duration::from_secs(1)).await;
+    }
+}
+
+/// The end of what an agent wrote to stderr, as it is kept while the agent runs and after.
+#[derive(Clone, Debug)]
+pub struct StderrKept(Arc<Mutex<StderrTail>>);
+
+impl StderrKept {
+    /// Its last [`STDERR_KEPT`] bytes at most, with a first line saying how much came before
+    /// them; `None` if it wrote nothing.
+    pub fn text(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).text()
     }
 }
 
@@ -144,15 +182,82 @@ fn hint(error: &std::io::Error) -> String {
     }
 }
 
-/// Keeps the last lines the agent wrote to stderr, draining the pipe so it never fills.
-async fn keep_tail(pipe: tokio::process::ChildStderr, into: Arc<Mutex<Vec<String>>>) {
-    let mut lines = BufReader::new(pipe).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        tracing::debug!(target: "navguard::agent", "{line}");
-        let mut kept = into.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.push(line.chars().take(300).collect());
-        if kept.len() > STDERR_LINES {
-            kept.remove(0);
+/// The end of what an agent wrote to stderr, bounded whatever it writes.
+#[derive(Debug, Default)]
+struct StderrTail {
+    kept: std::collections::VecDeque<u8>,
+    /// Bytes written before those kept.
+    dropped: u64,
+}
+
+impl StderrTail {
+    fn push(&mut self, bytes: &[u8]) {
+        self.kept.extend(bytes);
+        let over = self.kept.len().saturating_sub(STDERR_KEPT);
+        self.kept.drain(..over);
+        self.dropped += over as u64;
+    }
+
+    fn text(&self) -> Option<String> {
+        if self.kept.is_empty() {
+            return None;
         }
+        let (front, back) = self.kept.as_slices();
+        let text = String::from_utf8_lossy(&[front, back].concat()).into_owned();
+        Some(match self.dropped {
+            0 => text,
+            n => format!("[{n} bytes before these left out]\n{text}"),
+        })
+    }
+
+    /// Its last lines that are not blank, each cut to [`STDERR_LINE_CHARS`].
+    fn last_lines(&self) -> Vec<String> {
+        let (front, back) = self.kept.as_slices();
+        let text = String::from_utf8_lossy(&[front, back].concat()).into_owned();
+        let mut lines: Vec<String> = text
+            .lines()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(STDERR_LINES)
+            .map(|l| l.chars().take(STDERR_LINE_CHARS).collect())
+            .collect();
+        lines.reverse();
+        lines
+    }
+}
+
+/// Keeps the end of what the agent writes to stderr, draining the pipe so it never fills.
+async fn keep_tail(mut pipe: tokio::process::ChildStderr, into: Arc<Mutex<StderrTail>>) {
+    use tokio::io::AsyncReadExt as _;
+    let mut chunk = vec![0; STDERR_CHUNK];
+    while let Ok(n @ 1..) = pipe.read(&mut chunk).await {
+        let bytes = &chunk[..n];
+        tracing::debug!(target: "navguard::agent", "{}", String::from_utf8_lossy(bytes).trim_end());
+        into.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_keeps_its_end_bounded_and_says_how_much_came_before() {
+        let mut tail = StderrTail::default();
+        assert_eq!(tail.text(), None);
+        assert!(tail.last_lines().is_empty());
+        for n in 0..20_000 {
+            tail.push(format!("line {n}\n").as_bytes());
+        }
+        // One line without end, far longer than what is kept.
+        tail.push(&vec![b'x'; 3 * STDERR_KEPT]);
+        let text = tail.text().unwrap();
+        assert!(text.starts_with('['), "{}", &text[..80]);
+        assert!(text.len() <= STDERR_KEPT + 64);
+        let lines = tail.last_lines();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].len(), STDERR_LINE_CHARS);
+        tail.push(b"\nlast words\n");
+        assert_eq!(tail.last_lines().last().map(String::as_str), Some("last words"));
     }
 }

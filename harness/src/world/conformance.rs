@@ -6,6 +6,7 @@
 use super::run::DEFAULT_CALL_TIMEOUT;
 use super::user_action::UserAction;
 use crate::under_test::description::Description;
+use crate::under_test::process::StderrKept;
 use crate::under_test::{AgentUnderTest, Answer, NeutralTool};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -43,6 +44,8 @@ pub struct Conformance {
     /// How many tabs opened by a page the scenario has waited for: the next wait is for the
     /// one after them.
     pub(crate) opened_tabs_awaited: usize,
+    /// What the agent wrote to stderr, kept once it was closed.
+    ended_stderr: Option<StderrKept>,
 }
 
 /// One call made, and what it answered.
@@ -74,6 +77,7 @@ impl Default for Conformance {
             not_applicable: None,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             opened_tabs_awaited: 0,
+            ended_stderr: None,
         }
     }
 }
@@ -82,6 +86,7 @@ impl Conformance {
     /// Ends the agent (its process and whatever it started).
     pub async fn close(&mut self) {
         if let Some(agent) = self.agent.take() {
+            self.ended_stderr = agent.stderr();
             agent.close().await;
         }
     }
@@ -105,6 +110,12 @@ impl Conformance {
         serde_json::to_string_pretty(&calls).ok()
     }
 
+    /// The end of what the agent under test wrote to stderr, bounded, if it wrote anything
+    /// (all of it once the agent is closed).
+    pub fn agent_stderr(&self) -> Option<String> {
+        self.agent.as_ref().and_then(|a| a.stderr()).or_else(|| self.ended_stderr.clone()).and_then(|s| s.text())
+    }
+
     /// Call `n`'s answer.
     pub(crate) fn answer(&self, n: u32) -> Option<&Answer> {
         self.calls.get(&n).map(|c| &c.answer)
@@ -115,9 +126,13 @@ impl Conformance {
         self.calls.iter().rev().find(|(_, c)| c.answer.elements.is_some()).map(|(n, _)| *n)
     }
 
-    /// The first call that gave no answer in time.
-    pub(crate) fn first_unanswered(&self) -> Option<u32> {
-        self.calls.iter().find(|(_, c)| c.unanswered).map(|(n, _)| *n)
+    /// The first call the agent gave no answer of its own to (none in time, or its process
+    /// broke off), with what happened.
+    pub(crate) fn first_unanswered(&self) -> Option<(u32, &str)> {
+        self.calls
+            .iter()
+            .find(|(_, c)| c.unanswered || c.answer.broken)
+            .map(|(n, c)| (*n, c.answer.failure.as_ref().map_or("", |f| f.message.as_str())))
     }
 
     /// The agent's name as the steps' messages give it.

@@ -8,14 +8,13 @@
 //! (`"agent": {"name", "version"}`) and which neutral tools it has (`"tools": [...]`; all when
 //! absent). No description mapping is needed: the answers are already structured.
 
-mod lines;
 mod wire;
 
 use super::description::Description;
 use super::process::AgentProcess;
-use super::{AgentError, AgentUnderTest, Answer, BrowserAt, FailureClass, NeutralTool};
+use super::{AgentError, AgentUnderTest, Answer, BrowserAt, NeutralTool};
 use async_trait::async_trait;
-use lines::LineReader;
+use super::lines::LineReader;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -88,6 +87,7 @@ impl JsonlAgent {
                 }
                 Ok(None) => {
                     let exit = exit_status(&mut process).await;
+                    process.stderr_read(EXIT_GRACE).await;
                     Err(match sent {
                         Err(e) => format!("it did not take the start line ({e}) and closed its stdout{exit}"),
                         Ok(()) => format!("it closed its stdout without answering the start line{exit}"),
@@ -152,21 +152,17 @@ impl JsonlAgent {
         self.pending = Some(id);
         let line = json!({ "id": id, "tool": tool.name(), "args": args }).to_string();
         if let Err(e) = send(&mut self.stdin, &line).await {
-            return Answer::failed(
-                FailureClass::Other,
-                format!("the call could not be sent to the agent ({e}){}", self.process.stderr_tail()),
-            );
+            let why = format!("could not be sent the call ({e}){}", self.process.stderr_tail());
+            return self.broken(why);
         }
         loop {
             let line = match self.stdout.next().await {
                 Ok(Some(line)) => line,
-                Ok(None) => return Answer::failed(FailureClass::Other, self.closed().await),
-                Err(e) => {
-                    return Answer::failed(
-                        FailureClass::Other,
-                        format!("protocol error: its stdout could not be read ({e})"),
-                    );
+                Ok(None) => {
+                    let why = self.closed().await;
+                    return self.broken(why);
                 }
+                Err(e) => return self.broken(format!("broke the protocol: its stdout could not be read ({e})")),
             };
             match parse_reply(&line) {
                 Ok(reply) if reply.id == id => {
@@ -179,22 +175,24 @@ impl JsonlAgent {
                     tracing::debug!(target: "navguard::agent", "{agent}: the late answer to call {} skipped", reply.id);
                 }
                 Ok(reply) => {
-                    return Answer::failed(
-                        FailureClass::Other,
-                        format!("protocol error: call {id} was answered with id {}: {}", reply.id, quote(&line)),
-                    );
+                    let why = format!("call {id} was answered with id {}: {}", reply.id, quote(&line));
+                    return self.broken(format!("broke the protocol: {why}"));
                 }
-                Err(why) => {
-                    return Answer::failed(FailureClass::Other, format!("protocol error: {why}: {}", quote(&line)));
-                }
+                Err(why) => return self.broken(format!("broke the protocol: {why}: {}", quote(&line))),
             }
         }
+    }
+
+    /// The answer to a call the agent's process broke off: what it did, naming it.
+    fn broken(&self, what: String) -> Answer {
+        Answer::broken(&self.description.name, what)
     }
 
     /// What to say when its stdout closed: how it exited, if it did, and its last words.
     async fn closed(&mut self) -> String {
         let exit = exit_status(&mut self.process).await;
-        format!("the agent closed its stdout{exit}{}", self.process.stderr_tail())
+        self.process.stderr_read(EXIT_GRACE).await;
+        format!("closed its stdout{exit}{}", self.process.stderr_tail())
     }
 }
 
@@ -212,6 +210,10 @@ impl AgentUnderTest for JsonlAgent {
     /// Its start answer's `agent` name and version, when it gave them.
     fn version(&self) -> Option<String> {
         self.introduced.then(|| self.server.clone())
+    }
+
+    fn stderr(&self) -> Option<super::process::StderrKept> {
+        Some(self.process.stderr_kept())
     }
 
     fn supports(&self, tool: NeutralTool) -> bool {
@@ -249,6 +251,7 @@ async fn send(stdin: &mut ChildStdin, line: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::under_test::FailureClass;
 
     /// A stand-in agent: a shell script that answers as the protocol says, and then not.
     fn fake(script: &str, timeout_ms: u64) -> Arc<Description> {
@@ -278,7 +281,10 @@ read c; echo bye >&2
         let failure = |a: Answer| a.failure.map(|f| (f.class, f.message)).unwrap();
         let (class, message) = failure(agent.call(NeutralTool::Navigate, &args).await);
         assert_eq!(class, FailureClass::Other);
-        assert!(message.starts_with("protocol error: a line that is not JSON") && message.ends_with("`not json`"));
+        assert!(
+            message.starts_with("agent fake broke the protocol: a line that is not JSON") && message.ends_with("`not json`"),
+            "{message}"
+        );
         // Call 1's answer comes late, during call 2: skipped, as it was answered once.
         let answered = agent.call(NeutralTool::Snapshot, &json!({})).await;
         assert_eq!(failure(answered), (FailureClass::StaleRef, "gone".to_owned()));
@@ -289,9 +295,12 @@ read c; echo bye >&2
         assert!(answered.succeeded(), "{:?}", answered.failure);
         assert_eq!(answered.page.map(|p| p.title).as_deref(), Some("t"));
         let (_, message) = failure(agent.call(NeutralTool::Navigate, &args).await);
-        assert_eq!(message, r#"protocol error: call 5 was answered with id 9: `{"id":9,"ok":true}`"#);
-        let (_, message) = failure(agent.call(NeutralTool::Navigate, &args).await);
-        assert!(message.starts_with("the agent closed its stdout (exit status: 0)"), "{message}");
+        assert_eq!(message, r#"agent fake broke the protocol: call 5 was answered with id 9: `{"id":9,"ok":true}`"#);
+        let closed = agent.call(NeutralTool::Navigate, &args).await;
+        assert!(closed.broken);
+        let (_, message) = failure(closed);
+        assert!(message.starts_with("agent fake closed its stdout (exit status: 0)"), "{message}");
+        assert!(message.ends_with("its stderr ends: bye"), "{message}");
         Box::new(agent).close().await;
     }
 

@@ -154,6 +154,7 @@ impl Reply {
                 _ => cut(line, SHOWN),
             },
             took: Duration::ZERO,
+            broken: false,
         }
     }
 }

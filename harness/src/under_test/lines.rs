@@ -1,5 +1,5 @@
-//! The agent's stdout, read a line at a time, whatever its lines' length and whenever a call
-//! is given up.
+//! An agent's stdout, read a line at a time, whatever its lines' length and whenever a call
+//! is given up (a JSON-lines agent's answers, an MCP server's messages).
 
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, BufReader};
 use tokio::process::ChildStdout;
@@ -9,7 +9,7 @@ const MAX_LINE: usize = 64 << 20;
 
 /// The agent's stdout, a line at a time. Cancel-safe: a line read in part when the caller's
 /// deadline ends a call stays in the buffer and is finished by the next read.
-pub(super) struct LineReader<R = ChildStdout> {
+pub(crate) struct LineReader<R = ChildStdout> {
     reader: BufReader<R>,
     buf: Vec<u8>,
     /// Set once a line was too long: the stream can no longer be read in step.
@@ -17,12 +17,12 @@ pub(super) struct LineReader<R = ChildStdout> {
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> LineReader<R> {
-    pub(super) fn new(stdout: R) -> Self {
+    pub(crate) fn new(stdout: R) -> Self {
         Self { reader: BufReader::new(stdout), buf: Vec::new(), broken: false }
     }
 
     /// The next line that is not blank, without its line end; `None` at the end of the stream.
-    pub(super) async fn next(&mut self) -> std::io::Result<Option<String>> {
+    pub(crate) async fn next(&mut self) -> std::io::Result<Option<String>> {
         loop {
             if self.broken {
                 return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, too_long()));
