@@ -400,6 +400,8 @@ async fn export(
         .into_response())
 }
 
+#[cfg(test)]
+mod generated;
 mod skills;
 #[cfg(test)]
 mod tests;

@@ -206,7 +206,7 @@ impl Description {
     /// Parses a description; every mistake is named with its place.
     pub fn parse(text: &str, source: &str, here: &Path) -> Result<Self, AgentError> {
         let bad = |why: String| AgentError::Description { agent: source.to_owned(), path: source.to_owned(), why };
-        let file: File = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        let file: File = toml::from_str(text).map_err(|e| bad(toml_error(text, &e)))?;
         let bad = |why: String| AgentError::Description { agent: file.name.clone(), path: source.to_owned(), why };
         let mut tools = BTreeMap::new();
         for (name, map) in file.tools {
@@ -552,6 +552,21 @@ fn as_number(value: Value) -> Value {
     }
 }
 
+/// A TOML error in one line, with its place: `line L, column C: <what>` (the parser's own text
+/// quotes the line over several).
+fn toml_error(text: &str, error: &toml::de::Error) -> String {
+    let what = error.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -714,7 +729,11 @@ keep_as = "URL"
         for (text, named) in cases {
             let e = Description::parse(text, "a.toml", Path::new(".")).unwrap_err().to_string();
             assert!(e.contains(named), "{e}");
+            assert!(!e.contains('\n'), "one line: {e}");
         }
+        // The TOML parser's own text spans several lines; it is told in one, with its place.
+        let e = Description::parse("name = \"a\"\nkind = \"mcp\"\nkind = \"mcp\"", "a.toml", Path::new("."));
+        assert_eq!(e.unwrap_err().to_string(), "agent a.toml: a.toml: line 3, column 1: duplicate key");
     }
 
     #[test]

@@ -67,6 +67,55 @@ mod tests {
         assert_eq!(reader.next().await.unwrap(), None);
     }
 
+    /// What the reader should give for `input`: its lines, each without its line end, blank
+    /// ones left out.
+    fn expected(input: &[u8]) -> Vec<String> {
+        input
+            .split_inclusive(|b| *b == b'\n')
+            .map(|line| String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_owned())
+            .filter(|line| !line.trim().is_empty())
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 128, failure_persistence: None, ..Default::default() })]
+        /// Whatever the agent writes, cut into whatever pieces the pipe gives: the lines come out
+        /// whole and in order, and the end of the stream is the end.
+        #[test]
+        fn generated_output_in_generated_pieces_is_read_line_by_line(
+            input in proptest::collection::vec(proptest::sample::select(&b"ab{}\"\n\r \t\xff\xc3\xa9"[..]), 0..400),
+            cuts in proptest::collection::vec(1..64usize, 1..20),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let lines = runtime.block_on(async {
+                let (mut agent, harness) = tokio::io::duplex(16);
+                let pieces = input.clone();
+                let writer = tokio::spawn(async move {
+                    let mut rest = &pieces[..];
+                    for cut in cuts.iter().cycle() {
+                        if rest.is_empty() {
+                            break;
+                        }
+                        let (piece, after) = rest.split_at((*cut).min(rest.len()));
+                        agent.write_all(piece).await.unwrap();
+                        rest = after;
+                    }
+                });
+                let mut reader = LineReader::new(harness);
+                let mut lines = Vec::new();
+                let read = tokio::time::timeout(Duration::from_secs(10), async {
+                    while let Some(line) = reader.next().await.unwrap() {
+                        lines.push(line);
+                    }
+                });
+                read.await.expect("the reader ends with the stream");
+                writer.await.unwrap();
+                lines
+            });
+            proptest::prop_assert_eq!(lines, expected(&input));
+        }
+    }
+
     #[tokio::test]
     async fn a_line_read_in_part_when_a_call_is_given_up_is_finished_by_the_next_read() {
         let (mut agent, harness) = tokio::io::duplex(64);

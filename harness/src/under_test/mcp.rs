@@ -261,7 +261,9 @@ pub fn keep(kept: &mut String, label: &str, text: &str) {
 /// that is not a JSON-RPC message (a program that prints a banner or its usage) or that is our
 /// own `initialize` sent back (a program that echoes): the receiver gets why, at once, instead
 /// of the handshake waiting out its deadline.
-fn screen(stdout: tokio::process::ChildStdout) -> (tokio::io::DuplexStream, tokio::sync::watch::Receiver<Option<String>>) {
+fn screen(
+    stdout: tokio::process::ChildStdout,
+) -> (tokio::io::DuplexStream, tokio::sync::watch::Receiver<Option<String>>) {
     use tokio::io::AsyncWriteExt as _;
     let (mut to_client, from_screen) = tokio::io::duplex(1 << 16);
     let (tell, told) = tokio::sync::watch::channel(None);

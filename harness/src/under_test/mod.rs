@@ -12,8 +12,8 @@
 pub mod core;
 pub mod description;
 pub mod jsonl;
-mod lines;
 pub mod kind;
+mod lines;
 pub mod mcp;
 pub mod preflight;
 pub mod process;

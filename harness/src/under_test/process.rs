@@ -131,10 +131,10 @@ impl AgentProcess {
     /// last words are then in [`Self::stderr_tail`]; a child of its that holds the pipe open
     /// only makes this wait its bound).
     pub async fn stderr_read(&mut self, within: std::time::Duration) {
-        if let Some(reader) = self.stderr_reader.as_mut() {
-            if tokio::time::timeout(within, reader).await.is_ok() {
-                self.stderr_reader = None;
-            }
+        if let Some(reader) = self.stderr_reader.as_mut()
+            && tokio::time::timeout(within, reader).await.is_ok()
+        {
+            self.stderr_reader = None;
         }
     }
 

@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
 
-const SECRET: &str = "a-secret-of-32-characters-length";
+pub(super) const SECRET: &str = "a-secret-of-32-characters-length";
 
 /// The service on loopback, in this process; its base URL.
-async fn serve(dir: &Path) -> String {
+pub(super) async fn serve(dir: &Path) -> String {
     let service = Service::open(dir, ServiceOptions::default()).unwrap();
     let app = app(Arc::new(AppState::new(service, SECRET.into(), None).unwrap()));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

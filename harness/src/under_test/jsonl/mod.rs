@@ -11,10 +11,10 @@
 mod wire;
 
 use super::description::Description;
+use super::lines::LineReader;
 use super::process::AgentProcess;
 use super::{AgentError, AgentUnderTest, Answer, BrowserAt, NeutralTool};
 use async_trait::async_trait;
-use super::lines::LineReader;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -282,7 +282,8 @@ read c; echo bye >&2
         let (class, message) = failure(agent.call(NeutralTool::Navigate, &args).await);
         assert_eq!(class, FailureClass::Other);
         assert!(
-            message.starts_with("agent fake broke the protocol: a line that is not JSON") && message.ends_with("`not json`"),
+            message.starts_with("agent fake broke the protocol: a line that is not JSON")
+                && message.ends_with("`not json`"),
             "{message}"
         );
         // Call 1's answer comes late, during call 2: skipped, as it was answered once.

@@ -213,6 +213,56 @@ impl Started {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// JSON of the protocol's shape, right and wrong: its keys, values of every type.
+    fn protocol_json() -> impl Strategy<Value = Value> {
+        let key = prop::sample::select(vec![
+            "id", "ok", "page", "url", "title", "snapshot", "elements", "ref", "role", "name", "tabs", "index",
+            "current", "text", "dialog", "error", "class", "message", "agent", "version", "tools", "x",
+        ]);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_filter("JSON has no NaN", |f| f.is_finite()).prop_map(Value::from),
+            "\\PC{0,16}".prop_map(Value::from),
+            prop::sample::select(vec!["stale-ref", "not-found", "dialog", "navigate", "e1", ""]).prop_map(Value::from),
+        ];
+        leaf.prop_recursive(4, 64, 8, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::from),
+                prop::collection::btree_map(key.clone(), inner, 0..8)
+                    .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 256, failure_persistence: None, ..Default::default() })]
+        /// Any line of JSON is an answer or a reason, never a panic; an answer always has a
+        /// call's number.
+        #[test]
+        fn generated_lines_are_answers_or_reasons(value in protocol_json()) {
+            let line = value.to_string();
+            match parse_reply(&line) {
+                Ok(reply) => {
+                    prop_assert!(value.get("id").is_some_and(Value::is_u64));
+                    let _ = reply.into_answer(&line);
+                }
+                Err(why) => prop_assert!(why.starts_with("a line"), "{why}"),
+            }
+        }
+
+        /// Any text at all, JSON or not.
+        #[test]
+        fn generated_text_is_an_answer_or_a_reason(line in "\\PC{0,200}") {
+            if let Ok(reply) = parse_reply(&line) {
+                let _ = reply.into_answer(&line);
+            }
+        }
+    }
 
     fn answer(line: &str) -> Answer {
         parse_reply(line).unwrap_or_else(|e| panic!("{e}")).into_answer(line)

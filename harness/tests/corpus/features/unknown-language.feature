@@ -1,0 +1,4 @@
+# language: xx
+Feature: a language nobody speaks
+  Scenario: x
+    Given x
