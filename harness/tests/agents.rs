@@ -149,6 +149,49 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
 
+/// kill -9 of navguard in the middle of a compare, while its second agent runs: nothing it
+/// started is left, and its report holds the agent that finished, saying what had not run.
+#[test]
+fn kill_9_of_a_compare_leaves_nothing_and_its_report_as_far_as_it_got() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().display().to_string();
+    let mut child = navguard(&[
+        "compare",
+        "features/agents/navigation.feature",
+        "--agents",
+        "navguard,playwright-mcp",
+        "--name",
+        "go back",
+        "--report-dir",
+        &report,
+    ])
+    .stdout(Stdio::null())
+    .spawn()
+    .expect("navguard starts");
+    let pid = child.id();
+    let markdown = dir.path().join("compare.md");
+    let mut started = Vec::new();
+    // The report is first written when the first agent's run ends; the second agent then starts.
+    wait_until("the first agent's report, then the second agent's MCP server and browser", START_DEADLINE, || {
+        started = descendants(pid);
+        let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
+        markdown.exists()
+            && lines.iter().any(|l| l.contains("@playwright/mcp"))
+            && lines.iter().any(|l| l.contains("--user-data-dir"))
+    });
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
+    let text = std::fs::read_to_string(&markdown).unwrap();
+    let row =
+        text.lines().find(|l| l.starts_with("| navguard |")).unwrap_or_else(|| panic!("no navguard row:\n{text}"));
+    // Its one scenario passed: the row reads `| navguard | <version> | <about> | 1 | 0 | …`.
+    assert!(row.contains("| 1 | 0 | 0 | 0 | 0 |"), "{row}");
+    assert!(text.contains("Not finished: playwright-mcp had not run"), "{text}");
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(page.contains("Not finished: playwright-mcp had not run") && page.ends_with("</html>"), "{page}");
+}
+
 /// The processes whose environment marks them as started, through an agent, by navguard `pid`
 /// (the mark is `NAVGUARD_AGENT_PROCESS=<navguard's pid>-…`), with their session ids.
 fn marked_by(pid: u32) -> Vec<(u32, u32)> {

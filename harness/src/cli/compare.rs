@@ -63,9 +63,10 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
         repeat,
         contracts: contracts_beside(&features),
         agents: Vec::new(),
+        unfinished: Vec::new(),
     };
     let mut all_started = true;
-    for name in &agents {
+    for (i, name) in agents.iter().enumerate() {
         println!("\nnavguard compare: {name}");
         let mut column = AgentColumn { name: name.clone(), ..AgentColumn::default() };
         if let Ok(d) = Description::find(name) {
@@ -91,6 +92,12 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
                         column.version = ran.agent_version.clone().unwrap_or_default();
                     }
                     column.runs.push(ran.results);
+                    // The report as far as it got, after every run: a compare stopped later
+                    // (kill -9 included) leaves every finished run readable.
+                    let so_far = so_far(&comparison, &column, run, repeat, &agents[i + 1..]);
+                    if let Err(e) = write(&so_far, &report_dir) {
+                        eprintln!("navguard compare: cannot write the report to {}: {e}", report_dir.display());
+                    }
                 }
                 RunOutcome::NotStarted(e) => {
                     eprintln!("navguard compare: {name}: {e}");
@@ -114,11 +121,28 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
     if all_started { ExitCode::SUCCESS } else { ExitCode::from(2) }
 }
 
+/// The comparison as far as it got: the agents done, `column` with its `run` runs of `repeat`,
+/// and what is still to run.
+fn so_far(done: &Comparison, column: &AgentColumn, run: u32, repeat: u32, next: &[String]) -> Comparison {
+    let mut so_far = done.clone();
+    so_far.agents.push(column.clone());
+    if run < repeat {
+        so_far.unfinished.push(format!("{} (runs {} to {repeat} of {repeat})", column.name, run + 1));
+    }
+    so_far.unfinished.extend(next.iter().cloned());
+    so_far
+}
+
+/// Writes the page and the Markdown, each whole or not at all (written beside, then renamed: a
+/// compare killed while writing leaves the previous report).
 fn write(comparison: &Comparison, dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
     std::fs::create_dir_all(dir)?;
     let (html, md) = (dir.join("index.html"), dir.join("compare.md"));
-    std::fs::write(&html, render_html(comparison))?;
-    std::fs::write(&md, render_markdown(comparison))?;
+    for (path, text) in [(&html, render_html(comparison)), (&md, render_markdown(comparison))] {
+        let partial = path.with_extension("partial");
+        std::fs::write(&partial, text)?;
+        std::fs::rename(&partial, path)?;
+    }
     Ok((html, md))
 }
 

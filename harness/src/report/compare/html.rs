@@ -56,6 +56,7 @@ pub fn render_html(c: &Comparison) -> String {
                     "Runs per agent: " (c.repeat.max(1))
                     @if let Some(b) = c.agents.get(base) { br; "Baseline for call times: " (b.name) }
                 }
+                @if let Some(line) = c.unfinished_line() { p { strong { (line) "." } } }
                 (html_hazards(c, &rows))
                 (html_agents(c, &rows, base))
                 (html_scenarios(c, &rows))

@@ -20,6 +20,9 @@ pub fn render_markdown(c: &Comparison) -> String {
     if let Some(b) = c.agents.get(base) {
         let _ = writeln!(md, "- Baseline for call times: {}", cell(&b.name));
     }
+    if let Some(line) = c.unfinished_line() {
+        let _ = writeln!(md, "\n**{}.**", cell(&line));
+    }
     md_agents(&mut md, c, &rows, base);
     md_hazards(&mut md, c, &rows);
     md_scenarios(&mut md, c, &rows);

@@ -35,6 +35,21 @@ pub struct Comparison {
     pub contracts: BTreeMap<String, String>,
     /// In the order given. The baseline is the one named [`BASELINE`] if present, else the first.
     pub agents: Vec<AgentColumn>,
+    /// What had not run when the report was written (an agent, or its runs still to come): a
+    /// compare writes its report after every run, so a stopped one can be read as far as it got.
+    pub unfinished: Vec<String>,
+}
+
+impl Comparison {
+    /// The line that says the report is not whole, if it is not.
+    pub fn unfinished_line(&self) -> Option<String> {
+        (!self.unfinished.is_empty()).then(|| {
+            format!(
+                "Not finished: {} had not run when this report was written (the compare was stopped, or is still running); the report holds every run that ended",
+                self.unfinished.join(", ")
+            )
+        })
+    }
 }
 
 /// One agent's runs.
@@ -501,6 +516,7 @@ mod tests {
             repeat: 1,
             contracts: BTreeMap::new(),
             agents,
+            unfinished: Vec::new(),
         }
     }
 
