@@ -265,7 +265,7 @@ fn a_call_the_agent_never_answers_fails_its_scenario_after_the_call_timeout() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(counts(&stdout), Some((0, 1, 0)), "{all}");
-    assert!(stdout.contains("the agent gave no answer within 2 s"), "{all}");
+    assert!(stdout.contains("agent mute gave no answer within 2 s"), "{all}");
     assert_eq!(out.status.code(), Some(1), "{all}");
 }
 

@@ -79,8 +79,8 @@ async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
     matching.or(tabs.last()).map(|t| t.id.clone()).ok_or_else(|| StepError::Setup("the agent has no tab".into()))
 }
 
-fn no_answer(deadline: Duration) -> String {
-    format!("the agent gave no answer within {} s", deadline.as_secs())
+fn no_answer(agent: &str, deadline: Duration) -> String {
+    format!("agent {agent} gave no answer within {} s", deadline.as_secs())
 }
 
 async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> StepResult {
@@ -114,7 +114,9 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     let (answer, unanswered) = match tokio::time::timeout(deadline, agent.call(tool, &args).instrument(progress)).await
     {
         Ok(answer) => (answer, false),
-        Err(_) => (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(deadline)) }, true),
+        Err(_) => {
+            (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(&name, deadline)) }, true)
+        }
     };
     world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
@@ -147,7 +149,7 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     if world.conformance.calls.get(&0).is_some_and(|c| c.unanswered) {
         return Err(StepError::Expectation(format!(
             "the set-up's navigate: {}",
-            no_answer(world.conformance.call_timeout)
+            no_answer(&world.conformance.name(), world.conformance.call_timeout)
         )));
     }
     world.conformance.calls.remove(&0);

@@ -68,10 +68,9 @@ def misbehave(line: bytes, agent: subprocess.Popen) -> bool:
         sys.stderr.flush()
         os._exit(3)
     if MODE == "flood-stderr-die":
-        # Many lines, then one far longer than any line kept, then the last words.
-        for n in range(200_000):
-            sys.stderr.write(f"stderr line {n} of a chatty agent\n")
-        sys.stderr.write("y" * (8 << 20))
+        # Many lines, then one far longer than all that is kept, then the last words.
+        sys.stderr.write("".join(f"stderr line {n} of a chatty agent\n" for n in range(50_000)))
+        sys.stderr.write("y" * (1 << 20))
         sys.stderr.write("\ndying on purpose after much said\n")
         sys.stderr.flush()
         os._exit(3)
