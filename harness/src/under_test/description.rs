@@ -207,7 +207,17 @@ impl Description {
     pub fn parse(text: &str, source: &str, here: &Path) -> Result<Self, AgentError> {
         let bad = |why: String| AgentError::Description { agent: source.to_owned(), path: source.to_owned(), why };
         let file: File = toml::from_str(text).map_err(|e| bad(toml_error(text, &e)))?;
-        let bad = |why: String| AgentError::Description { agent: file.name.clone(), path: source.to_owned(), why };
+        // The name heads every message and names the report's folder: one line, printable.
+        if file.name.trim().is_empty() || file.name.chars().any(char::is_control) {
+            return Err(bad(format!("name {:?}: must be printable characters on one line", file.name)));
+        }
+        // One line, whatever the parts quote (a regular expression's error draws a caret under
+        // the pattern over several).
+        let bad = |why: String| AgentError::Description {
+            agent: file.name.clone(),
+            path: source.to_owned(),
+            why: why.split_whitespace().collect::<Vec<_>>().join(" "),
+        };
         let mut tools = BTreeMap::new();
         for (name, map) in file.tools {
             let tool: NeutralTool = name.parse().map_err(|e| bad(format!("[tools.{name}]: {e}")))?;
@@ -731,6 +741,8 @@ keep_as = "URL"
             assert!(e.contains(named), "{e}");
             assert!(!e.contains('\n'), "one line: {e}");
         }
+        let e = Description::parse("name = \"a\\nb\"\nkind = \"mcp\"", "a.toml", Path::new("."));
+        assert!(e.unwrap_err().to_string().contains(r#"name "a\nb": must be printable"#));
         // The TOML parser's own text spans several lines; it is told in one, with its place.
         let e = Description::parse("name = \"a\"\nkind = \"mcp\"\nkind = \"mcp\"", "a.toml", Path::new("."));
         assert_eq!(e.unwrap_err().to_string(), "agent a.toml: a.toml: line 3, column 1: duplicate key");
