@@ -127,9 +127,10 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     let url = world.expand(&url);
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
-    let refused = world.conformance.answer(0).and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
+    let answer = world.conformance.answer(0);
+    let refused = answer.and_then(|a| a.failure.as_ref()).map(|f| f.message.clone());
     // An agent that broke off did nothing that could be waited for.
-    if let Some(message) = refused.as_ref().filter(|_| world.conformance.answer(0).is_some_and(|a| a.broken)) {
+    if let Some(message) = refused.as_ref().filter(|_| answer.is_some_and(|a| a.broken)) {
         return Err(StepError::Expectation(format!("the agent could not go to {url}: {message}")));
     }
     // The harness's own check, not the agent's word: the page's load event in the browser.

@@ -198,12 +198,17 @@ impl StderrTail {
         self.dropped += over as u64;
     }
 
+    /// The bytes kept, as text.
+    fn kept_text(&self) -> String {
+        let (front, back) = self.kept.as_slices();
+        String::from_utf8_lossy(&[front, back].concat()).into_owned()
+    }
+
     fn text(&self) -> Option<String> {
         if self.kept.is_empty() {
             return None;
         }
-        let (front, back) = self.kept.as_slices();
-        let text = String::from_utf8_lossy(&[front, back].concat()).into_owned();
+        let text = self.kept_text();
         Some(match self.dropped {
             0 => text,
             n => format!("[{n} bytes before these left out]\n{text}"),
@@ -212,8 +217,7 @@ impl StderrTail {
 
     /// Its last lines that are not blank, each cut to [`STDERR_LINE_CHARS`].
     fn last_lines(&self) -> Vec<String> {
-        let (front, back) = self.kept.as_slices();
-        let text = String::from_utf8_lossy(&[front, back].concat()).into_owned();
+        let text = self.kept_text();
         let mut lines: Vec<String> = text
             .lines()
             .rev()
