@@ -56,6 +56,10 @@ def forever(data: bytes) -> None:
 def misbehave(line: bytes, agent: subprocess.Popen) -> bool:
     """Misbehaves at the chosen call; True if the call is still to be passed on."""
     call_id = request_id(line)
+    # The agent behind shares this process's stderr, and Node makes the pipes it is given
+    # non-blocking, for every process that shares them: Python's writes would then fail, and
+    # lose their text, whenever navguard has not yet read what came before.
+    os.set_blocking(sys.stderr.fileno(), True)
     if MODE == "flood-stdout":
         mute.set()
         forever(b"the agent is busy, here is a line that is not an answer\n" * 64)
