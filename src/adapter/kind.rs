@@ -73,14 +73,19 @@ impl BrowserKind {
         }
     }
 
+    /// What to do when the browser or its driver is not found: an installed `navguard` (from
+    /// PyPI, npm or crates.io) has no repository beside it, so the hint names the packages and
+    /// the variables, not the repository's set-up script.
     fn install_hint(self) -> String {
         match self {
             Self::Chromium => {
-                "install Debian's packages with `apt-get install chromium chromium-driver`, or run `ci/setup.sh`"
+                "install Debian's packages (`sudo apt-get install chromium chromium-driver`), or set \
+                 NAVGUARD_CHROMEDRIVER and NAVGUARD_CHROMIUM to the driver and the browser you have"
             }
             Self::Firefox => {
-                "install Debian's `firefox-esr` and build geckodriver with `cargo install geckodriver --locked`, \
-                 or run `ci/setup.sh firefox`"
+                "install Debian's `firefox-esr` and geckodriver (`cargo install geckodriver --locked`, or a \
+                 release from github.com/mozilla/geckodriver on PATH), or set NAVGUARD_GECKODRIVER and \
+                 NAVGUARD_FIREFOX to the driver and the browser you have"
             }
         }
         .to_owned()

@@ -12,7 +12,9 @@ fn a_machine_without_chromedriver_gets_one_line_naming_it_and_the_install_comman
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.contains("chromedriver not found") && stderr.contains("apt-get install chromium chromium-driver"),
+        stderr.contains("chromedriver not found")
+            && stderr.contains("apt-get install chromium chromium-driver")
+            && stderr.contains("NAVGUARD_CHROMEDRIVER"),
         "{stderr}"
     );
 }
