@@ -150,6 +150,9 @@ where
     W: futures::Sink<Message> + Unpin,
 {
     while let Some(text) = inbox.recv().await {
+        // Every message on the wire, at `trace` (`RUST_LOG=navguard::wire=trace`): where the
+        // time of a call goes between navguard and the browser.
+        tracing::trace!(target: "navguard::wire", "-> {}", clipped(&text));
         if write.send(Message::text(text)).await.is_err() {
             return;
         }
@@ -182,7 +185,13 @@ where
     sink.on_close(&reason);
 }
 
+/// The first 300 characters of a message, for the wire trace.
+fn clipped(text: &str) -> &str {
+    text.char_indices().nth(300).map_or(text, |(at, _)| &text[..at])
+}
+
 fn dispatch(text: &str, shared: &Shared, sink: &mut impl EventSink) {
+    tracing::trace!(target: "navguard::wire", "<- {}", clipped(text));
     let Ok(mut msg) = serde_json::from_str::<Value>(text) else {
         tracing::warn!(%text, "BiDi message is not JSON");
         return;
