@@ -250,8 +250,12 @@ async fn a_page_tells_when_it_begins_to_leave_and_only_then() {
             .unwrap_or_else(|e| panic!("{kind}: {e}"));
         port.evaluate(&tab, until_done).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
         let told = port.evaluate(&tab, ask).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
-        let once = serde_json::json!([format!("{}/status?code=204", site.site), null]);
-        assert_eq!(told, once, "{kind}: told once, then no more");
+        assert_eq!(told[0]["url"], format!("{}/status?code=204", site.site), "{kind}: {told}");
+        assert_eq!(told[1], serde_json::Value::Null, "{kind}: told once, then no more: {told}");
+        // When it began, on the clock of the browser's own event timestamps.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+        let at = told[0]["at"].as_u64().unwrap_or_else(|| panic!("{kind}: {told}"));
+        assert!(at <= now && now - at < 60_000, "{kind}: began at {at}, now {now}");
         browser.shutdown().await;
     }
     site.shutdown().await;

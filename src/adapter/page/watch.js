@@ -83,6 +83,9 @@
     const leavingKey = Symbol.for("navguard.leaving");
     if (typeof navigation === "undefined" || typeof NavigateEvent === "undefined") return;
     let last = null;
+    // When it began (ms since the epoch, the clock of the browser's own event timestamps): the
+    // agent matches the tell to the browser's word of that navigation by it.
+    let lastAt = 0;
     const kept = new WeakSet();
     const intercept = NavigateEvent.prototype.intercept;
     if (typeof intercept === "function") {
@@ -92,18 +95,22 @@
       };
     }
     navigation.addEventListener("navigate", (event) => {
-      if (!event.destination.sameDocument && !event.downloadRequest) last = event;
+      if (!event.destination.sameDocument && !event.downloadRequest) {
+        last = event;
+        lastAt = Date.now();
+      }
     });
     window.addEventListener("pageshow", (event) => {
       if (event.persisted) last = null;
     });
     Object.defineProperty(window, leavingKey, {
-      // The URL the page began to leave for since the last call, or null; each start is told once.
+      // The navigation the page began since the last call, `{url, at}`, or null; each start is
+      // told once.
       value: () => {
         const event = last;
         last = null;
         if (!event || event.defaultPrevented || kept.has(event)) return null;
-        return event.destination.url;
+        return { url: event.destination.url, at: lastAt };
       },
     });
   }

@@ -276,14 +276,15 @@ pub async fn observe(port: &dyn BrowserPort, tab: &TabId) -> Result<Observation,
 
 /// [`observe`], and whether the page said it began to leave since it was last asked (by the
 /// page watch the adapter installs): its document may be going already, though the browser
-/// has not told yet.
+/// has not told yet. A start the browser already told of and ended where the page was (a
+/// download, a 204) is not leaving.
 pub(in crate::agent) async fn observe_told(
     port: &dyn BrowserPort,
     tab: &TabId,
 ) -> Result<(Observation, bool), BrowserError> {
     let value = port.evaluate(tab, &snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)).await?;
     let has_frames = value.get("child_frames").and_then(serde_json::Value::as_u64).is_none_or(|n| n > 0);
-    let leaving = value.get("leaving").is_some_and(serde_json::Value::is_string);
+    let leaving = value.get("leaving").is_some_and(|tell| crate::agent::settle::told_leaving(port, tab, tell));
     let mut observation: Observation = serde_json::from_value(value).map_err(shape_error)?;
     observation.tab = tab.clone();
     if has_frames {

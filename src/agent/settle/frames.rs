@@ -50,8 +50,8 @@ impl Quiet {
 /// the frame after them: what those timers start has begun then. A hidden page draws no
 /// frames: the task after the current one stands for its frame (posted as a message, since
 /// Firefox holds a hidden page's every timer for a second), and a timer of 100 ms ends the
-/// wait for a frame a visible page does not draw. Its answer: the URL the page said it began
-/// to leave for meanwhile (the page watch), or null.
+/// wait for a frame a visible page does not draw. Its answer: the navigation the page said it
+/// began meanwhile (the page watch's `{url, at}`), or null.
 const NEXT_FRAMES: &str = "(async () => { \
     const timers = window[Symbol.for('navguard.timers')]; \
     const later = timers ? timers.later : setTimeout; \
@@ -104,7 +104,7 @@ pub(in crate::agent) async fn next_frames(
 ) -> Result<Frames, BrowserError> {
     let probe = NEXT_FRAMES.replace("SINCE", &since.as_millis().to_string());
     match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
-        Ok(Ok(told)) => Ok(Frames::Passed { leaving: told.is_string() }),
+        Ok(Ok(told)) => Ok(Frames::Passed { leaving: super::page::told_leaving(port, tab, &told) }),
         Err(_) => Ok(Frames::Busy),
         Ok(Err(e)) if e.is_disconnected() => Err(e),
         Ok(Err(e)) => Ok(Frames::Held(e)),

@@ -140,6 +140,38 @@ pub(in crate::agent) async fn told_left_since(port: &dyn BrowserPort, tab: &TabI
     }
 }
 
+/// How much earlier than the page's tell the browser may stamp the start of the same navigation
+/// (two clocks of one machine, each read a moment apart).
+const TELL_SLACK_MS: u64 = 100;
+
+/// Whether the page's tell (`{url, at}` from the page watch, or null) says it began to leave
+/// with a navigation the browser has not yet shown to have ended where it was: a tell the
+/// browser already told of and ended without a new document (a download, a 204, a stopped
+/// load) leaves the page where it was, and there is nothing to wait for; the browser's word of
+/// it may well have come before the look that reads the tell began.
+pub(in crate::agent) fn told_leaving(port: &dyn BrowserPort, tab: &TabId, tell: &serde_json::Value) -> bool {
+    if tell.is_null() {
+        return false;
+    }
+    let Some(at) = tell.get("at").and_then(serde_json::Value::as_u64) else { return true };
+    !told_and_ended(&port.events(), tab, at)
+}
+
+/// Whether `events` hold the start of a navigation of `tab` at `at` (ms since the epoch) or
+/// after, and its end without a commit.
+fn told_and_ended(events: &[NavEvent], tab: &TabId, at: u64) -> bool {
+    let started = events.iter().find(|e| {
+        e.tab == *tab && e.kind == NavEventKind::Started && e.browser_ts.is_some_and(|ts| ts + TELL_SLACK_MS >= at)
+    });
+    let Some(started) = started.filter(|e| e.navigation.is_some()) else { return false };
+    events.iter().any(|e| {
+        e.seq > started.seq
+            && e.tab == *tab
+            && e.navigation == started.navigation
+            && matches!(e.kind, NavEventKind::Failed | NavEventKind::Aborted)
+    })
+}
+
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,
 /// if one did: the page had begun to leave.
 pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
@@ -149,4 +181,52 @@ pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position
 /// Whether `event` says `tab`'s page began to leave: a navigation of it started or committed.
 fn began_to_leave(event: &NavEvent, tab: &TabId) -> bool {
     event.tab == *tab && matches!(event.kind, NavEventKind::Started | NavEventKind::Committed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::NavigationId;
+
+    fn event(seq: u64, tab: &TabId, kind: NavEventKind, navigation: &str, ts: u64) -> NavEvent {
+        let mut e = NavEvent::new(tab.clone(), kind)
+            .with_navigation(Some(NavigationId(navigation.into())))
+            .with_browser_ts(Some(ts));
+        e.seq = seq;
+        e
+    }
+
+    #[test]
+    fn a_tell_is_old_news_only_once_the_browser_told_of_its_navigation_and_ended_it_where_it_was() {
+        let tab = TabId("t".into());
+        let other = TabId("o".into());
+        let told_at = 10_000;
+        // A download: started after the tell (a moment before it, by the other clock), then ended.
+        let download = [
+            event(0, &tab, NavEventKind::Started, "n1", told_at - 20),
+            event(1, &tab, NavEventKind::Failed, "n1", told_at + 5),
+            event(2, &tab, NavEventKind::Aborted, "n1", told_at + 6),
+        ];
+        assert!(told_and_ended(&download, &tab, told_at));
+        // Started, not ended yet: the page is leaving.
+        assert!(!told_and_ended(&download[..1], &tab, told_at));
+        // Not told by the browser yet: an earlier navigation, long before the tell, does not count.
+        let earlier = [
+            event(0, &tab, NavEventKind::Started, "n0", told_at - 5_000),
+            event(1, &tab, NavEventKind::Aborted, "n0", told_at - 4_900),
+        ];
+        assert!(!told_and_ended(&earlier, &tab, told_at));
+        // Another tab's navigation says nothing of this one's.
+        let elsewhere = [
+            event(0, &other, NavEventKind::Started, "n2", told_at + 1),
+            event(1, &other, NavEventKind::Aborted, "n2", told_at + 2),
+        ];
+        assert!(!told_and_ended(&elsewhere, &tab, told_at));
+        // Committed: a new document, not old news.
+        let committed = [
+            event(0, &tab, NavEventKind::Started, "n3", told_at + 1),
+            event(1, &tab, NavEventKind::Committed, "n3", told_at + 50),
+        ];
+        assert!(!told_and_ended(&committed, &tab, told_at));
+    }
 }
