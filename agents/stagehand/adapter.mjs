@@ -24,6 +24,8 @@ const VERSION = JSON.parse(readFileSync(
 const CALL = 25_000;   // deadline of every call (the harness gives a tool 30 s)
 const SHORT = 5_000;   // deadline of the page's url/title read after an action
 const WAIT = 20_000;   // wait_for's timeout when the call gives none
+// The start's deadline: above Stagehand's own 60 s for its start, below the 90 s agent.toml gives.
+const START = 75_000;
 // Added to Stagehand's own launch flags (it passes --remote-allow-origins=*,
 // --enable-unsafe-extension-debugging, --disable-background-networking, … itself): no GPU, no
 // QUIC, and no name resolves but loopback, as in the harness's own browser.
@@ -399,7 +401,7 @@ async function handle(line) {
     let result;
     if (req.start) {
       if (browser) throw new Error('already started');
-      result = await withTimeout(start(req.start), 'start', 60_000);
+      result = await withTimeout(start(req.start), 'start', START);
     } else {
       const tool = TOOLS[req.tool];
       if (!tool || !Object.hasOwn(TOOLS, req.tool)) throw new Error(`unknown tool: ${req.tool}`);

@@ -71,6 +71,7 @@ impl McpAgent {
             command: command.clone(),
             expected: "an MCP server over stdio",
             after: deadline,
+            stderr: process.stderr_tail(),
         };
         let handshake = tokio::select! {
             handshake = tokio::time::timeout(deadline, config.serve(transport)) => handshake,

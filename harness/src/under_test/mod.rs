@@ -156,8 +156,17 @@ pub enum AgentError {
         #[source]
         source: std::io::Error,
     },
-    #[error("agent {agent} did not answer the {what} within {} s: is `{command}` {expected}?", seconds(*.after))]
-    NoHandshake { agent: String, what: &'static str, command: String, expected: &'static str, after: Duration },
+    /// It did not answer its start in time; `stderr` is the end of what it wrote meanwhile
+    /// (a slow start says where it was).
+    #[error("agent {agent} did not answer the {what} within {} s: is `{command}` {expected}?{stderr}", seconds(*.after))]
+    NoHandshake {
+        agent: String,
+        what: &'static str,
+        command: String,
+        expected: &'static str,
+        after: Duration,
+        stderr: String,
+    },
     #[error("agent {agent} is not {expected}: {why}{stderr}")]
     Protocol { agent: String, expected: &'static str, why: String, stderr: String },
     /// A call the description makes once after its start failed.

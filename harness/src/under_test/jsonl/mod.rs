@@ -104,6 +104,8 @@ impl JsonlAgent {
                 return Err(e);
             }
             Err(_) => {
+                // What it wrote while it did not answer (read as it comes) says where it was.
+                let stderr = process.stderr_tail();
                 process.end().await;
                 return Err(AgentError::NoHandshake {
                     agent: description.name.clone(),
@@ -111,6 +113,7 @@ impl JsonlAgent {
                     command,
                     expected: EXPECTED,
                     after: deadline,
+                    stderr,
                 });
             }
         };
@@ -306,13 +309,17 @@ read c; echo bye >&2
     }
 
     #[tokio::test]
-    async fn an_agent_that_does_not_answer_the_start_line_in_time_is_named() {
-        let e = JsonlAgent::start(fake("cat >/dev/null", 1000), "/usr/bin/chromium", BrowserAt::default())
-            .await
-            .unwrap_err();
+    async fn an_agent_that_does_not_answer_the_start_line_in_time_is_named_with_what_it_said() {
+        let e = JsonlAgent::start(
+            fake("echo still loading >&2; cat >/dev/null", 1000),
+            "/usr/bin/chromium",
+            BrowserAt::default(),
+        )
+        .await
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "agent fake did not answer the start line within 1 s: is `sh` a JSON-lines agent over stdio?"
+            "agent fake did not answer the start line within 1 s: is `sh` a JSON-lines agent over stdio?; its stderr ends: still loading"
         );
         let e = JsonlAgent::start(
             fake(
