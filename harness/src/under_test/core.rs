@@ -12,16 +12,28 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The core, on the scenario's own tabs.
+///
+/// Its calls run on the runtime's worker threads, as the core runs in an agent's own program:
+/// a step's future is polled where the scenario runner polls every concurrent scenario's steps,
+/// so the core's waits, run there, answered late whenever other scenarios' steps were busy (a
+/// navigating click took twice as long in process as through `navguard mcp` in `compare`).
 pub struct CoreAgent {
-    port: Arc<dyn BrowserPort>,
-    config: AgentConfig,
-    session: Session,
+    state: Arc<tokio::sync::Mutex<CoreState>>,
+    /// The tab it acts on, as the last call left it (read without waiting for a call).
+    focused: Arc<std::sync::Mutex<Option<TabId>>>,
 }
 
 impl std::fmt::Debug for CoreAgent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CoreAgent").field("session", &self.session).finish_non_exhaustive()
+        f.debug_struct("CoreAgent").field("focused", &self.focused).finish_non_exhaustive()
     }
+}
+
+/// What the core keeps between calls: its tabs and its session (the task's tabs, refs, looks).
+struct CoreState {
+    port: Arc<dyn BrowserPort>,
+    config: AgentConfig,
+    session: Session,
 }
 
 impl CoreAgent {
@@ -30,11 +42,14 @@ impl CoreAgent {
         // A scenario repeats a call on purpose (a stale ref, then the same click again): the
         // no-progress detector would judge the scenario, not the agent.
         let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
-        Self { port, config, session: Session::new() }
+        let state = CoreState { port, config, session: Session::new() };
+        Self { state: Arc::new(tokio::sync::Mutex::new(state)), focused: Arc::default() }
     }
+}
 
+impl CoreState {
     /// The tab the core acts on now.
-    pub fn focused_tab(&self) -> Option<TabId> {
+    fn focused_tab(&self) -> Option<TabId> {
         self.session.task().tabs.focused().cloned()
     }
 
@@ -78,6 +93,45 @@ impl CoreAgent {
             .checked_sub(1)
             .and_then(|i| tabs.get(i).cloned())
             .ok_or_else(|| format!("there is no tab {index}: the task has {}", tabs.len()))
+    }
+
+    /// One neutral call, as the core's tool of that name.
+    async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
+        match tool {
+            NeutralTool::Navigate => self.run("navigate", json!({"url": args.get("url")})).await,
+            NeutralTool::NewTab => {
+                let opened = self.run("open_url", json!({"url": args.get("url"), "active": true})).await;
+                match opened.failure {
+                    Some(_) => opened,
+                    None => self.run("focus_tab", json!({"tab": "@opened"})).await,
+                }
+            }
+            NeutralTool::Snapshot => self.run("snapshot", json!({})).await,
+            NeutralTool::Click => self.run("click", json!({"ref": args.get("ref")})).await,
+            NeutralTool::Type => {
+                let submit = args.get("submit").cloned().unwrap_or(Value::Bool(false));
+                self.run("type", json!({"ref": args.get("ref"), "text": args.get("text"), "submit": submit})).await
+            }
+            NeutralTool::PressKey => self.run("press_key", json!({"key": args.get("key")})).await,
+            NeutralTool::GoBack => self.run("go_back", json!({})).await,
+            NeutralTool::WaitFor => {
+                let mut call = json!({"text": args.get("text")});
+                if let Some(ms) = args.get("timeout_ms") {
+                    call["timeout_ms"] = ms.clone();
+                }
+                self.run("wait_for", call).await
+            }
+            NeutralTool::ListTabs => self.list_tabs().await,
+            NeutralTool::SelectTab => match self.tab_at(args) {
+                Ok(tab) => self.run("focus_tab", json!({"tab": tab.to_string()})).await,
+                Err(why) => Answer::failed(FailureClass::NotFound, why),
+            },
+            NeutralTool::CloseTab => match self.tab_at(args) {
+                Ok(tab) => self.run("close_tabs", json!({"tabs": [tab.to_string()]})).await,
+                Err(why) => Answer::failed(FailureClass::NotFound, why),
+            },
+            NeutralTool::HandleDialog => self.run("handle_dialog", json!({"accept": args.get("accept")})).await,
+        }
     }
 }
 
@@ -136,40 +190,18 @@ impl AgentUnderTest for CoreAgent {
 
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
         let started = Instant::now();
-        let mut answer = match tool {
-            NeutralTool::Navigate => self.run("navigate", json!({"url": args.get("url")})).await,
-            NeutralTool::NewTab => {
-                let opened = self.run("open_url", json!({"url": args.get("url"), "active": true})).await;
-                match opened.failure {
-                    Some(_) => opened,
-                    None => self.run("focus_tab", json!({"tab": "@opened"})).await,
-                }
-            }
-            NeutralTool::Snapshot => self.run("snapshot", json!({})).await,
-            NeutralTool::Click => self.run("click", json!({"ref": args.get("ref")})).await,
-            NeutralTool::Type => {
-                let submit = args.get("submit").cloned().unwrap_or(Value::Bool(false));
-                self.run("type", json!({"ref": args.get("ref"), "text": args.get("text"), "submit": submit})).await
-            }
-            NeutralTool::PressKey => self.run("press_key", json!({"key": args.get("key")})).await,
-            NeutralTool::GoBack => self.run("go_back", json!({})).await,
-            NeutralTool::WaitFor => {
-                let mut call = json!({"text": args.get("text")});
-                if let Some(ms) = args.get("timeout_ms") {
-                    call["timeout_ms"] = ms.clone();
-                }
-                self.run("wait_for", call).await
-            }
-            NeutralTool::ListTabs => self.list_tabs().await,
-            NeutralTool::SelectTab => match self.tab_at(args) {
-                Ok(tab) => self.run("focus_tab", json!({"tab": tab.to_string()})).await,
-                Err(why) => Answer::failed(FailureClass::NotFound, why),
-            },
-            NeutralTool::CloseTab => match self.tab_at(args) {
-                Ok(tab) => self.run("close_tabs", json!({"tabs": [tab.to_string()]})).await,
-                Err(why) => Answer::failed(FailureClass::NotFound, why),
-            },
-            NeutralTool::HandleDialog => self.run("handle_dialog", json!({"accept": args.get("accept")})).await,
+        let (state, focused, args) = (Arc::clone(&self.state), Arc::clone(&self.focused), args.clone());
+        // A call its caller gave up on runs to its end, as in an agent's own program; the next
+        // call waits for it.
+        let call = tokio::spawn(async move {
+            let mut state = state.lock().await;
+            let answer = state.call(tool, &args).await;
+            *focused.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = state.focused_tab();
+            answer
+        });
+        let mut answer = match call.await {
+            Ok(answer) => answer,
+            Err(e) => Answer::failed(FailureClass::Other, format!("the core's call ended without an answer: {e}")),
         };
         answer.took = started.elapsed();
         answer
@@ -178,6 +210,6 @@ impl AgentUnderTest for CoreAgent {
     async fn close(self: Box<Self>) {}
 
     fn focused_tab(&self) -> Option<TabId> {
-        self.session.task().tabs.focused().cloned()
+        self.focused.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }

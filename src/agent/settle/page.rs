@@ -4,8 +4,18 @@
 //! 0, a sign-in bounce) show their navigation by then, and are then handled as in flight.
 
 use super::frames::{ANY_TIMER, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
-use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, TabId, TabInfo};
+use super::network_idle::REQUEST_CAP;
+use crate::browser::{
+    BrowserError, BrowserPort, NavEvent, NavEventKind, RequestEvent, RequestEventKind, RequestId, TabId, TabInfo,
+};
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
+
+/// How long a page whose own document and resources are in waits for its frames' documents
+/// before it counts as loaded: the page's load event waits for every frame, and a frame whose
+/// server never answers (an ad, a widget) holds it back for good. A frame that answers within
+/// it is shown loaded.
+pub(in crate::agent) const FRAMES_GRACE: Duration = Duration::from_millis(1000);
 
 /// How the wait for a quiet page ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,6 +57,14 @@ pub async fn wait_for_quiet_page(
         return Ok(PageState::Leaving);
     }
     let mut loaded_at = if info.loading { None } else { last_load(&port.events(), tab) };
+    let requests = port.request_log();
+    // A page still loading is loaded once only its frames' documents hold its load event back
+    // (and the grace for them has passed): a request of it may end that wait.
+    let mut request_events = info.loading.then(|| requests.subscribe_from(requests.len()));
+    if info.loading {
+        loaded_at = loaded_but_for_frames(&port.events(), &requests.snapshot_from(0), tab, Instant::now())
+            .filter(|at| *at <= Instant::now());
+    }
     if !info.loading && loaded_at.is_none() {
         // The port saw no load of this page: it loaded before the port was there.
         return Ok(PageState::Quiet);
@@ -65,6 +83,16 @@ pub async fn wait_for_quiet_page(
     // for (a start it never tells of was stopped by the page: it stays).
     let mut told: Option<Instant> = None;
     loop {
+        // Not loaded yet: when only its frames' documents are still coming, it is by the grace.
+        let frames_only = match loaded_at {
+            None if request_events.is_some() => {
+                loaded_but_for_frames(&port.events(), &requests.snapshot_from(0), tab, Instant::now())
+            }
+            _ => None,
+        };
+        if let Some(at) = frames_only.filter(|at| *at <= Instant::now()) {
+            loaded_at = Some(at);
+        }
         let until = match told {
             Some(at) => at.min(deadline),
             // A probe in flight ends by its own bound: it waits for the soon-due timers the page
@@ -72,7 +100,11 @@ pub async fn wait_for_quiet_page(
             // sooner than a second after it was set), past the window. Cut short, the page would
             // be taken as quiet just before its own redirect.
             None if probe.is_some() => deadline,
-            None => loaded_at.map_or(deadline, |at| (at + window).min(deadline)),
+            None => match (loaded_at, frames_only) {
+                (Some(at), _) => (at + window).min(deadline),
+                (None, Some(at)) => at.min(deadline),
+                (None, None) => deadline,
+            },
         };
         if Instant::now() >= until {
             return Ok(PageState::Quiet);
@@ -83,6 +115,16 @@ pub async fn wait_for_quiet_page(
         let next = tokio::select! {
             biased;
             event = tokio::time::timeout_at(until.into(), events.next()) => event.ok(),
+            request = async { request_events.as_mut().expect("polled only while waiting for a load").next().await },
+                if loaded_at.is_none() && request_events.is_some() =>
+            {
+                // A request of the page began or ended: whether only frames are left is
+                // looked at again. A closed log has nothing more to say.
+                if request.is_err() {
+                    request_events = None;
+                }
+                None
+            },
             frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
                 probe = None;
                 match frames? {
@@ -114,6 +156,47 @@ pub async fn wait_for_quiet_page(
             _ => {}
         }
     }
+}
+
+/// When `tab`'s page, whose load event has not come, counts as loaded: [`FRAMES_GRACE`] after
+/// its own document was parsed (`dom-loaded`) and the last of its requests since its commit
+/// that are not a document's (its images, scripts, fonts, and its frames' own) ended. None while
+/// its document is being parsed or such a request is in flight (a long poll no longer than
+/// [`REQUEST_CAP`]), or once it began to leave. What is left then are its frames' documents.
+fn loaded_but_for_frames(events: &[NavEvent], requests: &[RequestEvent], tab: &TabId, now: Instant) -> Option<Instant> {
+    // The document now: the last of the tab's events that prove a commit is its DOM's.
+    let last = events.iter().rev().find(|e| e.tab == *tab && e.kind.proves_commit())?;
+    if last.kind != NavEventKind::DomLoaded {
+        return None;
+    }
+    // Its requests are those since its navigation started (the old document's in flight then
+    // were cut off; the new one's resources are asked for between its commit and its DOM).
+    let began = last.navigation.as_ref().and_then(|navigation| {
+        events
+            .iter()
+            .find(|e| e.tab == *tab && e.kind == NavEventKind::Started && e.navigation.as_ref() == Some(navigation))
+    });
+    let committed = began.map_or(last.at, |e| e.at);
+    let mut in_flight: HashMap<&RequestId, Instant> = HashMap::new();
+    let mut ended = last.at;
+    for request in requests.iter().filter(|r| r.tab == *tab && !r.document && r.at >= committed) {
+        match request.kind {
+            RequestEventKind::Sent if !request.stream => {
+                in_flight.entry(&request.request).or_insert(request.at);
+            }
+            RequestEventKind::Sent | RequestEventKind::ResponseStarted if request.stream => {
+                in_flight.remove(&request.request);
+            }
+            RequestEventKind::Sent | RequestEventKind::ResponseStarted => {}
+            RequestEventKind::Completed | RequestEventKind::Failed => {
+                if in_flight.remove(&request.request).is_some() {
+                    ended = ended.max(request.at);
+                }
+            }
+        }
+    }
+    let busy = in_flight.values().any(|sent| now < *sent + REQUEST_CAP);
+    (!busy).then_some(ended + FRAMES_GRACE)
 }
 
 /// When the port last saw `tab` load or come back from the back/forward cache (or, with
@@ -194,6 +277,61 @@ mod tests {
             .with_browser_ts(Some(ts));
         e.seq = seq;
         e
+    }
+
+    fn at(mut e: NavEvent, when: Instant) -> NavEvent {
+        e.at = when;
+        e
+    }
+
+    fn request(kind: RequestEventKind, id: &str, when: Instant) -> RequestEvent {
+        let mut r = RequestEvent::new(TabId("t".into()), kind, RequestId(id.into()), format!("http://a.test/{id}"));
+        r.at = when;
+        r
+    }
+
+    #[test]
+    fn a_page_whose_frames_alone_hold_its_load_is_loaded_a_grace_after_its_own_last_request() {
+        let tab = TabId("t".into());
+        let t0 = Instant::now();
+        let ms = |n: u64| t0 + Duration::from_millis(n);
+        let page = [
+            at(event(0, &tab, NavEventKind::Started, "n1", 0), ms(0)),
+            at(event(1, &tab, NavEventKind::Committed, "n1", 0), ms(20)),
+            at(event(2, &tab, NavEventKind::DomLoaded, "n1", 0), ms(40)),
+        ];
+        // Still being parsed: not yet.
+        assert_eq!(loaded_but_for_frames(&page[..2], &[], &tab, ms(50)), None);
+        // Parsed, nothing of its own in flight: the grace from its DOM.
+        assert_eq!(loaded_but_for_frames(&page, &[], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
+        // A frame's document never answers: it does not count.
+        let frame = request(RequestEventKind::Sent, "frame", ms(45)).loading_document(true);
+        assert_eq!(loaded_but_for_frames(&page, &[frame.clone()], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
+        // An image asked for before the DOM was in keeps it loading until it ends.
+        let image = request(RequestEventKind::Sent, "image", ms(30));
+        assert_eq!(loaded_but_for_frames(&page, &[image.clone(), frame.clone()], &tab, ms(50)), None);
+        let done = request(RequestEventKind::Completed, "image", ms(300));
+        assert_eq!(loaded_but_for_frames(&page, &[image, frame, done], &tab, ms(310)), Some(ms(300) + FRAMES_GRACE));
+        // An event stream never ends, and a request past the cap no longer counts.
+        let stream = request(RequestEventKind::Sent, "events", ms(30)).streaming(true);
+        assert_eq!(loaded_but_for_frames(&page, &[stream], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
+        let poll = request(RequestEventKind::Sent, "poll", ms(30));
+        assert_eq!(
+            loaded_but_for_frames(&page, &[poll.clone()], &tab, ms(31) + REQUEST_CAP),
+            Some(ms(40) + FRAMES_GRACE)
+        );
+        // The old document's request, from before the navigation began, is not this one's.
+        let old = request(RequestEventKind::Sent, "old", t0 - Duration::from_millis(5));
+        assert_eq!(loaded_but_for_frames(&page, &[old], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
+        // Loaded, or another tab's: nothing to say.
+        let loaded = [
+            page[0].clone(),
+            page[1].clone(),
+            page[2].clone(),
+            at(event(3, &tab, NavEventKind::Load, "n1", 0), ms(60)),
+        ];
+        assert_eq!(loaded_but_for_frames(&loaded, &[], &tab, ms(70)), None);
+        assert_eq!(loaded_but_for_frames(&page, &[], &TabId("o".into()), ms(50)), None);
     }
 
     #[test]
