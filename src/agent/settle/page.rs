@@ -306,7 +306,10 @@ mod tests {
         assert_eq!(loaded_but_for_frames(&page, &[], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
         // A frame's document never answers: it does not count.
         let frame = request(RequestEventKind::Sent, "frame", ms(45)).loading_document(true);
-        assert_eq!(loaded_but_for_frames(&page, &[frame.clone()], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
+        assert_eq!(
+            loaded_but_for_frames(&page, std::slice::from_ref(&frame), &tab, ms(50)),
+            Some(ms(40) + FRAMES_GRACE)
+        );
         // An image asked for before the DOM was in keeps it loading until it ends.
         let image = request(RequestEventKind::Sent, "image", ms(30));
         assert_eq!(loaded_but_for_frames(&page, &[image.clone(), frame.clone()], &tab, ms(50)), None);
@@ -317,7 +320,7 @@ mod tests {
         assert_eq!(loaded_but_for_frames(&page, &[stream], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
         let poll = request(RequestEventKind::Sent, "poll", ms(30));
         assert_eq!(
-            loaded_but_for_frames(&page, &[poll.clone()], &tab, ms(31) + REQUEST_CAP),
+            loaded_but_for_frames(&page, std::slice::from_ref(&poll), &tab, ms(31) + REQUEST_CAP),
             Some(ms(40) + FRAMES_GRACE)
         );
         // The old document's request, from before the navigation began, is not this one's.
