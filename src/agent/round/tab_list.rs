@@ -7,9 +7,11 @@ use crate::browser::{BrowserError, BrowserPort, TabId};
 use serde_json::Value;
 use std::time::Duration;
 
-/// How long a tab's title may take: a tab whose page is blocked by a dialog or still loading
-/// is listed without one rather than holding up the list.
-const TITLE_DEADLINE: Duration = Duration::from_millis(1000);
+/// How long a tab's title may take: a tab whose page does not answer a script (its main thread
+/// is frozen) is listed without one rather than holding up the list. A page blocked by a
+/// dialog is not asked, and one still loading answers at once; a loaded page on a busy machine
+/// took over a second (the browser held its events and answers that long), so the bound is wide.
+const TITLE_DEADLINE: Duration = Duration::from_millis(3000);
 
 /// One of the task's tabs.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
