@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// before it counts as loaded: the page's load event waits for every frame, and a frame whose
 /// server never answers (an ad, a widget) holds it back for good. A frame that answers within
 /// it is shown loaded.
-pub(in crate::agent) const FRAMES_GRACE: Duration = Duration::from_millis(1000);
+const FRAMES_GRACE: Duration = Duration::from_millis(1000);
 
 /// How the wait for a quiet page ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,13 +57,15 @@ pub async fn wait_for_quiet_page(
         return Ok(PageState::Leaving);
     }
     let mut loaded_at = if info.loading { None } else { last_load(&port.events(), tab) };
-    let requests = port.request_log();
     // A page still loading is loaded once only its frames' documents hold its load event back
-    // (and the grace for them has passed): a request of it may end that wait.
+    // and the grace for them has passed: looked at now, and again whenever the page's own
+    // events or requests move (the logs are read whole, so not on another tab's).
+    let requests = port.request_log();
     let mut request_events = info.loading.then(|| requests.subscribe_from(requests.len()));
-    if info.loading {
-        loaded_at = loaded_but_for_frames(&port.events(), &requests.snapshot_from(0), tab, Instant::now())
-            .filter(|at| *at <= Instant::now());
+    let frames_only_now = || loaded_but_for_frames(&port.events(), &requests.snapshot_from(0), tab, Instant::now());
+    let mut frames_only = if info.loading { frames_only_now() } else { None };
+    if let Some(at) = frames_only.filter(|at| *at <= Instant::now()) {
+        loaded_at = Some(at);
     }
     if !info.loading && loaded_at.is_none() {
         // The port saw no load of this page: it loaded before the port was there.
@@ -84,13 +86,9 @@ pub async fn wait_for_quiet_page(
     let mut told: Option<Instant> = None;
     loop {
         // Not loaded yet: when only its frames' documents are still coming, it is by the grace.
-        let frames_only = match loaded_at {
-            None if request_events.is_some() => {
-                loaded_but_for_frames(&port.events(), &requests.snapshot_from(0), tab, Instant::now())
-            }
-            _ => None,
-        };
-        if let Some(at) = frames_only.filter(|at| *at <= Instant::now()) {
+        if loaded_at.is_none()
+            && let Some(at) = frames_only.filter(|at| *at <= Instant::now())
+        {
             loaded_at = Some(at);
         }
         let until = match told {
@@ -120,8 +118,10 @@ pub async fn wait_for_quiet_page(
             {
                 // A request of the page began or ended: whether only frames are left is
                 // looked at again. A closed log has nothing more to say.
-                if request.is_err() {
-                    request_events = None;
+                match request {
+                    Ok(request) if request.tab == *tab => frames_only = frames_only_now(),
+                    Ok(_) => {}
+                    Err(_) => (request_events, frames_only) = (None, None),
                 }
                 None
             },
@@ -144,6 +144,9 @@ pub async fn wait_for_quiet_page(
         let event = event.map_err(|_| BrowserError::Disconnected)?;
         if event.tab != *tab {
             continue;
+        }
+        if loaded_at.is_none() && request_events.is_some() {
+            frames_only = frames_only_now();
         }
         match event.kind {
             NavEventKind::Started => return Ok(PageState::Leaving),
