@@ -12,10 +12,16 @@
 // event of that start can come after the answer of a script the page ran at the same moment
 // (Firefox ESR 153 sends it from another process), so the agent asks the page too, and waits
 // for the browser's event only when the page says it is leaving.
+//
+// The requests its scripts have asked for and not yet had answered (`fetch`, `XMLHttpRequest`),
+// with when each was asked: the browser's event of a request a click handler sends can come
+// after the answer of the agent's look at the page's next frame, so the agent asks the page
+// which requests it began since the action, and waits for the browser's word of those.
 () => {
   const key = Symbol.for("navguard.timers");
   if (window[key]) return;
   watchLeaving();
+  watchRequests();
   const SOON_MS = 500;
   const HIDDEN_CLAMP_MS = 1000;
   const set = window.setTimeout.bind(window);
@@ -112,6 +118,74 @@
         if (!event || event.defaultPrevented || kept.has(event)) return null;
         return { url: event.destination.url, at: lastAt };
       },
+    });
+  }
+
+  // Each `fetch` and `XMLHttpRequest.send` of the page's own scripts, from when it is asked
+  // (ms since the epoch, the agent's own clock on this machine) until its answer begins (the
+  // fetch's promise settles; the request's headers arrive, or it ends). Only http(s): other
+  // schemes never show as the browser's network events.
+  function watchRequests() {
+    const askedKey = Symbol.for("navguard.asked");
+    const open = new Map(); // token -> { url, at }
+    let next = 0;
+    const begin = (url) => {
+      let absolute;
+      try {
+        absolute = new URL(url, document.baseURI);
+      } catch {
+        return null;
+      }
+      if (absolute.protocol !== "http:" && absolute.protocol !== "https:") return null;
+      absolute.hash = "";
+      const token = ++next;
+      open.set(token, { url: absolute.href, at: Date.now() });
+      return token;
+    };
+    const end = (token) => {
+      if (token !== null) open.delete(token);
+    };
+    const pageFetch = window.fetch;
+    if (typeof pageFetch === "function") {
+      window.fetch = function fetch(input, init) {
+        const token = begin(input instanceof Request ? input.url : String(input));
+        const answer = pageFetch.apply(this, arguments);
+        answer.then(() => end(token), () => end(token));
+        return answer;
+      };
+    }
+    const Xhr = window.XMLHttpRequest;
+    if (typeof Xhr === "function") {
+      const urls = new WeakMap();
+      const xhrOpen = Xhr.prototype.open;
+      const xhrSend = Xhr.prototype.send;
+      Xhr.prototype.open = function open(method, url) {
+        urls.set(this, String(url));
+        return xhrOpen.apply(this, arguments);
+      };
+      Xhr.prototype.send = function send() {
+        const token = urls.has(this) ? begin(urls.get(this)) : null;
+        const answered = () => {
+          if (this.readyState >= Xhr.HEADERS_RECEIVED) finish();
+        };
+        const finish = () => {
+          end(token);
+          this.removeEventListener("readystatechange", answered);
+          this.removeEventListener("loadend", finish);
+        };
+        this.addEventListener("readystatechange", answered);
+        this.addEventListener("loadend", finish);
+        try {
+          return xhrSend.apply(this, arguments);
+        } catch (error) {
+          finish();
+          throw error;
+        }
+      };
+    }
+    Object.defineProperty(window, askedKey, {
+      // The URLs of the requests asked at or after `sinceEpochMs` and not yet answered.
+      value: (sinceEpochMs) => [...open.values()].filter((r) => r.at >= sinceEpochMs).map((r) => r.url),
     });
   }
 }

@@ -10,8 +10,8 @@ mod observe;
 mod progress;
 mod verify;
 
-pub(in crate::agent) use observe::observe_told;
 pub use observe::{Element, FormContext, FrameSeen, LeftOut, Observation, observe};
+pub(in crate::agent) use observe::{observation_of, observe_told, snapshot_expression};
 pub use progress::Pattern;
 pub use verify::{Miss, Verdict};
 

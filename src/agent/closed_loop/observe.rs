@@ -282,7 +282,22 @@ pub(in crate::agent) async fn observe_told(
     port: &dyn BrowserPort,
     tab: &TabId,
 ) -> Result<(Observation, bool), BrowserError> {
-    let value = port.evaluate(tab, &snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)).await?;
+    let value = port.evaluate(tab, &snapshot_expression()).await?;
+    observation_of(port, tab, value).await
+}
+
+/// The script [`observe_told`] runs in the page for its snapshot (an expression), for a caller
+/// that runs it together with a look of its own.
+pub(in crate::agent) fn snapshot_expression() -> String {
+    snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)
+}
+
+/// [`observe_told`] from the value the snapshot script gave.
+pub(in crate::agent) async fn observation_of(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    value: serde_json::Value,
+) -> Result<(Observation, bool), BrowserError> {
     let has_frames = value.get("child_frames").and_then(serde_json::Value::as_u64).is_none_or(|n| n > 0);
     let leaving = value.get("leaving").is_some_and(|tell| crate::agent::settle::told_leaving(port, tab, tell));
     let mut observation: Observation = serde_json::from_value(value).map_err(shape_error)?;

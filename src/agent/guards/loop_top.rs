@@ -215,8 +215,8 @@ async fn settle_then_check(
 ) -> GuardResult {
     let read_url = info.url.clone();
     let settle = match &pinned {
-        Some(origin) => UrlSettle::new(tab, origin.clone()),
-        None => UrlSettle::any_origin(tab),
+        Some(origin) => UrlSettle::new(tab.clone(), origin.clone()),
+        None => UrlSettle::any_origin(tab.clone()),
     };
     match settle.timeout(config.settle_timeout).wait_after_read(port, events, Ok(info), cancel).await {
         Err(e) => GuardResult {
@@ -228,12 +228,19 @@ async fn settle_then_check(
         },
         Ok(report) => {
             let verdict = verdict_of(&report.outcome).and_then(|url| check_url(&url, pinned.as_ref()));
+            // Settled by the browser's events: what they say of the tab now is as good as a read
+            // of it, and the look after goes on from here without asking the browser again.
+            let from = port.position();
+            let read = matches!(report.outcome, SettleOutcome::Committed { .. })
+                .then(|| port.tab_known(&tab))
+                .flatten()
+                .map(|info| (from, info));
             GuardResult {
                 read_url,
                 decision: GuardDecision::Settled { outcome: report.outcome },
                 waited: report.waited,
                 verdict,
-                read: None,
+                read,
             }
         }
     }

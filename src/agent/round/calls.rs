@@ -247,6 +247,8 @@ pub(super) fn record_call(
     for note in run.notes {
         task.trace.record(round, TraceEvent::Note { note });
     }
+    // Only the last call's snapshot is of the page as it is.
+    task.looked = run.quiet_seen.as_ref().map(|(tab, _)| tab.clone()).zip(run.looked);
     if let Some(seen) = run.quiet_seen {
         task.quiet_seen = Some(seen);
     }

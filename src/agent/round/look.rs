@@ -7,10 +7,10 @@ use super::run::Agent;
 use super::stop::StopReason;
 use super::task::Task;
 use super::trace::{Note, TraceEvent};
-use crate::agent::closed_loop::{Observation, blocked, observe_told};
+use crate::agent::closed_loop::{Observation, blocked, observation_of, observe_told, snapshot_expression};
 use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
 use crate::agent::reliability::{Phase, watch};
-use crate::agent::settle::{PageState, left_since, told_left_since, wait_for_quiet_page};
+use crate::agent::settle::{LookedWith, PageState, left_since, told_left_since, wait_then_look};
 use crate::browser::{BrowserError, TabId};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -48,17 +48,25 @@ impl Agent<'_> {
                 .record(round, TraceEvent::Guard { read_url: guard.read_url, decision: guard.decision, waited_ms });
             guard.verdict?;
             let Some(tab) = task.tabs.focused().cloned() else { return Ok(None) };
+            // The snapshot the last action's settle took as it found this page quiet.
+            let acted = task.looked.take().filter(|(of, _)| *of == tab).map(|(_, looked)| looked);
             if let Some(dialog) = self.port.dialog_now(&tab).await.map_err(observation_stop)? {
                 return self.blocked(task, round, &tab, dialog).await;
             }
+            // The snapshot, when the wait's look at the page's next frames took it too, or the
+            // action's.
+            let mut looked: Option<LookedWith> = None;
             if self.config.loop_top_guard {
                 let seen = task.quiet_seen.as_ref().filter(|(of, _)| *of == tab).map(|(_, at)| *at);
                 let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
-                let quiet = wait_for_quiet_page(self.port, &tab, quiet, limit, seen, read);
-                let state = tokio::select! {
+                let snapshot = snapshot_expression();
+                let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(&snapshot));
+                let (state, with) = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,
                 };
+                // A page that loaded again since the action was looked at anew by the wait.
+                looked = with.or(acted.filter(|_| state == PageState::Quiet));
                 if state == PageState::Blocked
                     && let Some(dialog) = self.port.open_dialog(&tab)
                 {
@@ -72,10 +80,19 @@ impl Agent<'_> {
                     task.quiet_seen = Some((tab.clone(), std::time::Instant::now()));
                 }
             }
-            let position = read_from.unwrap_or_else(|| self.port.position());
+            // Taken in the wait's look, the snapshot is checked against the events since that
+            // look was sent.
+            let looked_at = looked.as_ref().map(|looked| looked.position);
+            let position = read_from.or(looked_at).unwrap_or_else(|| self.port.position());
+            let observe = async {
+                match looked {
+                    Some(looked) => observation_of(self.port, &tab, looked.value).await,
+                    None => observe_told(self.port, &tab).await,
+                }
+            };
             let observed = tokio::select! {
                 () = cancel.cancelled() => return Err(StopReason::User),
-                observed = observe_told(self.port, &tab) => observed,
+                observed = observe => observed,
             };
             // A dialog that opened while the page was read blocks it now, whatever the read
             // gave: Chromium 156 holds the snapshot's script behind it, Firefox ESR 153 runs it.

@@ -5,6 +5,7 @@ use super::tabs::TaskTabs;
 use super::trace::{RepairReason, Trace, TraceEvent};
 use crate::agent::closed_loop::{Observation, ProgressDetector};
 use crate::agent::reliability::{Checkpoint, PauseReason};
+use crate::agent::settle::LookedWith;
 use crate::browser::{EventStream, NavEventKind, TabId};
 
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).
@@ -32,6 +33,9 @@ pub struct Task {
     /// The tab a look or an action settle last found quiet, and when: a page that has not
     /// loaded again since is quiet without looking at its frames again.
     pub(super) quiet_seen: Option<(TabId, std::time::Instant)>,
+    /// The snapshot the last call's action settle took as it found that tab's page quiet: the
+    /// look after the call answers with it, unless something happened to the page since.
+    pub(super) looked: Option<(TabId, LookedWith)>,
 }
 
 impl Task {

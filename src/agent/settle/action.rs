@@ -5,7 +5,12 @@
 //!
 //! By frames: the requests the page sent before its next frames after the action passed are
 //! the action's; the wait holds until each is answered, then looks at the page's next frames
-//! again, and ends once frames pass with nothing new. A navigation that begins ends the wait at
+//! again, and ends once frames pass with nothing new. The browser's event of a request a
+//! handler sent can come after the look at those frames (Chromium's network events take
+//! another path than a script's answer, and lag behind it on a busy machine), so the look also
+//! asks the page which requests its scripts began since the action and have not had answered
+//! (the page watch): those the browser has not told of yet are waited for as the action's
+//! (at most [`ASKED_TOLD_GRACE`], for a request the browser never reports as a network one). A navigation that begins ends the wait at
 //! once: where it goes is the next look's to settle (its guard waits for the commit), so an
 //! action that started nothing is answered in tens of milliseconds and one that navigates is
 //! not held twice.
@@ -25,12 +30,13 @@
 //! frames passing and the clock; [`settle_action`] drives it.
 
 use super::frames::{ACTION_TIMERS_MARGIN, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
+use super::page::LookedWith;
 use crate::browser::{
     BrowserError, BrowserPort, EventStream, NavEventKind, RequestEvent, RequestEventKind, RequestId, RequestStream,
     TabId,
 };
 use std::collections::{HashMap, HashSet};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -41,6 +47,11 @@ use tokio_util::sync::CancellationToken;
 /// or three, which end at once). As long as the default quiet window and never longer than the
 /// quiet window in force, so it never lengthens a wait by itself.
 pub(in crate::agent) const ACTION_FOLLOW: Duration = Duration::from_millis(500);
+
+/// How long the browser's event of a request the page says it asked for may lag behind the
+/// page's word: a busy Chromium delivers it hundreds of milliseconds late. One the browser
+/// never tells of (answered by a service worker) costs this much, once.
+pub(in crate::agent) const ASKED_TOLD_GRACE: Duration = Duration::from_secs(2);
 
 /// How an action settle ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +92,9 @@ pub(in crate::agent) struct ActionSettled {
     pub requests: usize,
     /// The URLs of those still in flight when the wait ended, sorted.
     pub pending: Vec<String>,
+    /// When it ended quiet by a look at the page's next frames: what the script given to run
+    /// in that look gave (the snapshot the call answers with).
+    pub looked: Option<LookedWith>,
 }
 
 /// The wait's state machine, fed with events and the times they were read.
@@ -105,6 +119,12 @@ pub(super) struct ActionWait {
     /// A new document replaced the one the action was delivered to: what the page requests
     /// from now on is the new page's loading, not the action's.
     replaced: bool,
+    /// How many requests to each URL the page sent since the action (the browser's events).
+    sent: HashMap<String, usize>,
+    /// Requests the page said it asked for since the action whose browser event has not come
+    /// yet, by URL: the action's, waited for until `awaited_until`.
+    awaited: HashMap<String, usize>,
+    awaited_until: Option<Instant>,
 }
 
 impl ActionWait {
@@ -121,6 +141,9 @@ impl ActionWait {
             last_activity: started,
             requests_done: started,
             replaced: false,
+            sent: HashMap::new(),
+            awaited: HashMap::new(),
+            awaited_until: None,
         }
     }
 
@@ -142,9 +165,38 @@ impl ActionWait {
         self.follow_until.get_or_insert(at);
     }
 
-    /// No request the action started is still unanswered.
+    /// No request the action started is still unanswered, nor one the page said it asked for
+    /// still untold by the browser.
     pub(super) fn requests_answered(&self) -> bool {
-        self.own.is_empty()
+        self.own.is_empty() && self.awaited.is_empty()
+    }
+
+    /// The page said, at `at`, that its scripts asked for these requests since the action and
+    /// have not had them answered: those the browser has not told of yet are the action's, to
+    /// be waited for (a URL asked twice is two requests).
+    pub(super) fn page_asked(&mut self, urls: &[String], at: Instant) {
+        if self.replaced {
+            return;
+        }
+        let mut asked: HashMap<&str, usize> = HashMap::new();
+        urls.iter().for_each(|url| *asked.entry(url.as_str()).or_default() += 1);
+        for (url, count) in asked {
+            let untold = count.saturating_sub(self.sent.get(url).copied().unwrap_or(0));
+            if untold > 0 {
+                self.awaited.insert(url.to_owned(), untold);
+            }
+        }
+        if !self.awaited.is_empty() && self.awaited_until.is_none() {
+            self.awaited_until = Some(at + ASKED_TOLD_GRACE);
+        }
+    }
+
+    /// The grace for the browser's word of the requests the page said it asked for is over at
+    /// `now`: those are no longer waited for.
+    pub(super) fn forget_untold(&mut self, now: Instant) {
+        if self.awaited_until.is_some_and(|until| now >= until) {
+            self.awaited.clear();
+        }
     }
 
     fn cap_at(&self) -> Instant {
@@ -153,11 +205,13 @@ impl ActionWait {
 
     /// When to look again.
     pub(super) fn wake_at(&self) -> Instant {
-        if self.own.is_empty() {
+        if !self.own.is_empty() {
+            self.deadline_at()
+        } else if let (false, Some(until)) = (self.awaited.is_empty(), self.awaited_until) {
+            until.min(self.deadline_at())
+        } else {
             let limit = self.cap_at().min(self.deadline_at());
             self.quiet_at().map_or(limit, |quiet| quiet.min(limit))
-        } else {
-            self.deadline_at()
         }
     }
 
@@ -173,6 +227,7 @@ impl ActionWait {
                 self.requests_done = self.requests_done.max(at);
             }
             self.answered.clear();
+            self.awaited.clear();
         }
     }
 
@@ -182,9 +237,13 @@ impl ActionWait {
         match event.kind {
             RequestEventKind::Sent => {
                 let following = self.follow_until.is_none_or(|until| at <= until);
-                let the_actions = following && !self.replaced;
                 // A redirect sends the same request again: it is still the one request.
-                if the_actions && !event.document && !event.stream && !self.own.contains_key(&event.request) {
+                let new = !event.document && !event.stream && !self.own.contains_key(&event.request);
+                let awaited = new && self.take_awaited(&event.url);
+                if new {
+                    *self.sent.entry(event.url.clone()).or_default() += 1;
+                }
+                if new && !self.replaced && (following || awaited) {
                     self.own.insert(event.request.clone(), event.url.clone());
                     self.requests += 1;
                 }
@@ -210,6 +269,17 @@ impl ActionWait {
         }
     }
 
+    /// Whether a request to `url` was one the page said it asked for and the browser had not
+    /// told of yet; it is told of now.
+    fn take_awaited(&mut self, url: &str) -> bool {
+        let Some(count) = self.awaited.get_mut(url) else { return false };
+        *count -= 1;
+        if *count == 0 {
+            self.awaited.remove(url);
+        }
+        true
+    }
+
     fn on_request_activity(&mut self, at: Instant) {
         self.last_activity = self.last_activity.max(at);
         self.requests_done = self.requests_done.max(at);
@@ -218,9 +288,9 @@ impl ActionWait {
     /// The time is `now`: ended?
     pub(super) fn on_time(&self, now: Instant) -> Option<ActionSettleEnd> {
         if now >= self.deadline_at() {
-            return Some(if self.own.is_empty() { ActionSettleEnd::Capped } else { ActionSettleEnd::Deadline });
+            return Some(if self.requests_answered() { ActionSettleEnd::Capped } else { ActionSettleEnd::Deadline });
         }
-        if !self.own.is_empty() {
+        if !self.requests_answered() {
             None
         } else if now >= self.cap_at() {
             Some(ActionSettleEnd::Capped)
@@ -234,8 +304,9 @@ impl ActionWait {
     /// How the wait ended with `end`, and what it saw of the action's requests.
     pub(super) fn settled(&self, end: ActionSettleEnd) -> ActionSettled {
         let mut pending: Vec<String> = self.own.values().cloned().collect();
+        pending.extend(self.awaited.iter().flat_map(|(url, count)| std::iter::repeat_n(url.clone(), *count)));
         pending.sort();
-        ActionSettled { end, requests: self.requests, pending }
+        ActionSettled { end, requests: self.requests, pending, looked: None }
     }
 }
 
@@ -245,36 +316,51 @@ impl ActionWait {
 pub(in crate::agent) struct ActionStreams {
     navigations: EventStream,
     requests: RequestStream,
+    /// When they were taken: the requests the page's scripts ask for from then on may be the
+    /// action's.
+    taken: SystemTime,
 }
 
 impl ActionStreams {
     /// Both streams from now on.
     pub(in crate::agent) fn subscribe(port: &dyn BrowserPort) -> Self {
-        Self { navigations: port.subscribe(), requests: port.request_log().subscribe() }
+        let taken = SystemTime::now();
+        Self { navigations: port.subscribe(), requests: port.request_log().subscribe(), taken }
     }
 
-    /// Both streams from positions taken earlier (navigation events, request events).
-    pub(in crate::agent) fn from(port: &dyn BrowserPort, navigations: u64, requests: u64) -> Self {
-        Self { navigations: port.subscribe_from(navigations), requests: port.request_log().subscribe_from(requests) }
+    /// Both streams from positions taken earlier (navigation events, request events), at
+    /// `taken`.
+    pub(in crate::agent) fn from(port: &dyn BrowserPort, navigations: u64, requests: u64, taken: SystemTime) -> Self {
+        Self {
+            navigations: port.subscribe_from(navigations),
+            requests: port.request_log().subscribe_from(requests),
+            taken,
+        }
     }
 }
 
 /// Waits after an action on `tab` that has just been delivered, with streams taken before it;
-/// a dialog the page opens ends the wait at once.
+/// a dialog the page opens ends the wait at once. By frames, the script `look` (an expression,
+/// the snapshot) runs in each look at the page's next frames, and what the last one gave comes
+/// with a quiet end: the caller's answer needs no round trip of its own.
 pub(in crate::agent) async fn settle_action(
     port: &dyn BrowserPort,
     streams: ActionStreams,
     tab: &TabId,
     limits: ActionLimits,
     cancel: &CancellationToken,
+    look: Option<&str>,
 ) -> Result<ActionSettled, BrowserError> {
-    let ActionStreams { mut navigations, mut requests } = streams;
+    let ActionStreams { mut navigations, mut requests, taken } = streams;
     let by_frames = limits.quiet == Quiet::Frames;
     let mut wait = ActionWait::new(Instant::now(), limits);
     // By frames: the probe of the page's next frames in flight, and whether anything of the
     // action's happened since it began (then the frames after it are looked at again).
     let since = |wait: &ActionWait| wait.started.elapsed() + ACTION_TIMERS_MARGIN;
-    let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait))));
+    let mut probe_position = port.position();
+    let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait), Some(taken), look)));
+    // What the last look's script gave, with where the events stood when it was sent.
+    let mut looked: Option<LookedWith> = None;
     let mut stirred = false;
     let mut held = false;
     // Set when the page said it began to leave: until when the browser's word of it (which
@@ -321,11 +407,15 @@ pub(in crate::agent) async fn settle_action(
                 probe = None;
                 wait.frames_passed(Instant::now());
                 match frames? {
-                    Frames::Passed { leaving: false } | Frames::Busy => None,
-                    Frames::Passed { leaving: true } => {
-                        told = Some(Instant::now() + LEAVING_TOLD_GRACE);
+                    Frames::Passed { leaving, asked, then } => {
+                        looked = then.map(|value| LookedWith { position: probe_position, value });
+                        wait.page_asked(&asked, Instant::now());
+                        if leaving {
+                            told = Some(Instant::now() + LEAVING_TOLD_GRACE);
+                        }
                         None
                     }
+                    Frames::Busy => None,
                     Frames::Held(e) if e.is_dialog_open() => Some(ActionSettleEnd::Dialog),
                     // The document went: the navigation's events are on their way; look once
                     // more. A page that cannot run the probe at all (its script broke it) is
@@ -337,7 +427,10 @@ pub(in crate::agent) async fn settle_action(
                     }
                 }
             },
-            () = tokio::time::sleep_until(wait.wake_at()) => wait.on_time(Instant::now()),
+            () = tokio::time::sleep_until(wait.wake_at()) => {
+                wait.forget_untold(Instant::now());
+                wait.on_time(Instant::now())
+            }
             () = async { tokio::time::sleep_until(told.expect("polled only while set")).await }, if told.is_some() => {
                 told = None;
                 None
@@ -348,10 +441,12 @@ pub(in crate::agent) async fn settle_action(
         }
         if by_frames && probe.is_none() && told.is_none() && wait.requests_answered() {
             if !stirred {
-                return Ok(wait.settled(ActionSettleEnd::Quiet));
+                return Ok(ActionSettled { looked, ..wait.settled(ActionSettleEnd::Quiet) });
             }
             stirred = false;
-            probe = Some(Box::pin(next_frames(port, tab, since(&wait))));
+            looked = None;
+            probe_position = port.position();
+            probe = Some(Box::pin(next_frames(port, tab, since(&wait), Some(taken), look)));
         }
     }
 }
@@ -423,7 +518,7 @@ mod tests {
         assert_eq!(ends_at(&w, t0, 2540, 10_000), Some((3150, ActionSettleEnd::Quiet)));
         assert_eq!(
             w.settled(ActionSettleEnd::Quiet),
-            ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new() }
+            ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new(), looked: None }
         );
     }
 
@@ -554,6 +649,42 @@ mod tests {
         assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 1);
     }
 
+    #[test]
+    fn a_request_the_page_asked_for_before_the_browser_told_of_it_holds_the_wait() {
+        // The handler's fetch: the page says it asked for it when the frames passed (400 ms),
+        // the browser's event of it comes at 700 ms, its answer at 1500 ms. A poll the browser
+        // already told of is not waited for twice.
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, BY_FRAMES);
+        w.on_request(&request(RequestEventKind::Sent, "poll"), ms(t0, 100));
+        w.on_request(&request(RequestEventKind::ResponseStarted, "poll"), ms(t0, 150));
+        w.frames_passed(ms(t0, 400));
+        w.page_asked(&["http://a.test/save".to_owned(), "http://a.test/poll".to_owned()], ms(t0, 400));
+        assert!(!w.requests_answered(), "the wait ended before the browser told of the page's request");
+        assert_eq!(w.wake_at(), ms(t0, 400) + ASKED_TOLD_GRACE);
+        w.on_request(&request(RequestEventKind::Sent, "save"), ms(t0, 700));
+        assert!(!w.requests_answered());
+        assert_eq!(w.wake_at(), ms(t0, 8000), "the told request is the action's, held to the deadline");
+        assert!(w.on_request(&request(RequestEventKind::ResponseStarted, "save"), ms(t0, 1500)));
+        assert!(w.requests_answered());
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 2);
+    }
+
+    #[test]
+    fn a_request_the_browser_never_tells_of_is_waited_for_only_its_grace() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, BY_FRAMES);
+        w.frames_passed(ms(t0, 300));
+        w.page_asked(&["http://a.test/worker".to_owned()], ms(t0, 300));
+        let grace_over = ms(t0, 300) + ASKED_TOLD_GRACE;
+        w.forget_untold(grace_over - Duration::from_millis(1));
+        assert_eq!(w.on_time(grace_over - Duration::from_millis(1)), None);
+        assert_eq!(w.settled(ActionSettleEnd::Deadline).pending, vec!["http://a.test/worker".to_owned()]);
+        w.forget_untold(grace_over);
+        assert!(w.requests_answered());
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 0);
+    }
+
     /// The driver on a simulated browser and a paused clock: the click's request is answered
     /// after 2.5 s, then the handler navigates; a poll the page sends meanwhile and never
     /// answers holds nothing.
@@ -578,9 +709,12 @@ mod tests {
             })
         };
         let started = Instant::now();
-        let settled = settle_action(&sim, streams, &tab, LIMITS, &CancellationToken::new()).await.unwrap();
+        let settled = settle_action(&sim, streams, &tab, LIMITS, &CancellationToken::new(), None).await.unwrap();
         page.await.unwrap();
-        assert_eq!(settled, ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new() });
+        assert_eq!(
+            settled,
+            ActionSettled { end: ActionSettleEnd::Quiet, requests: 1, pending: Vec::new(), looked: None }
+        );
         assert_eq!(started.elapsed(), Duration::from_millis(3005));
     }
 }

@@ -11,7 +11,7 @@
 //! after a fixed window; and nothing the page does later (its own polling) is waited for.
 
 use crate::browser::{BrowserError, BrowserPort, TabId};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// For a page that has just loaded: every soon-due timer it has pending is its load's.
 pub(in crate::agent) const ANY_TIMER: Duration = Duration::from_secs(3600);
@@ -51,7 +51,9 @@ impl Quiet {
 /// frames: the task after the current one stands for its frame (posted as a message, since
 /// Firefox holds a hidden page's every timer for a second), and a timer of 100 ms ends the
 /// wait for a frame a visible page does not draw. Its answer: the navigation the page said it
-/// began meanwhile (the page watch's `{url, at}`), or null.
+/// began meanwhile (the page watch's `{url, at}`, or null), and the requests its scripts asked
+/// for at or after `ASKED` (ms since the epoch) that are not yet answered (their URLs); and,
+/// when it did not begin to leave, the value of the script `THEN` run then (null if it threw).
 const NEXT_FRAMES: &str = "(async () => { \
     const timers = window[Symbol.for('navguard.timers')]; \
     const later = timers ? timers.later : setTimeout; \
@@ -68,7 +70,14 @@ const NEXT_FRAMES: &str = "(async () => { \
     await frame(); \
     if (timers && await timers.settled(SINCE, 300)) await frame(); \
     const tell = window[Symbol.for('navguard.leaving')]; \
-    return typeof tell === 'function' ? tell() : null; \
+    const asked = window[Symbol.for('navguard.asked')]; \
+    const leaving = typeof tell === 'function' ? tell() : null; \
+    const then = async () => { try { return await (THEN); } catch { return null; } }; \
+    return { \
+        leaving, \
+        asked: typeof asked === 'function' && ASKED !== null ? asked(ASKED) : [], \
+        then: leaving === null ? await then() : null, \
+    }; \
 })()";
 
 /// The most the probe waits for a page whose script keeps its event loop busy: then the page
@@ -86,8 +95,11 @@ pub(in crate::agent) const LEAVING_TOLD_GRACE: Duration = Duration::from_secs(2)
 pub(in crate::agent) enum Frames {
     /// The page drew its next frame and ran the task after it (or its fallback timer fired);
     /// `leaving`: it said it began to leave meanwhile, and the browser's events of that
-    /// navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]).
-    Passed { leaving: bool },
+    /// navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]). `asked`:
+    /// the URLs of the requests the page's scripts asked for since the instant given and have
+    /// not had answered yet, whose browser events may not be in yet either. `then`: the value
+    /// of the script to run once the frames passed, when the page was not leaving.
+    Passed { leaving: bool, asked: Vec<String>, then: Option<serde_json::Value> },
     /// The page's event loop stayed busy past the probe's deadline.
     Busy,
     /// The page could not run the probe: a dialog holds it, or its document went (a
@@ -96,17 +108,39 @@ pub(in crate::agent) enum Frames {
 }
 
 /// Waits for the page of `tab` to draw its next frame and run the task after it, and for the
-/// soon-due timers it set in the last `since` to fire.
+/// soon-due timers it set in the last `since` to fire; with `asked_since`, asks which requests
+/// the page's scripts began from then on and have not had answered; with `then`, runs that
+/// script (an expression) once they passed, in the same round trip (the look's snapshot).
 pub(in crate::agent) async fn next_frames(
     port: &dyn BrowserPort,
     tab: &TabId,
     since: Duration,
+    asked_since: Option<SystemTime>,
+    then: Option<&str>,
 ) -> Result<Frames, BrowserError> {
-    let probe = NEXT_FRAMES.replace("SINCE", &since.as_millis().to_string());
+    let asked_since = asked_since.map_or_else(|| "null".to_owned(), |at| epoch_ms(at).to_string());
+    // The script to run after is put in last, so that its own text is left as it is.
+    let probe = NEXT_FRAMES
+        .replace("SINCE", &since.as_millis().to_string())
+        .replace("ASKED", &asked_since)
+        .replace("THEN", then.unwrap_or("null"));
     match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
-        Ok(Ok(told)) => Ok(Frames::Passed { leaving: super::page::told_leaving(port, tab, &told) }),
+        Ok(Ok(answer)) => {
+            let leaving = answer.get("leaving").is_some_and(|tell| super::page::told_leaving(port, tab, tell));
+            let asked = answer.get("asked").and_then(serde_json::Value::as_array).map_or_else(Vec::new, |urls| {
+                urls.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect()
+            });
+            let then = answer.get("then").filter(|value| !value.is_null()).cloned();
+            Ok(Frames::Passed { leaving, asked, then })
+        }
         Err(_) => Ok(Frames::Busy),
         Ok(Err(e)) if e.is_disconnected() => Err(e),
         Ok(Err(e)) => Ok(Frames::Held(e)),
     }
+}
+
+/// Milliseconds since the epoch, as a page's `Date.now()` counts them (on the same machine's
+/// clock), rounded down as the page's are.
+fn epoch_ms(at: SystemTime) -> u128 {
+    at.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |since| since.as_millis())
 }

@@ -20,4 +20,4 @@ pub use page::{PageState, wait_for_quiet_page};
 pub use wait::{SettleReport, UrlSettle, wait_for_url_settle};
 
 pub(super) use action::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
-pub(super) use page::{left_since, told_leaving, told_left_since};
+pub(super) use page::{LookedWith, left_since, told_leaving, told_left_since, wait_then_look};

@@ -43,6 +43,31 @@ pub async fn wait_for_quiet_page(
     seen_quiet: Option<Instant>,
     read: Option<(u64, TabInfo)>,
 ) -> Result<PageState, BrowserError> {
+    wait_then_look(port, tab, quiet, limit, seen_quiet, read, None).await.map(|(state, _)| state)
+}
+
+/// What a script run in the same round trip as the look at the page's next frames gave (the
+/// look's snapshot), and the event log's position when it was sent: events from there on are
+/// the ones it may have missed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::agent) struct LookedWith {
+    pub position: u64,
+    pub value: serde_json::Value,
+}
+
+/// [`wait_for_quiet_page`]; when the page is found quiet by a look at its next frames, the
+/// script `then` (an expression) is run in that same look, and its value given with the state,
+/// which saves the caller a round trip to the page.
+pub(in crate::agent) async fn wait_then_look(
+    port: &dyn BrowserPort,
+    tab: &TabId,
+    quiet: Quiet,
+    limit: Duration,
+    seen_quiet: Option<Instant>,
+    read: Option<(u64, TabInfo)>,
+    then: Option<&str>,
+) -> Result<(PageState, Option<LookedWith>), BrowserError> {
+    let state = |state| Ok((state, None));
     let (mut events, info) = match read.filter(|(_, info)| info.id == *tab) {
         Some((from, info)) => (port.subscribe_from(from), info),
         None => {
@@ -51,10 +76,10 @@ pub async fn wait_for_quiet_page(
         }
     };
     if info.dialog.is_some() {
-        return Ok(PageState::Blocked);
+        return state(PageState::Blocked);
     }
     if info.pending_url.is_some() {
-        return Ok(PageState::Leaving);
+        return state(PageState::Leaving);
     }
     let mut loaded_at = if info.loading { None } else { last_load(&port.events(), tab) };
     // A page still loading is loaded once only its frames' documents hold its load event back
@@ -69,17 +94,18 @@ pub async fn wait_for_quiet_page(
     }
     if !info.loading && loaded_at.is_none() {
         // The port saw no load of this page: it loaded before the port was there.
-        return Ok(PageState::Quiet);
+        return state(PageState::Quiet);
     }
     if quiet == Quiet::Frames && loaded_at.zip(seen_quiet).is_some_and(|(loaded, seen)| loaded < seen) {
         // Found quiet after this load already: what the load set off had begun by then.
-        return Ok(PageState::Quiet);
+        return state(PageState::Quiet);
     }
     let deadline = Instant::now() + limit;
     let window = quiet.window().unwrap_or(Quiet::DESIGN_WINDOW);
     // By frames, one probe per load: what the load sets off has begun once its next frames
     // passed. One the page could not run (a dialog, a navigation) leaves it to the events.
     let mut probe = None;
+    let mut probe_position = 0;
     let mut held = false;
     // Set when the page said it began to leave: until when the browser's word of it is waited
     // for (a start it never tells of was stopped by the page: it stays).
@@ -105,10 +131,11 @@ pub async fn wait_for_quiet_page(
             },
         };
         if Instant::now() >= until {
-            return Ok(PageState::Quiet);
+            return state(PageState::Quiet);
         }
         if quiet == Quiet::Frames && loaded_at.is_some() && probe.is_none() && !held && told.is_none() {
-            probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER)));
+            probe_position = port.position();
+            probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER, None, then)));
         }
         let next = tokio::select! {
             biased;
@@ -128,8 +155,12 @@ pub async fn wait_for_quiet_page(
             frames = async { probe.as_mut().expect("polled only while in flight").await }, if probe.is_some() => {
                 probe = None;
                 match frames? {
-                    Frames::Passed { leaving: false } | Frames::Busy => return Ok(PageState::Quiet),
-                    Frames::Passed { leaving: true } => {
+                    Frames::Passed { leaving: false, then, .. } => {
+                        let looked = then.map(|value| LookedWith { position: probe_position, value });
+                        return Ok((PageState::Quiet, looked));
+                    }
+                    Frames::Busy => return state(PageState::Quiet),
+                    Frames::Passed { leaving: true, .. } => {
                         told = Some(Instant::now() + LEAVING_TOLD_GRACE);
                         None
                     }
@@ -149,13 +180,13 @@ pub async fn wait_for_quiet_page(
             frames_only = frames_only_now();
         }
         match event.kind {
-            NavEventKind::Started => return Ok(PageState::Leaving),
+            NavEventKind::Started => return state(PageState::Leaving),
             NavEventKind::TabClosed => return Err(BrowserError::TabGone(tab.clone())),
             NavEventKind::Load | NavEventKind::Restored => {
                 loaded_at = Some(event.at);
                 (probe, held, told) = (None, false, None);
             }
-            NavEventKind::DialogOpened => return Ok(PageState::Blocked),
+            NavEventKind::DialogOpened => return state(PageState::Blocked),
             _ => {}
         }
     }

@@ -2,16 +2,16 @@
 
 use super::error::{ToolError, ToolFailure};
 use super::tool::{Tool, ToolName};
-use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, verify};
+use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, snapshot_expression, verify};
 use crate::agent::guards::is_restricted_url;
 use crate::agent::guards::{origin_text, safe_parse_origin};
 use crate::agent::reliability::Phase;
 use crate::agent::round::AgentConfig;
 use crate::agent::round::Note;
 use crate::agent::round::{TabRef, TaskTabs};
-use crate::agent::settle::SettleOutcome;
 use crate::agent::settle::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
+use crate::agent::settle::{LookedWith, SettleOutcome};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
 use std::time::{Duration, Instant};
@@ -33,15 +33,18 @@ pub(in crate::agent) struct ToolRun {
     /// The tab whose page the action settle saw go quiet after the action, and when: the look
     /// after it need not wait for that page's next frames again.
     pub quiet_seen: Option<(TabId, Instant)>,
+    /// The snapshot the action settle took in its last look at that page: the look after it
+    /// need not take another.
+    pub looked: Option<LookedWith>,
 }
 
 impl ToolRun {
     pub(in crate::agent) fn ok(text: String) -> Self {
-        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None }
+        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None, looked: None }
     }
 
     pub(in crate::agent) fn err(e: ToolError) -> Self {
-        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None }
+        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None, looked: None }
     }
 }
 
@@ -223,10 +226,12 @@ impl ToolContext<'_> {
             return ToolRun::err(browser(tool)(e));
         }
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(&snapshot_expression()))
+            .await
+        {
             Ok(settled) => {
                 let text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
-                ToolRun { quiet_seen: quiet_seen(&tab, &settled), ..ToolRun::ok(text) }
+                ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(tool)(e)),
         }
@@ -257,6 +262,7 @@ impl ToolContext<'_> {
         self.phase.set(format!("{} to close", dialog.what()));
         let position = self.port.position();
         let request_position = self.port.request_log().len();
+        let taken = std::time::SystemTime::now();
         if let Err(e) = self.port.handle_dialog(&tab, accept, text).await {
             return ToolRun::err(browser(TOOL)(e));
         }
@@ -274,11 +280,13 @@ impl ToolContext<'_> {
             }
         }
         self.phase.set("what the answer started to end and the page to go quiet");
-        let streams = ActionStreams::from(self.port, position, request_position);
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel).await {
+        let streams = ActionStreams::from(self.port, position, request_position, taken);
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(&snapshot_expression()))
+            .await
+        {
             Ok(settled) => {
                 let text = format!("{answered}; the page {}", self.settle_words(&tab, &settled));
-                ToolRun { quiet_seen: quiet_seen(&tab, &settled), ..ToolRun::ok(text) }
+                ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(TOOL)(e)),
         }
