@@ -80,10 +80,13 @@ impl Agent<'_> {
                     task.quiet_seen = Some((tab.clone(), std::time::Instant::now()));
                 }
             }
-            // Taken in the wait's look, the snapshot is checked against the events since that
-            // look was sent.
+            // A snapshot taken in an earlier look is checked against the events since that look
+            // was sent.
             let looked_at = looked.as_ref().map(|looked| looked.position);
-            let position = read_from.or(looked_at).unwrap_or_else(|| self.port.position());
+            let position = match (read_from, looked_at) {
+                (Some(read), Some(looked)) => read.min(looked),
+                (read, looked) => read.or(looked).unwrap_or_else(|| self.port.position()),
+            };
             let observe = async {
                 match looked {
                     Some(looked) => observation_of(self.port, &tab, looked.value).await,

@@ -196,6 +196,7 @@ impl ActionWait {
     pub(super) fn forget_untold(&mut self, now: Instant) {
         if self.awaited_until.is_some_and(|until| now >= until) {
             self.awaited.clear();
+            self.awaited_until = None;
         }
     }
 
@@ -228,6 +229,7 @@ impl ActionWait {
             }
             self.answered.clear();
             self.awaited.clear();
+            self.awaited_until = None;
         }
     }
 
@@ -276,6 +278,9 @@ impl ActionWait {
         *count -= 1;
         if *count == 0 {
             self.awaited.remove(url);
+        }
+        if self.awaited.is_empty() {
+            self.awaited_until = None;
         }
         true
     }
