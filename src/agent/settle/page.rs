@@ -17,6 +17,13 @@ use std::time::{Duration, Instant};
 /// it is shown loaded.
 const FRAMES_GRACE: Duration = Duration::from_millis(1000);
 
+/// How long a frame's document, asked for and not yet answered and read, holds the page's look
+/// back: on a busy machine a frame's server answers a second or more after the page's own
+/// resources are in (Firefox ESR 153 beside a test run: its document committed 0.8 s after the
+/// page's DOM, and the look taken at the grace had the frame empty). A frame whose server never
+/// answers is given up after this.
+const FRAME_DOCUMENT_CAP: Duration = Duration::from_millis(3000);
+
 /// How the wait for a quiet page ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PageState {
@@ -194,9 +201,11 @@ pub(in crate::agent) async fn wait_then_look(
 
 /// When `tab`'s page, whose load event has not come, counts as loaded: [`FRAMES_GRACE`] after
 /// its own document was parsed (`dom-loaded`) and the last of its requests since its commit
-/// that are not a document's (its images, scripts, fonts, and its frames' own) ended. None while
-/// its document is being parsed or such a request is in flight (a long poll no longer than
-/// [`REQUEST_CAP`]), or once it began to leave. What is left then are its frames' documents.
+/// ended (its images, scripts, fonts, its frames' documents and their own), but not before each
+/// frame's document still in flight has had [`FRAME_DOCUMENT_CAP`] since it was asked for. None
+/// while its document is being parsed or a request that is not a document's is in flight (a
+/// long poll no longer than [`REQUEST_CAP`]), or once it began to leave. What is left then are
+/// its frames' documents whose server does not answer.
 fn loaded_but_for_frames(events: &[NavEvent], requests: &[RequestEvent], tab: &TabId, now: Instant) -> Option<Instant> {
     // The document now: the last of the tab's events that prove a commit is its DOM's.
     let last = events.iter().rev().find(|e| e.tab == *tab && e.kind.proves_commit())?;
@@ -211,12 +220,12 @@ fn loaded_but_for_frames(events: &[NavEvent], requests: &[RequestEvent], tab: &T
             .find(|e| e.tab == *tab && e.kind == NavEventKind::Started && e.navigation.as_ref() == Some(navigation))
     });
     let committed = began.map_or(last.at, |e| e.at);
-    let mut in_flight: HashMap<&RequestId, Instant> = HashMap::new();
+    let mut in_flight: HashMap<&RequestId, (Instant, bool)> = HashMap::new();
     let mut ended = last.at;
-    for request in requests.iter().filter(|r| r.tab == *tab && !r.document && r.at >= committed) {
+    for request in requests.iter().filter(|r| r.tab == *tab && r.at >= committed) {
         match request.kind {
             RequestEventKind::Sent if !request.stream => {
-                in_flight.entry(&request.request).or_insert(request.at);
+                in_flight.entry(&request.request).or_insert((request.at, request.document));
             }
             RequestEventKind::Sent | RequestEventKind::ResponseStarted if request.stream => {
                 in_flight.remove(&request.request);
@@ -229,8 +238,9 @@ fn loaded_but_for_frames(events: &[NavEvent], requests: &[RequestEvent], tab: &T
             }
         }
     }
-    let busy = in_flight.values().any(|sent| now < *sent + REQUEST_CAP);
-    (!busy).then_some(ended + FRAMES_GRACE)
+    let busy = in_flight.values().any(|(sent, document)| !document && now < *sent + REQUEST_CAP);
+    let frames_given = in_flight.values().filter(|(_, document)| *document).map(|(sent, _)| *sent + FRAME_DOCUMENT_CAP);
+    (!busy).then(|| frames_given.fold(ended + FRAMES_GRACE, Instant::max))
 }
 
 /// When the port last saw `tab` load or come back from the back/forward cache (or, with
@@ -338,17 +348,26 @@ mod tests {
         assert_eq!(loaded_but_for_frames(&page[..2], &[], &tab, ms(50)), None);
         // Parsed, nothing of its own in flight: the grace from its DOM.
         assert_eq!(loaded_but_for_frames(&page, &[], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
-        // A frame's document never answers: it does not count.
+        // A frame's document that never answers holds it for its cap only; one that ends, until
+        // the grace after it.
         let frame = request(RequestEventKind::Sent, "frame", ms(45)).loading_document(true);
         assert_eq!(
             loaded_but_for_frames(&page, std::slice::from_ref(&frame), &tab, ms(50)),
-            Some(ms(40) + FRAMES_GRACE)
+            Some(ms(45) + FRAME_DOCUMENT_CAP)
+        );
+        let frame_in = request(RequestEventKind::Completed, "frame", ms(1500)).loading_document(true);
+        assert_eq!(
+            loaded_but_for_frames(&page, &[frame.clone(), frame_in], &tab, ms(1510)),
+            Some(ms(1500) + FRAMES_GRACE)
         );
         // An image asked for before the DOM was in keeps it loading until it ends.
         let image = request(RequestEventKind::Sent, "image", ms(30));
         assert_eq!(loaded_but_for_frames(&page, &[image.clone(), frame.clone()], &tab, ms(50)), None);
         let done = request(RequestEventKind::Completed, "image", ms(300));
-        assert_eq!(loaded_but_for_frames(&page, &[image, frame, done], &tab, ms(310)), Some(ms(300) + FRAMES_GRACE));
+        assert_eq!(
+            loaded_but_for_frames(&page, &[image, frame, done], &tab, ms(310)),
+            Some(ms(45) + FRAME_DOCUMENT_CAP)
+        );
         // An event stream never ends, and a request past the cap no longer counts.
         let stream = request(RequestEventKind::Sent, "events", ms(30)).streaming(true);
         assert_eq!(loaded_but_for_frames(&page, &[stream], &tab, ms(50)), Some(ms(40) + FRAMES_GRACE));
