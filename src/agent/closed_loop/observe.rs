@@ -282,14 +282,16 @@ pub(in crate::agent) async fn observe_told(
     port: &dyn BrowserPort,
     tab: &TabId,
 ) -> Result<(Observation, bool), BrowserError> {
-    let value = port.evaluate(tab, &snapshot_expression()).await?;
+    let value = port.evaluate(tab, snapshot_expression()).await?;
     observation_of(port, tab, value).await
 }
 
 /// The script [`observe_told`] runs in the page for its snapshot (an expression), for a caller
-/// that runs it together with a look of its own.
-pub(in crate::agent) fn snapshot_expression() -> String {
-    snapshot_script(PARSE_WAIT_MS, TEXT_CHARS)
+/// that runs it together with a look of its own. Filled in once: every answer uses it.
+pub(in crate::agent) fn snapshot_expression() -> &'static str {
+    static EXPRESSION: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| snapshot_script(PARSE_WAIT_MS, TEXT_CHARS));
+    &EXPRESSION
 }
 
 /// [`observe_told`] from the value the snapshot script gave.

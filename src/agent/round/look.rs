@@ -59,8 +59,7 @@ impl Agent<'_> {
             if self.config.loop_top_guard {
                 let seen = task.quiet_seen.as_ref().filter(|(of, _)| *of == tab).map(|(_, at)| *at);
                 let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
-                let snapshot = snapshot_expression();
-                let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(&snapshot));
+                let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(snapshot_expression()));
                 let (state, with) = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,

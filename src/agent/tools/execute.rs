@@ -226,7 +226,7 @@ impl ToolContext<'_> {
             return ToolRun::err(browser(tool)(e));
         }
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(&snapshot_expression()))
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_expression()))
             .await
         {
             Ok(settled) => {
@@ -281,7 +281,7 @@ impl ToolContext<'_> {
         }
         self.phase.set("what the answer started to end and the page to go quiet");
         let streams = ActionStreams::from(self.port, position, request_position, taken);
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(&snapshot_expression()))
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_expression()))
             .await
         {
             Ok(settled) => {
