@@ -105,6 +105,18 @@ Feature: The closed loop: observe, act, verify
     Then round 1 observed the page titled "Landed"
     And the task ended verified
 
+  @contract-loop-quiet-page
+  Scenario: A click whose data ends long after its headers is observed with the data, never half loaded
+    Given the agent starts on "{site}/spa?title=App&delay=0&trickle=700"
+    And the model plans:
+      | round | tool  | args                                                   |
+      | 1     | click | {"selector": "#one"}                                   |
+      | 2     | click | {"selector": "#two"}                                   |
+      | 3     | done  | {"summary": "routed", "expect": {"text": "Page two"}} |
+    When the agent runs the task
+    Then the task ended verified
+    And the model never saw "Loading"
+
   @contract-loop-done
   Scenario: A done on a page that began to leave after it was observed is refused
     Given the agent starts on "{site}/js-redirect?to=/page?title=Later&after=4000"

@@ -68,13 +68,34 @@ pub(super) async fn events(State(state): State<SiteState>) -> Response {
     ([(header::CONTENT_TYPE, "text/event-stream")], Body::from_stream(ticks)).into_response()
 }
 
-/// What the fetching pages ask for: `{"delay":MS}`, answered after MS ms.
+/// What the fetching pages ask for: `{"delay":MS}`, answered after MS ms; with `trickle=MS2`,
+/// its headers and the first bytes come then and the rest MS2 ms later, as an API that flushes
+/// its headers before its data is ready (a script's `await fetch(…)` goes on at once, its
+/// `await response.json()` only once the body ends).
 pub(super) async fn data(State(state): State<SiteState>, Query(q): Query_) -> Page {
-    let delay = Params(q).ms("delay", 0)?;
+    let p = Params(q);
+    let delay = p.ms("delay", 0)?;
+    let trickle = p.ms("trickle", 0)?;
     if !hold(&state, delay).await {
         return Ok(released());
     }
-    Ok(([(header::CONTENT_TYPE, "application/json")], format!("{{\"delay\":{delay}}}")).into_response())
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    if trickle == 0 {
+        return Ok((json, format!("{{\"delay\":{delay}}}")).into_response());
+    }
+    let rest = format!("{delay}}}");
+    let parts = futures::stream::unfold((state, 0_u8), move |(state, n)| {
+        let rest = rest.clone();
+        async move {
+            let chunk = match n {
+                0 => "{\"delay\":".to_owned(),
+                1 if hold(&state, trickle).await => rest,
+                _ => return None,
+            };
+            Some((Ok::<_, Infallible>(chunk), (state, n + 1)))
+        }
+    });
+    Ok((json, Body::from_stream(parts)).into_response())
 }
 
 #[cfg(test)]
@@ -117,6 +138,30 @@ mod tests {
         assert!(futures::poll!(held.as_mut()).is_pending(), "a delayed fetch answered at once");
         shutdown.send(true).unwrap();
         assert_eq!(held.await.0, StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    #[tokio::test]
+    async fn a_trickled_answer_sends_its_headers_and_first_bytes_then_the_rest_later() {
+        use futures::StreamExt as _;
+        let (shutdown, state) = state();
+        let response =
+            app(state.clone()).oneshot(Request::get("/data?delay=0&trickle=600000").body(Body::empty()).unwrap()).await;
+        let response = response.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        let mut body = response.into_body().into_data_stream();
+        assert_eq!(body.next().await.unwrap().unwrap(), "{\"delay\":");
+        let mut rest = std::pin::pin!(body.next());
+        assert!(futures::poll!(rest.as_mut()).is_pending(), "the rest of the body came at once");
+        shutdown.send(true).unwrap();
+        assert!(rest.await.is_none(), "the body went on after shutdown");
+    }
+
+    #[tokio::test]
+    async fn a_trickled_answer_ends_as_the_same_json() {
+        let (_shutdown, state) = state();
+        let (status, _, body) = send(&state, Request::get("/data?delay=5&trickle=30").body(Body::empty()).unwrap()).await;
+        assert_eq!((status, body.as_str()), (StatusCode::OK, "{\"delay\":5}"));
     }
 
     #[tokio::test]

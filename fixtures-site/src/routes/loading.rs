@@ -27,16 +27,24 @@ pub(super) async fn spa(Query(q): Query_) -> Page {
     let p = Params(q);
     let title = p.text("title", "Single-page app");
     let delay = p.ms("delay", 1000)?;
+    // The body of each route's data comes this long after its headers (`/data`'s trickle).
+    let trickle = p.ms("trickle", 0)?;
     p.choice("page", &["one", "two"], "one or two")?;
     let href = |page: &str| {
-        let query = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("title", &title)
-            .append_pair("delay", &delay.to_string())
-            .append_pair("page", page)
-            .finish();
-        html(&format!("/spa?{query}"))
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        query.append_pair("title", &title).append_pair("delay", &delay.to_string());
+        if trickle > 0 {
+            query.append_pair("trickle", &trickle.to_string());
+        }
+        html(&format!("/spa?{}", query.append_pair("page", page).finish()))
     };
-    let slots = [("one", href("one")), ("two", href("two")), ("title", html(&title)), ("delay", delay.to_string())];
+    let slots = [
+        ("one", href("one")),
+        ("two", href("two")),
+        ("title", html(&title)),
+        ("delay", delay.to_string()),
+        ("trickle", trickle.to_string()),
+    ];
     Ok(Html(render(template::SPA, &slots)).into_response())
 }
 

@@ -113,11 +113,15 @@ async fn the_next_pages_carry_their_titles_and_elements() {
                 "<a id=\"two\" href=\"/spa?title=A+%26+B&amp;delay=200&amp;page=two\">",
                 "<div id=\"content\">Home</div>",
                 "history.pushState(",
-                "fetch(`/data?delay=200&page=${route}`",
+                "fetch(`/data?delay=200&trickle=0&page=${route}`",
                 "one: \"Page one\", two: \"Page two\"",
             ],
         ),
         ("/spa?page=two", &["<title>Single-page app</title>", "/data?delay=1000&"]),
+        (
+            "/spa?delay=0&trickle=400",
+            &["href=\"/spa?title=Single-page+app&amp;delay=0&amp;trickle=400&amp;page=one\"", "/data?delay=0&trickle=400&"],
+        ),
         (
             "/busy?ms=1500",
             &[

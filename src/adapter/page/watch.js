@@ -17,6 +17,11 @@
 // with when each was asked: the browser's event of a request a click handler sends can come
 // after the answer of the agent's look at the page's next frame, so the agent asks the page
 // which requests it began since the action, and waits for the browser's word of those.
+//
+// And the answers' bodies its scripts are reading: a script's `await fetch(…)` goes on once the
+// headers came, its `await response.json()` (or an `XMLHttpRequest`'s load) only once the body
+// ended, which can be long after; until then what the page does with the answer has not
+// happened, so the agent's look waits for those reads.
 () => {
   const key = Symbol.for("navguard.timers");
   if (window[key]) return;
@@ -127,7 +132,13 @@
   // schemes never show as the browser's network events.
   function watchRequests() {
     const askedKey = Symbol.for("navguard.asked");
+    const readingKey = Symbol.for("navguard.reading");
+    // The page's own timer functions, taken before they are counted.
+    const later = window.setTimeout.bind(window);
+    const forget = window.clearTimeout.bind(window);
     const open = new Map(); // token -> { url, at }
+    const reading = new Map(); // token -> { url, at, done }: a body being read
+    const answers = new WeakMap(); // a fetch's Response -> its { url, at }
     let next = 0;
     const begin = (url) => {
       let absolute;
@@ -145,14 +156,46 @@
     const end = (token) => {
       if (token !== null) open.delete(token);
     };
+    // The page began to read the body of the answer to `asked`: until `body` settles. The
+    // agent's wait is told after the page's own reaction to it, which was queued first.
+    const read = (asked, body) => {
+      const token = ++next;
+      const settle = () => {
+        reading.delete(token);
+      };
+      reading.set(token, { ...asked, done: Promise.resolve(body).then(settle, settle) });
+    };
     const pageFetch = window.fetch;
     if (typeof pageFetch === "function") {
       window.fetch = function fetch(input, init) {
         const token = begin(input instanceof Request ? input.url : String(input));
+        const asked = token === null ? undefined : open.get(token);
         const answer = pageFetch.apply(this, arguments);
-        answer.then(() => end(token), () => end(token));
+        answer.then(
+          (response) => {
+            end(token);
+            if (asked && response instanceof Response) answers.set(response, asked);
+          },
+          () => end(token),
+        );
         return answer;
       };
+    }
+    const Answer = window.Response;
+    if (typeof Answer === "function") {
+      for (const name of ["arrayBuffer", "blob", "bytes", "formData", "json", "text"]) {
+        const body = Answer.prototype[name];
+        if (typeof body !== "function") continue;
+        // A method of the same name that is no constructor, as the page's own.
+        Answer.prototype[name] = {
+          [name]() {
+            const result = body.apply(this, arguments);
+            const asked = answers.get(this);
+            if (asked) read(asked, result);
+            return result;
+          },
+        }[name];
+      }
     }
     const Xhr = window.XMLHttpRequest;
     if (typeof Xhr === "function") {
@@ -164,25 +207,51 @@
         return xhrOpen.apply(this, arguments);
       };
       Xhr.prototype.send = function send() {
-        const token = urls.has(this) ? begin(urls.get(this)) : null;
+        const xhr = this;
+        const token = urls.has(xhr) ? begin(urls.get(xhr)) : null;
+        const asked = token === null ? undefined : open.get(token);
+        let began = false;
+        // Its headers came: asked no more, and its body is read until its load ends (after
+        // the page's own load handlers).
         const answered = () => {
-          if (this.readyState >= Xhr.HEADERS_RECEIVED) finish();
+          if (began || xhr.readyState < Xhr.HEADERS_RECEIVED) return;
+          began = true;
+          end(token);
+          xhr.removeEventListener("readystatechange", answered);
+          if (asked) read(asked, new Promise((done) => xhr.addEventListener("loadend", done, { once: true })));
         };
         const finish = () => {
           end(token);
-          this.removeEventListener("readystatechange", answered);
-          this.removeEventListener("loadend", finish);
+          xhr.removeEventListener("readystatechange", answered);
+          xhr.removeEventListener("loadend", finish);
         };
-        this.addEventListener("readystatechange", answered);
-        this.addEventListener("loadend", finish);
+        xhr.addEventListener("readystatechange", answered);
+        xhr.addEventListener("loadend", finish);
         try {
-          return xhrSend.apply(this, arguments);
+          return xhrSend.apply(xhr, arguments);
         } catch (error) {
           finish();
           throw error;
         }
       };
     }
+    Object.defineProperty(window, readingKey, {
+      // Waits until the reads now under way of the bodies of the requests asked at or after
+      // `sinceEpochMs` have ended, at most `capMs`: null when there were none, else the URLs
+      // of those still being read.
+      value: (sinceEpochMs, capMs) => {
+        const mine = [...reading].filter(([, r]) => r.at >= sinceEpochMs);
+        if (mine.length === 0) return Promise.resolve(null);
+        return new Promise((resolve) => {
+          const still = () => mine.filter(([token]) => reading.has(token)).map(([, r]) => r.url);
+          const limit = later(() => resolve(still()), capMs);
+          Promise.all(mine.map(([, r]) => r.done)).then(() => {
+            forget(limit);
+            resolve([]);
+          });
+        });
+      },
+    });
     Object.defineProperty(window, askedKey, {
       // The URLs of the requests asked at or after `sinceEpochMs` and not yet answered.
       value: (sinceEpochMs) => [...open.values()].filter((r) => r.at >= sinceEpochMs).map((r) => r.url),

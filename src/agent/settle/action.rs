@@ -10,10 +10,13 @@
 //! another path than a script's answer, and lag behind it on a busy machine), so the look also
 //! asks the page which requests its scripts began since the action and have not had answered
 //! (the page watch): those the browser has not told of yet are waited for as the action's
-//! (at most [`ASKED_TOLD_GRACE`], for a request the browser never reports as a network one). A navigation that begins ends the wait at
-//! once: where it goes is the next look's to settle (its guard waits for the commit), so an
-//! action that started nothing is answered in tens of milliseconds and one that navigates is
-//! not held twice.
+//! (at most [`ASKED_TOLD_GRACE`], for a request the browser never reports as a network one).
+//! A script goes on with an answer's data only once it has read the body, which can end long
+//! after the headers: the look waits for the page's reads of the action's answers (a while),
+//! and one still under way then holds the wait until the browser says its response ended.
+//! A navigation that begins ends the wait at once: where it goes is the next look's to settle
+//! (its guard waits for the commit), so an action that started nothing is answered in tens of
+//! milliseconds and one that navigates is not held twice.
 //!
 //! By the window:
 //! What the action started: the requests the page sent while the action was being delivered and
@@ -107,9 +110,13 @@ pub(super) struct ActionWait {
     follow_until: Option<Instant>,
     /// The action's requests not yet answered, with their URLs.
     own: HashMap<RequestId, String>,
-    /// The action's requests answered whose response has not ended yet: their end is activity
-    /// (a handler that reads a long body goes on only then), but they hold nothing.
-    answered: HashSet<RequestId>,
+    /// The action's requests answered whose response has not ended yet, with their URLs: their
+    /// end is activity (a handler that reads a long body goes on only then), but they hold
+    /// nothing unless the page says it is reading their bodies (`reading`).
+    answered: HashMap<RequestId, String>,
+    /// Those of `answered` whose bodies the page said it was still reading: they hold the wait
+    /// until the browser says their response ended.
+    reading: HashSet<RequestId>,
     /// How many requests the action started.
     requests: usize,
     /// When a navigation event came or one of the action's requests ended, last.
@@ -136,7 +143,8 @@ impl ActionWait {
             started,
             follow_until,
             own: HashMap::new(),
-            answered: HashSet::new(),
+            answered: HashMap::new(),
+            reading: HashSet::new(),
             requests: 0,
             last_activity: started,
             requests_done: started,
@@ -165,10 +173,20 @@ impl ActionWait {
         self.follow_until.get_or_insert(at);
     }
 
-    /// No request the action started is still unanswered, nor one the page said it asked for
-    /// still untold by the browser.
+    /// No request the action started is still unanswered or its body still read by the page,
+    /// nor one the page said it asked for still untold by the browser.
     pub(super) fn requests_answered(&self) -> bool {
-        self.own.is_empty() && self.awaited.is_empty()
+        self.own.is_empty() && self.reading.is_empty() && self.awaited.is_empty()
+    }
+
+    /// The page said its scripts were still reading the bodies of answers to these URLs: those
+    /// of the action's answered requests hold the wait until their response ends.
+    pub(super) fn page_reading(&mut self, urls: &[String]) {
+        if self.replaced {
+            return;
+        }
+        let reading = self.answered.iter().filter(|(_, url)| urls.contains(url)).map(|(request, _)| request.clone());
+        self.reading.extend(reading);
     }
 
     /// The page said, at `at`, that its scripts asked for these requests since the action and
@@ -206,7 +224,7 @@ impl ActionWait {
 
     /// When to look again.
     pub(super) fn wake_at(&self) -> Instant {
-        if !self.own.is_empty() {
+        if !self.own.is_empty() || !self.reading.is_empty() {
             self.deadline_at()
         } else if let (false, Some(until)) = (self.awaited.is_empty(), self.awaited_until) {
             until.min(self.deadline_at())
@@ -228,6 +246,7 @@ impl ActionWait {
                 self.requests_done = self.requests_done.max(at);
             }
             self.answered.clear();
+            self.reading.clear();
             self.awaited.clear();
             self.awaited_until = None;
         }
@@ -253,16 +272,18 @@ impl ActionWait {
             }
             // Answered: a script waiting for it goes on now (a stream, too, is answered).
             RequestEventKind::ResponseStarted => {
-                let answered = self.own.remove(&event.request).is_some();
-                if answered {
-                    self.answered.insert(event.request.clone());
+                let answered = self.own.remove(&event.request);
+                let is_answer = answered.is_some();
+                if let Some(url) = answered {
+                    self.answered.insert(event.request.clone(), url);
                     self.on_request_activity(at);
                 }
-                answered
+                is_answer
             }
             RequestEventKind::Completed | RequestEventKind::Failed => {
                 let unanswered = self.own.remove(&event.request).is_some();
-                let ended = self.answered.remove(&event.request) || unanswered;
+                self.reading.remove(&event.request);
+                let ended = self.answered.remove(&event.request).is_some() || unanswered;
                 if ended {
                     self.on_request_activity(at);
                 }
@@ -309,6 +330,7 @@ impl ActionWait {
     /// How the wait ended with `end`, and what it saw of the action's requests.
     pub(super) fn settled(&self, end: ActionSettleEnd) -> ActionSettled {
         let mut pending: Vec<String> = self.own.values().cloned().collect();
+        pending.extend(self.reading.iter().filter_map(|request| self.answered.get(request).cloned()));
         pending.extend(self.awaited.iter().flat_map(|(url, count)| std::iter::repeat_n(url.clone(), *count)));
         pending.sort();
         ActionSettled { end, requests: self.requests, pending, looked: None }
@@ -412,9 +434,10 @@ pub(in crate::agent) async fn settle_action(
                 probe = None;
                 wait.frames_passed(Instant::now());
                 match frames? {
-                    Frames::Passed { leaving, asked, then } => {
+                    Frames::Passed { leaving, asked, reading, then } => {
                         looked = then.map(|value| LookedWith { position: probe_position, value });
                         wait.page_asked(&asked, Instant::now());
+                        wait.page_reading(&reading);
                         if leaving {
                             told = Some(Instant::now() + LEAVING_TOLD_GRACE);
                         }
@@ -688,6 +711,37 @@ mod tests {
         w.forget_untold(grace_over);
         assert!(w.requests_answered());
         assert_eq!(w.settled(ActionSettleEnd::Quiet).requests, 0);
+    }
+
+    #[test]
+    fn a_body_the_page_is_still_reading_holds_the_wait_until_the_response_ends() {
+        // The handler's fetch is answered at 100 ms (its headers), its body ends at 900 ms; the
+        // look at 600 ms finds the page still reading it. A poll's body read holds nothing.
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, BY_FRAMES);
+        w.on_request(&request(RequestEventKind::Sent, "data"), ms(t0, 10));
+        w.frames_passed(ms(t0, 50));
+        w.on_request(&request(RequestEventKind::Sent, "poll"), ms(t0, 60));
+        assert!(w.on_request(&request(RequestEventKind::ResponseStarted, "data"), ms(t0, 100)));
+        assert!(w.requests_answered());
+        w.page_reading(&["http://a.test/data".to_owned(), "http://a.test/poll".to_owned()]);
+        assert!(!w.requests_answered(), "the wait ended while the page read the action's answer");
+        assert_eq!(w.wake_at(), ms(t0, 8000));
+        assert_eq!(w.settled(ActionSettleEnd::Deadline).pending, vec!["http://a.test/data".to_owned()]);
+        assert!(w.on_request(&request(RequestEventKind::Completed, "data"), ms(t0, 900)));
+        assert!(w.requests_answered());
+        assert_eq!(w.settled(ActionSettleEnd::Quiet).pending, Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_read_the_browser_already_saw_end_holds_nothing() {
+        let t0 = Instant::now();
+        let mut w = ActionWait::new(t0, BY_FRAMES);
+        w.on_request(&request(RequestEventKind::Sent, "data"), ms(t0, 10));
+        w.on_request(&request(RequestEventKind::ResponseStarted, "data"), ms(t0, 100));
+        w.on_request(&request(RequestEventKind::Completed, "data"), ms(t0, 120));
+        w.page_reading(&["http://a.test/data".to_owned()]);
+        assert!(w.requests_answered());
     }
 
     /// The driver on a simulated browser and a paused clock: the click's request is answered

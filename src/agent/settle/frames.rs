@@ -50,10 +50,14 @@ impl Quiet {
 /// the frame after them: what those timers start has begun then. A hidden page draws no
 /// frames: the task after the current one stands for its frame (posted as a message, since
 /// Firefox holds a hidden page's every timer for a second), and a timer of 100 ms ends the
-/// wait for a frame a visible page does not draw. Its answer: the navigation the page said it
-/// began meanwhile (the page watch's `{url, at}`, or null), and the requests its scripts asked
-/// for at or after `ASKED` (ms since the epoch) that are not yet answered (their URLs); and,
-/// when it did not begin to leave, the value of the script `THEN` run then (null if it threw).
+/// wait for a frame a visible page does not draw. With `ASKED` (ms since the epoch), then the
+/// reads of the answers' bodies of the requests its scripts asked for since then (at most
+/// `READ_CAP` ms), and those frames and timers again after them: what a script does with an
+/// answer happens once its body is read. Its answer: the navigation the page said it began
+/// meanwhile (the page watch's `{url, at}`, or null), the requests its scripts asked for since
+/// `ASKED` that are not yet answered and those whose bodies it is still reading (their URLs);
+/// and, when it did not begin to leave, the value of the script `THEN` run then (null if it
+/// threw).
 const NEXT_FRAMES: &str = "(async () => { \
     const timers = window[Symbol.for('navguard.timers')]; \
     const later = timers ? timers.later : setTimeout; \
@@ -67,8 +71,14 @@ const NEXT_FRAMES: &str = "(async () => { \
         const fallback = later(done, 100); \
         requestAnimationFrame(() => task().then(() => { forget(fallback); done(); })); \
     }); \
-    await frame(); \
-    if (timers && await timers.settled(SINCE, 300)) await frame(); \
+    const quiet = async () => { \
+        await frame(); \
+        if (timers && await timers.settled(SINCE, 300)) await frame(); \
+    }; \
+    await quiet(); \
+    const reads = window[Symbol.for('navguard.reading')]; \
+    const reading = typeof reads === 'function' && ASKED !== null ? await reads(ASKED, READ_CAP) : null; \
+    if (reading !== null) await quiet(); \
     const tell = window[Symbol.for('navguard.leaving')]; \
     const asked = window[Symbol.for('navguard.asked')]; \
     const leaving = typeof tell === 'function' ? tell() : null; \
@@ -76,6 +86,7 @@ const NEXT_FRAMES: &str = "(async () => { \
     return { \
         leaving, \
         asked: typeof asked === 'function' && ASKED !== null ? asked(ASKED) : [], \
+        reading: reading || [], \
         then: leaving === null ? await then() : null, \
     }; \
 })()";
@@ -83,6 +94,11 @@ const NEXT_FRAMES: &str = "(async () => { \
 /// The most the probe waits for a page whose script keeps its event loop busy: then the page
 /// is taken as it is.
 const PROBE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// The most one probe waits for the page to read the answers' bodies of the requests its
+/// scripts asked for: a body still coming after this is told, and the wait holds for the
+/// browser's word of its end instead, with the probe well within its own deadline.
+const READ_CAP: Duration = Duration::from_millis(500);
 
 /// How long the browser's word of a navigation the page said it started may lag behind the
 /// page's: Firefox ESR 153 sends it from another process, after answers the page gave at the
@@ -97,9 +113,11 @@ pub(in crate::agent) enum Frames {
     /// `leaving`: it said it began to leave meanwhile, and the browser's events of that
     /// navigation may not be in yet (wait for them, at most [`LEAVING_TOLD_GRACE`]). `asked`:
     /// the URLs of the requests the page's scripts asked for since the instant given and have
-    /// not had answered yet, whose browser events may not be in yet either. `then`: the value
-    /// of the script to run once the frames passed, when the page was not leaving.
-    Passed { leaving: bool, asked: Vec<String>, then: Option<serde_json::Value> },
+    /// not had answered yet, whose browser events may not be in yet either. `reading`: the URLs
+    /// of those answered whose bodies the page was still reading at the probe's read cap.
+    /// `then`: the value of the script to run once the frames passed, when the page was not
+    /// leaving.
+    Passed { leaving: bool, asked: Vec<String>, reading: Vec<String>, then: Option<serde_json::Value> },
     /// The page's event loop stayed busy past the probe's deadline.
     Busy,
     /// The page could not run the probe: a dialog holds it, or its document went (a
@@ -123,15 +141,18 @@ pub(in crate::agent) async fn next_frames(
     let probe = NEXT_FRAMES
         .replace("SINCE", &since.as_millis().to_string())
         .replace("ASKED", &asked_since)
+        .replace("READ_CAP", &READ_CAP.as_millis().to_string())
         .replace("THEN", then.unwrap_or("null"));
     match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
         Ok(Ok(answer)) => {
             let leaving = answer.get("leaving").is_some_and(|tell| super::page::told_leaving(port, tab, tell));
-            let asked = answer.get("asked").and_then(serde_json::Value::as_array).map_or_else(Vec::new, |urls| {
-                urls.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect()
-            });
+            let urls = |key: &str| {
+                answer.get(key).and_then(serde_json::Value::as_array).map_or_else(Vec::new, |urls| {
+                    urls.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect()
+                })
+            };
             let then = answer.get("then").filter(|value| !value.is_null()).cloned();
-            Ok(Frames::Passed { leaving, asked, then })
+            Ok(Frames::Passed { leaving, asked: urls("asked"), reading: urls("reading"), then })
         }
         Err(_) => Ok(Frames::Busy),
         Ok(Err(e)) if e.is_disconnected() => Err(e),
