@@ -160,7 +160,8 @@ mod tests {
     #[tokio::test]
     async fn a_trickled_answer_ends_as_the_same_json() {
         let (_shutdown, state) = state();
-        let (status, _, body) = send(&state, Request::get("/data?delay=5&trickle=30").body(Body::empty()).unwrap()).await;
+        let (status, _, body) =
+            send(&state, Request::get("/data?delay=5&trickle=30").body(Body::empty()).unwrap()).await;
         assert_eq!((status, body.as_str()), (StatusCode::OK, "{\"delay\":5}"));
     }
 

@@ -120,7 +120,10 @@ async fn the_next_pages_carry_their_titles_and_elements() {
         ("/spa?page=two", &["<title>Single-page app</title>", "/data?delay=1000&"]),
         (
             "/spa?delay=0&trickle=400",
-            &["href=\"/spa?title=Single-page+app&amp;delay=0&amp;trickle=400&amp;page=one\"", "/data?delay=0&trickle=400&"],
+            &[
+                "href=\"/spa?title=Single-page+app&amp;delay=0&amp;trickle=400&amp;page=one\"",
+                "/data?delay=0&trickle=400&",
+            ],
         ),
         (
             "/busy?ms=1500",
