@@ -35,7 +35,7 @@ Feature: The navigation design's error matrix, both columns
 
     @contract-settle-origin-mismatch
     Scenario: A navigation that commits on another origin stops the task at the commit
-      Given the agent starts on "{site}/page?title=Here&go=/redirect?to={other}/page%26delay=3000"
+      Given the agent starts on "{site}/page?title=Here&go=/redirect?to={other}/page%26delay=1500"
       And the model plans:
         | round | tool  | args                 |
         | 1     | click | {"selector": "#go"}  |

@@ -27,7 +27,7 @@ Feature: The reliability layer: watchdog, waits, pause and resume, checkpoints, 
 
   @contract-watchdog-progress
   Scenario: A wait reports what it waits for at least once a second
-    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=4000%26title=Next"
+    Given the agent starts on "{site}/page?title=Home&go=/slow?delay=2500%26title=Next"
     And the model plans:
       | round | tool  | args                                                    |
       | 1     | click | {"selector": "#go"}                                     |

@@ -136,14 +136,19 @@ button{font:inherit;padding:.35em 1.1em;margin-right:.6em;border-radius:5px;bord
 #error{color:#a71d2a} code{background:#f3f3f3;padding:0 .25em;border-radius:3px}";
 
 /// What the page runs: its buttons call the API with the session's CSRF token, and it reloads
-/// its task list every few seconds.
+/// its task list every few seconds, replacing it only when it changed (a list replaced under
+/// a person's pointer loses the click they were making).
 fn script() -> String {
     format!(
         r#"const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const tasks = document.getElementById("tasks"), error = document.getElementById("error");
 async function refresh() {{
   const answer = await fetch("/console/tasks", {{ credentials: "same-origin" }});
-  if (answer.ok) tasks.innerHTML = await answer.text();
+  if (!answer.ok) return;
+  const next = document.createElement("template");
+  next.innerHTML = await answer.text();
+  // Only a list that changed is put in: a button the person is pressing stays the same.
+  if (next.innerHTML !== tasks.innerHTML) tasks.replaceChildren(next.content);
 }}
 async function call(path, body) {{
   const answer = await fetch(path, {{ method: "POST", credentials: "same-origin",
