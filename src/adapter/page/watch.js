@@ -25,12 +25,13 @@
 () => {
   const key = Symbol.for("navguard.timers");
   if (window[key]) return;
+  // The page's own timer functions, taken before they are counted.
+  const set = window.setTimeout.bind(window);
+  const clear = window.clearTimeout.bind(window);
   watchLeaving();
   watchRequests();
   const SOON_MS = 500;
   const HIDDEN_CLAMP_MS = 1000;
-  const set = window.setTimeout.bind(window);
-  const clear = window.clearTimeout.bind(window);
   const clearEvery = window.clearInterval.bind(window);
   const pending = new Map(); // id -> when it is due (performance.now())
   const waiters = new Set();
@@ -133,9 +134,6 @@
   function watchRequests() {
     const askedKey = Symbol.for("navguard.asked");
     const readingKey = Symbol.for("navguard.reading");
-    // The page's own timer functions, taken before they are counted.
-    const later = window.setTimeout.bind(window);
-    const forget = window.clearTimeout.bind(window);
     const open = new Map(); // token -> { url, at }
     const reading = new Map(); // token -> { url, at, done }: a body being read
     const answers = new WeakMap(); // a fetch's Response -> its { url, at }
@@ -244,9 +242,9 @@
         if (mine.length === 0) return Promise.resolve(null);
         return new Promise((resolve) => {
           const still = () => mine.filter(([token]) => reading.has(token)).map(([, r]) => r.url);
-          const limit = later(() => resolve(still()), capMs);
+          const limit = set(() => resolve(still()), capMs);
           Promise.all(mine.map(([, r]) => r.done)).then(() => {
-            forget(limit);
+            clear(limit);
             resolve([]);
           });
         });

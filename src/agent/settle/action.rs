@@ -272,13 +272,10 @@ impl ActionWait {
             }
             // Answered: a script waiting for it goes on now (a stream, too, is answered).
             RequestEventKind::ResponseStarted => {
-                let answered = self.own.remove(&event.request);
-                let is_answer = answered.is_some();
-                if let Some(url) = answered {
-                    self.answered.insert(event.request.clone(), url);
-                    self.on_request_activity(at);
-                }
-                is_answer
+                let Some(url) = self.own.remove(&event.request) else { return false };
+                self.answered.insert(event.request.clone(), url);
+                self.on_request_activity(at);
+                true
             }
             RequestEventKind::Completed | RequestEventKind::Failed => {
                 let unanswered = self.own.remove(&event.request).is_some();
