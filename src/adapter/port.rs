@@ -433,7 +433,16 @@ impl BrowserPort for BidiPort {
         // target is found: the two do not depend on each other.
         let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
         let (node, ()) = tokio::join!(self.clickable_id(&place, target), focus);
-        let clicked = self.input(&place, PerformActions::click(place.context(), &node?)).await;
+        let node = node?;
+        // A navigation that began to replace the ref's document while the element was found
+        // (its answer brought in the events sent before it): the ref is stale, and nothing is
+        // pressed on a page that is going.
+        if let Target::Ref(reference) = target
+            && self.scope.tracker().get(tab).is_some_and(|state| state.pending_url.is_some())
+        {
+            return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving });
+        }
+        let clicked = self.input(&place, PerformActions::click(place.context(), &node)).await;
         match (clicked, target) {
             // The document was replaced between the resolve and the click: the node reference
             // died with it. Still a stale ref, and nothing was clicked.

@@ -111,6 +111,8 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
         world.conformance.not_applicable = Some(why.clone());
         return Err(StepError::NotApplicable(format!("not applicable: {why}")));
     }
+    // Where each call begins and ends, for reading beside a wire trace (`RUST_LOG=navguard::call=debug`).
+    tracing::debug!(target: "navguard::call", "call {n} {tool} sent");
     let (answer, unanswered) = match tokio::time::timeout(deadline, agent.call(tool, &args).instrument(progress)).await
     {
         Ok(answer) => (answer, false),
@@ -118,6 +120,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
             (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(&name, deadline)) }, true)
         }
     };
+    tracing::debug!(target: "navguard::call", "call {n} {tool} answered in {} ms", answer.took.as_millis());
     world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
 }

@@ -213,9 +213,11 @@ impl ToolContext<'_> {
         }
         // A ref names an element of the observed document; while a navigation replaces that
         // document (the user reloaded, the page redirects itself), acting on it would act on a
-        // page that is going: the ref is stale, observe again.
+        // page that is going: the ref is stale, observe again. The events tell it without a
+        // round trip; the port looks at them again once it has found the element, whose
+        // answer brings in what was on its way, before it sends any input.
         if let Some(Target::Ref(reference)) = act.target()
-            && self.port.tab(&tab).await.is_ok_and(|info| info.pending_url.is_some())
+            && self.leaving(&tab).await
         {
             let stale = BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving };
             return ToolRun::err(browser(tool)(stale));
@@ -234,6 +236,15 @@ impl ToolContext<'_> {
                 ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(tool)(e)),
+        }
+    }
+
+    /// Whether a navigation is replacing `tab`'s document: from the port's events, or a read
+    /// of the tab by a port that keeps no record of them.
+    async fn leaving(&self, tab: &TabId) -> bool {
+        match self.port.tab_known(tab) {
+            Some(info) => info.pending_url.is_some(),
+            None => self.port.tab(tab).await.is_ok_and(|info| info.pending_url.is_some()),
         }
     }
 
