@@ -263,6 +263,16 @@ impl BidiPort {
     /// the element still connected to it, else the ref is stale. Where a click lands: not covered
     /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
     /// and look like success; this refuses it, naming the cover, and clicks nothing.
+    /// Whether `tab`'s document is being replaced (a navigation is in flight), or was since the
+    /// event log stood at `from` (a navigation started or committed), by the events read so far.
+    fn replaced_since(&self, tab: &TabId, from: u64) -> Option<Staleness> {
+        if self.scope.tracker().get(tab).is_some_and(|state| state.pending_url.is_some()) {
+            return Some(Staleness::DocumentLeaving);
+        }
+        let replaced = |e: &NavEvent| e.tab == *tab && matches!(e.kind, NavEventKind::Started | NavEventKind::Committed);
+        self.scope.log.any_from(from, replaced).then_some(Staleness::DocumentReplaced)
+    }
+
     async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
         let resolve = match target {
             Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
@@ -432,15 +442,29 @@ impl BrowserPort for BidiPort {
         // The tab's focus emulation (once per tab, before its first input) is asked for while the
         // target is found: the two do not depend on each other.
         let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
+        let from = self.scope.log.len();
         let (node, ()) = tokio::join!(self.clickable_id(&place, target), focus);
-        let node = node?;
+        let node = match (node, target) {
+            (Ok(node), _) => node,
+            // The look for the element failed otherwise than on the page's word (its realm went
+            // with a reload whose events were still on their way): once a tab read has brought
+            // those in, a document replaced since the click began makes the ref stale.
+            (Err(e), Target::Ref(reference)) if !e.is_stale_ref() && !e.is_dialog_open() => {
+                let _ = self.tab(tab).await;
+                return Err(match self.replaced_since(tab, from) {
+                    Some(why) => BrowserError::StaleRef { reference: reference.clone(), why },
+                    None => e,
+                });
+            }
+            (Err(e), _) => return Err(e),
+        };
         // A navigation that began to replace the ref's document while the element was found
         // (its answer brought in the events sent before it): the ref is stale, and nothing is
         // pressed on a page that is going.
         if let Target::Ref(reference) = target
-            && self.scope.tracker().get(tab).is_some_and(|state| state.pending_url.is_some())
+            && let Some(why) = self.replaced_since(tab, from)
         {
-            return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving });
+            return Err(BrowserError::StaleRef { reference: reference.clone(), why });
         }
         let clicked = self.input(&place, PerformActions::click(place.context(), &node)).await;
         match (clicked, target) {
