@@ -1,11 +1,11 @@
 //! [`BrowserPort`] over BiDi, for the tabs of one user context.
 
+mod click;
+
 use super::error::{general, navigation_error, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
-use super::target::{
-    NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, ctx, flatten_frames, is_no_such_node, json_of, resolve_ref_script,
-};
+use super::target::{Place, ctx, flatten_frames, json_of};
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
     Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
@@ -16,7 +16,7 @@ use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
-    RequestLog, Staleness, TabId, TabInfo, Target,
+    RequestLog, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -256,65 +256,6 @@ impl BidiPort {
         self.send_to_page(place, actions, self.call_timeout).await.map(|_| ())
     }
 
-    /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
-    /// page realm for the reason above), resolved in one script in the tab's document as it is
-    /// at that moment, and checked then to be where a click would land. A ref is never looked up by position: the
-    /// document must be the one the ref was taken in (the snapshot's `document.__navguard`), and
-    /// the element still connected to it, else the ref is stale. Where a click lands: not covered
-    /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
-    /// and look like success; this refuses it, naming the cover, and clicks nothing.
-    /// Whether `tab`'s document is being replaced (a navigation is in flight), or was since the
-    /// event log stood at `from` (a navigation started or committed), by the events read so far.
-    fn replaced_since(&self, tab: &TabId, from: u64) -> Option<Staleness> {
-        if self.scope.tracker().get(tab).is_some_and(|state| state.pending_url.is_some()) {
-            return Some(Staleness::DocumentLeaving);
-        }
-        let replaced = |e: &NavEvent| e.tab == *tab && matches!(e.kind, NavEventKind::Started | NavEventKind::Committed);
-        self.scope.log.any_from(from, replaced).then_some(Staleness::DocumentReplaced)
-    }
-
-    async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
-        let resolve = match target {
-            Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
-            Target::Ref(reference) => resolve_ref_script(reference),
-        };
-        let expression = format!(
-            "(() => {{ const el = {resolve}; if (!el || typeof el === \"string\") return el; \
-             const why = ({NOT_INTERACTABLE_SCRIPT})(el); return why === null ? el : \"{NOT_INTERACTABLE}\" + why; }})()"
-        );
-        let found =
-            match self.evaluate_raw(place, Evaluate::node(&place.context(), expression), self.call_timeout).await {
-                // The frame the ref was taken in has gone with its iframe: so has the element.
-                Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {
-                    return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone });
-                }
-                found => found?,
-            };
-        if found.kind != "success" {
-            let reason = found.exception_text();
-            return Err(match target {
-                Target::Css(selector) => BrowserError::InvalidSelector { selector: selector.clone(), reason },
-                Target::Ref(_) => BrowserError::Script(reason),
-            });
-        }
-        if let Some(id) = found.shared_id() {
-            return Ok(id);
-        }
-        if let Some(why) = found.string_value().and_then(|s| s.strip_prefix(NOT_INTERACTABLE)) {
-            return Err(BrowserError::NotInteractable { target: target.to_string(), why: why.to_owned() });
-        }
-        Err(match target {
-            Target::Css(selector) => BrowserError::NoSuchElement { tab: place.tab.clone(), selector: selector.clone() },
-            Target::Ref(reference) => {
-                let why = found
-                    .string_value()
-                    .and_then(|s| s.parse::<Staleness>().ok())
-                    .unwrap_or(Staleness::DocumentReplaced);
-                BrowserError::StaleRef { reference: reference.clone(), why }
-            }
-        })
-    }
-
     /// The tab read-out. The committed URL comes from the events once the tab has committed
     /// anything: `getTree` can still report the old URL after `navigationCommitted` was sent
     /// (seen with a commit 70 ms after its start), while the events are ordered with the
@@ -435,49 +376,8 @@ impl BrowserPort for BidiPort {
         Ok(self.scope.tracker().active().cloned())
     }
 
-    /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
-    /// where the browser finds the element's box and turns it into a point of the tab's viewport.
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
-        let place = Place::of_target(tab, target);
-        // The tab's focus emulation (once per tab, before its first input) is asked for while the
-        // target is found: the two do not depend on each other.
-        let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
-        let from = self.scope.log.len();
-        let (node, ()) = tokio::join!(self.clickable_id(&place, target), focus);
-        let node = match (node, target) {
-            (Ok(node), _) => node,
-            // The look for the element failed otherwise than on the page's word (its realm went
-            // with a reload whose events were still on their way): once a tab read has brought
-            // those in, a document replaced since the click began makes the ref stale.
-            (Err(e), Target::Ref(reference)) if !e.is_stale_ref() && !e.is_dialog_open() => {
-                let _ = self.tab(tab).await;
-                return Err(match self.replaced_since(tab, from) {
-                    Some(why) => BrowserError::StaleRef { reference: reference.clone(), why },
-                    None => e,
-                });
-            }
-            (Err(e), _) => return Err(e),
-        };
-        // A navigation that began to replace the ref's document while the element was found
-        // (its answer brought in the events sent before it): the ref is stale, and nothing is
-        // pressed on a page that is going.
-        if let Target::Ref(reference) = target
-            && let Some(why) = self.replaced_since(tab, from)
-        {
-            return Err(BrowserError::StaleRef { reference: reference.clone(), why });
-        }
-        let clicked = self.input(&place, PerformActions::click(place.context(), &node)).await;
-        match (clicked, target) {
-            // The document was replaced between the resolve and the click: the node reference
-            // died with it. Still a stale ref, and nothing was clicked.
-            (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
-                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
-            }
-            (Err(BrowserError::FrameGone { .. }), Target::Ref(reference)) => {
-                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone })
-            }
-            (clicked, _) => clicked,
-        }
+        self.click_target(tab, target).await
     }
 
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError> {

@@ -76,6 +76,14 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     fn tab_known(&self, _tab: &TabId) -> Option<TabInfo> {
         None
     }
+    /// The tab as the port's events left it ([`BrowserPort::tab_known`]), or read from the
+    /// browser when they do not say.
+    async fn tab_from_events(&self, tab: &TabId) -> Result<TabInfo, BrowserError> {
+        match self.tab_known(tab) {
+            Some(info) => Ok(info),
+            None => self.tab(tab).await,
+        }
+    }
     /// Every open tab of this port.
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError>;
     /// Starts a navigation; returns once it has started, never waiting for its commit.

@@ -232,10 +232,7 @@ async fn check_until(
 /// caught after the check, whose answer brings it in.
 async fn wait_out_navigation(port: &dyn BrowserPort, tab: &TabId, limit: Duration) -> Result<(), BrowserError> {
     let mut events = port.subscribe();
-    let known = match port.tab_known(tab) {
-        Some(known) => known,
-        None => port.tab(tab).await?,
-    };
+    let known = port.tab_from_events(tab).await?;
     if known.pending_url.is_none() {
         return Ok(());
     }

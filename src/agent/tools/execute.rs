@@ -217,7 +217,7 @@ impl ToolContext<'_> {
         // round trip; the port looks at them again once it has found the element, whose
         // answer brings in what was on its way, before it sends any input.
         if let Some(Target::Ref(reference)) = act.target()
-            && self.leaving(&tab).await
+            && self.port.tab_from_events(&tab).await.is_ok_and(|info| info.pending_url.is_some())
         {
             let stale = BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving };
             return ToolRun::err(browser(tool)(stale));
@@ -236,15 +236,6 @@ impl ToolContext<'_> {
                 ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(tool)(e)),
-        }
-    }
-
-    /// Whether a navigation is replacing `tab`'s document: from the port's events, or a read
-    /// of the tab by a port that keeps no record of them.
-    async fn leaving(&self, tab: &TabId) -> bool {
-        match self.port.tab_known(tab) {
-            Some(info) => info.pending_url.is_some(),
-            None => self.port.tab(tab).await.is_ok_and(|info| info.pending_url.is_some()),
         }
     }
 

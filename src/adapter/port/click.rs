@@ -1,0 +1,113 @@
+//! A click on a target: the element found and checked where a click would land, a ref refused
+//! as stale when its document went or is going, then the input.
+
+use super::BidiPort;
+use crate::adapter::target::{NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, is_no_such_node, resolve_ref_script};
+use crate::bidi::modules::input::PerformActions;
+use crate::bidi::modules::script::Evaluate;
+use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, Staleness, TabId, Target};
+use serde_json::Value;
+
+impl BidiPort {
+    /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
+    /// where the browser finds the element's box and turns it into a point of the tab's viewport.
+    pub(super) async fn click_target(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
+        let place = Place::of_target(tab, target);
+        // The tab's focus emulation (once per tab, before its first input) is asked for while the
+        // target is found: the two do not depend on each other.
+        let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
+        let (node, ()) = tokio::join!(self.node_to_click(&place, target), focus);
+        let clicked = self.input(&place, PerformActions::click(place.context(), &node?)).await;
+        match (clicked, target) {
+            // The document was replaced between the resolve and the click: the node reference
+            // died with it. Still a stale ref, and nothing was clicked.
+            (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
+                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
+            }
+            (Err(BrowserError::FrameGone { .. }), Target::Ref(reference)) => {
+                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone })
+            }
+            (clicked, _) => clicked,
+        }
+    }
+
+    /// The target's node, found as [`BidiPort::clickable_id`] finds it. A ref whose document a
+    /// navigation began to replace since the look began is stale, and nothing is pressed on a
+    /// page that is going: the look's answer brings in the events sent before it. A look that
+    /// failed otherwise than on the page's word (its realm went with a reload whose events
+    /// were still on their way) is followed by a tab read, which brings those in.
+    async fn node_to_click(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
+        let from = self.scope.log.len();
+        let found = self.clickable_id(place, target).await;
+        let Target::Ref(reference) = target else { return found };
+        let lookup_failed = found.as_ref().is_err_and(|e| !e.is_stale_ref() && !e.is_dialog_open());
+        if lookup_failed {
+            let _ = self.tab(&place.tab).await;
+        }
+        match (found, self.replaced_since(&place.tab, from)) {
+            (Err(e), _) if !lookup_failed => Err(e),
+            (_, Some(why)) => Err(BrowserError::StaleRef { reference: reference.clone(), why }),
+            (found, None) => found,
+        }
+    }
+
+    /// Whether `tab`'s document is being replaced (a navigation is in flight), or was since the
+    /// event log stood at `from` (a navigation started or committed), by the events read so far.
+    fn replaced_since(&self, tab: &TabId, from: u64) -> Option<Staleness> {
+        if self.scope.tracker().get(tab).is_some_and(|state| state.pending_url.is_some()) {
+            return Some(Staleness::DocumentLeaving);
+        }
+        let replaced =
+            |e: &NavEvent| e.tab == *tab && matches!(e.kind, NavEventKind::Started | NavEventKind::Committed);
+        self.scope.log.any_from(from, replaced).then_some(Staleness::DocumentReplaced)
+    }
+
+    /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
+    /// page realm, as every script is: see `BidiPort::page_realm`), resolved in one script in the tab's document as it is
+    /// at that moment, and checked then to be where a click would land. A ref is never looked up by position: the
+    /// document must be the one the ref was taken in (the snapshot's `document.__navguard`), and
+    /// the element still connected to it, else the ref is stale. Where a click lands: not covered
+    /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
+    /// and look like success; this refuses it, naming the cover, and clicks nothing.
+    async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
+        let resolve = match target {
+            Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
+            Target::Ref(reference) => resolve_ref_script(reference),
+        };
+        let expression = format!(
+            "(() => {{ const el = {resolve}; if (!el || typeof el === \"string\") return el; \
+             const why = ({NOT_INTERACTABLE_SCRIPT})(el); return why === null ? el : \"{NOT_INTERACTABLE}\" + why; }})()"
+        );
+        let found =
+            match self.evaluate_raw(place, Evaluate::node(&place.context(), expression), self.call_timeout).await {
+                // The frame the ref was taken in has gone with its iframe: so has the element.
+                Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {
+                    return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone });
+                }
+                found => found?,
+            };
+        if found.kind != "success" {
+            let reason = found.exception_text();
+            return Err(match target {
+                Target::Css(selector) => BrowserError::InvalidSelector { selector: selector.clone(), reason },
+                Target::Ref(_) => BrowserError::Script(reason),
+            });
+        }
+        if let Some(id) = found.shared_id() {
+            return Ok(id);
+        }
+        if let Some(why) = found.string_value().and_then(|s| s.strip_prefix(NOT_INTERACTABLE)) {
+            return Err(BrowserError::NotInteractable { target: target.to_string(), why: why.to_owned() });
+        }
+        Err(match target {
+            Target::Css(selector) => BrowserError::NoSuchElement { tab: place.tab.clone(), selector: selector.clone() },
+            Target::Ref(reference) => {
+                let why = found
+                    .string_value()
+                    .and_then(|s| s.parse::<Staleness>().ok())
+                    .unwrap_or(Staleness::DocumentReplaced);
+                BrowserError::StaleRef { reference: reference.clone(), why }
+            }
+        })
+    }
+}
