@@ -89,6 +89,7 @@ pub struct BidiBrowser {
     router: Router,
     webdriver: tokio::sync::Mutex<Option<WebDriverSession>>,
     driver: Mutex<Option<Driver>>,
+    /// The browser's profile and the driver's temporary files: removed with the browser.
     _profile: Option<TempDir>,
     config: BrowserConfig,
     start_time: Duration,
@@ -136,8 +137,14 @@ impl BidiBrowser {
                     name: kind.name().into(),
                     source: DriverStartError::Profile(e),
                 })?;
-                let driver =
-                    Driver::start(&kind.driver()?, kind.driver_args(), kind.ready_line(), config.start_timeout).await?;
+                let driver = Driver::start(
+                    &kind.driver()?,
+                    kind.driver_args(),
+                    kind.ready_line(),
+                    profile.path(),
+                    config.start_timeout,
+                )
+                .await?;
                 let url = driver.url().to_owned();
                 (Some(driver), url, Some(kind.binary()?), Some(profile))
             }

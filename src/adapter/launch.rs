@@ -138,11 +138,14 @@ impl Drop for GroupGuard {
 
 impl Driver {
     /// Starts `binary --port=N [args]` on a free port and waits (up to `deadline`) for it to
-    /// print `ready_line`.
+    /// print `ready_line`. The driver and its browser keep their temporary files in `scratch`
+    /// (geckodriver copies a whole Firefox profile there, about 40 MB, and leaves it behind
+    /// when stopped), so removing that one folder removes them all.
     pub(super) async fn start(
         binary: &Path,
         args: &[&str],
         ready_line: &'static str,
+        scratch: &Path,
         deadline: Duration,
     ) -> Result<Self, LaunchError> {
         let port = free_port().map_err(|e| start_error(binary, DriverStartError::Io(e)))?;
@@ -150,6 +153,7 @@ impl Driver {
         let mut child = Command::new(binary)
             .arg(format!("--port={port}"))
             .args(args)
+            .env("TMPDIR", scratch)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
