@@ -114,6 +114,29 @@ fn live_members(group: u32) -> Vec<u32> {
         .collect()
 }
 
+/// A run leaves no files behind: geckodriver copies a whole Firefox profile (about 40 MB) into
+/// its temporary folder and left it there at every stop, until the driver was given the
+/// browser's own folder as its temporary one.
+#[tokio::test]
+async fn a_browser_leaves_no_files_behind_once_shut_down() {
+    for kind in BrowserKind::ALL {
+        let config = BrowserConfig { browser: kind, ..BrowserConfig::default() };
+        let browser = BidiBrowser::launch(config).await.unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let scratch = browser.scratch_dir().expect("a browser this program started has its folder").to_owned();
+        let names: Vec<String> =
+            std::fs::read_dir(&scratch).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).collect();
+        if kind == BrowserKind::Firefox {
+            assert!(
+                names.iter().any(|n| n.starts_with("rust_mozprofile")),
+                "geckodriver's profile copy is not in the browser's folder: {names:?}"
+            );
+        }
+        browser.shutdown().await;
+        drop(browser);
+        assert!(!scratch.exists(), "{kind}: {} is left behind", scratch.display());
+    }
+}
+
 /// Two runs on one machine each start their own browser: geckodriver gives every Firefox the
 /// same BiDi port unless told otherwise, and the second run then failed to start at all.
 #[tokio::test]

@@ -90,7 +90,7 @@ pub struct BidiBrowser {
     webdriver: tokio::sync::Mutex<Option<WebDriverSession>>,
     driver: Mutex<Option<Driver>>,
     /// The browser's profile and the driver's temporary files: removed with the browser.
-    _profile: Option<TempDir>,
+    profile: Option<TempDir>,
     config: BrowserConfig,
     start_time: Duration,
     unsupported_events: Vec<String>,
@@ -171,7 +171,7 @@ impl BidiBrowser {
             router,
             webdriver: tokio::sync::Mutex::new(Some(session)),
             driver: Mutex::new(driver),
-            _profile: profile,
+            profile,
             config,
             start_time: started.elapsed(),
             unsupported_events,
@@ -196,7 +196,7 @@ impl BidiBrowser {
             router,
             webdriver: tokio::sync::Mutex::new(None),
             driver: Mutex::new(None),
-            _profile: None,
+            profile: None,
             config,
             start_time: started.elapsed(),
             unsupported_events,
@@ -228,6 +228,13 @@ impl BidiBrowser {
     /// How long [`Self::launch`] took.
     pub fn start_time(&self) -> Duration {
         self.start_time
+    }
+
+    /// The folder of the browser's profile and of its driver's temporary files (a Firefox
+    /// profile geckodriver copies), when this program started the driver: removed with the
+    /// browser.
+    pub fn scratch_dir(&self) -> Option<&std::path::Path> {
+        self.profile.as_ref().map(TempDir::path)
     }
 
     /// The process id of the WebDriver server this session started, if it started one.
