@@ -89,8 +89,9 @@ pub struct BidiBrowser {
     router: Router,
     webdriver: tokio::sync::Mutex<Option<WebDriverSession>>,
     driver: Mutex<Option<Driver>>,
-    /// The browser's profile and the driver's temporary files: removed with the browser.
-    profile: Option<TempDir>,
+    /// The folder of the browser's profile and the driver's temporary files: removed with the
+    /// browser.
+    scratch: Option<TempDir>,
     config: BrowserConfig,
     start_time: Duration,
     unsupported_events: Vec<String>,
@@ -171,7 +172,7 @@ impl BidiBrowser {
             router,
             webdriver: tokio::sync::Mutex::new(Some(session)),
             driver: Mutex::new(driver),
-            profile,
+            scratch: profile,
             config,
             start_time: started.elapsed(),
             unsupported_events,
@@ -196,7 +197,7 @@ impl BidiBrowser {
             router,
             webdriver: tokio::sync::Mutex::new(None),
             driver: Mutex::new(None),
-            profile: None,
+            scratch: None,
             config,
             start_time: started.elapsed(),
             unsupported_events,
@@ -234,7 +235,7 @@ impl BidiBrowser {
     /// profile geckodriver copies), when this program started the driver: removed with the
     /// browser.
     pub fn scratch_dir(&self) -> Option<&std::path::Path> {
-        self.profile.as_ref().map(TempDir::path)
+        self.scratch.as_ref().map(TempDir::path)
     }
 
     /// The process id of the WebDriver server this session started, if it started one.

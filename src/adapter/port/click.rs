@@ -63,12 +63,14 @@ impl BidiPort {
     }
 
     /// The target's `sharedId` (what `browsingContext.locateNodes` gives, found through the
-    /// page realm, as every script is: see `BidiPort::page_realm`), resolved in one script in the tab's document as it is
-    /// at that moment, and checked then to be where a click would land. A ref is never looked up by position: the
-    /// document must be the one the ref was taken in (the snapshot's `document.__navguard`), and
-    /// the element still connected to it, else the ref is stale. Where a click lands: not covered
-    /// by another element (an overlay, a cookie banner), not hidden, not disabled. A click on a covered target would press whatever covers it
-    /// and look like success; this refuses it, naming the cover, and clicks nothing.
+    /// page realm, as every script is: see `BidiPort::page_realm`), resolved in one script in
+    /// the tab's document as it is at that moment, and checked then to be where a click would
+    /// land. A ref is never looked up by position: the document must be the one the ref was
+    /// taken in (the snapshot's `document.__navguard`), and the element still connected to it,
+    /// else the ref is stale. Where a click lands: not covered by another element (an overlay,
+    /// a cookie banner), not hidden, not disabled. A click on a covered target would press
+    /// whatever covers it and look like success; this refuses it, naming the cover, and clicks
+    /// nothing.
     async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
         let resolve = match target {
             Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
