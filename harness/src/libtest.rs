@@ -80,6 +80,11 @@ pub struct TestFilter {
 }
 
 impl TestFilter {
+    /// Exactly the tests named `names` (whole test names, as [`test_name`] makes them).
+    pub fn exact(names: Vec<String>) -> Self {
+        Self { names, exact: true }
+    }
+
     /// Whether the test called `test` runs.
     pub fn admits(&self, test: &str) -> bool {
         match self.exact {

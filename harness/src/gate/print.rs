@@ -9,9 +9,13 @@ use navguard::adapter::BrowserKind;
 /// The metrics of all the runs, each threshold against its limit, and the scenarios that
 /// flaked, failed unexpectedly, now pass or did not apply; printed after the runs, its first
 /// line blank.
-pub fn summary(browser: BrowserKind, m: &Metrics, verdicts: &[Verdict], repeat: u32) -> String {
+pub fn summary(browser: BrowserKind, m: &Metrics, verdicts: &[Verdict], repeat: u32, reruns: usize) -> String {
+    let again = match reruns {
+        0 => String::new(),
+        n => format!(" and {n} re-run(s) of what failed"),
+    };
     let mut lines = vec![
-        format!("\nnavguard gate: {browser}, {repeat} repeat(s), {} scenarios, {} runs", m.scenarios, m.runs),
+        format!("\nnavguard gate: {browser}, {repeat} repeat(s){again}, {} scenarios, {} runs", m.scenarios, m.runs),
         m.lines(),
     ];
     for v in verdicts {
@@ -66,9 +70,11 @@ mod tests {
     fn the_summary_lists_each_verdict_and_each_scenario_to_look_at() {
         let m = Metrics { scenarios: 2, runs: 4, flaky: vec!["x.feature: a".into()], ..Metrics::default() };
         let verdicts = [Verdict { threshold: Threshold::MinPassRate, measured: 0.5, limit: 1.0, held: false }];
-        let text = summary(BrowserKind::Firefox, &m, &verdicts, 2);
+        let text = summary(BrowserKind::Firefox, &m, &verdicts, 2, 0);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[..2], ["", "navguard gate: firefox, 2 repeat(s), 2 scenarios, 4 runs"]);
+        let again = summary(BrowserKind::Firefox, &m, &verdicts, 1, 1);
+        assert!(again.starts_with("\nnavguard gate: firefox, 1 repeat(s) and 1 re-run(s) of what failed,"), "{again}");
         assert!(lines.contains(&"  min_pass_rate                 0.500  limit      1.000  MISSED"), "{text}");
         assert_eq!(lines.last(), Some(&"  flaky: x.feature: a"));
     }
