@@ -30,6 +30,8 @@ pub struct AgentCoreState {
     pub force_guards_off: bool,
     /// A task running in the background (`When the agent starts the task`).
     pub background: Option<Background>,
+    /// The background run ended before its first round began: `the task ends` finds it over.
+    pub ended_before_a_round: bool,
     /// The task store its checkpoints go to.
     pub checkpoints: Option<CheckpointFile>,
 }
