@@ -10,7 +10,7 @@ Feature: A navigation that never commits ends, and nobody waits for it
 
   @contract-no-commit
   Scenario Outline: A new tab answered <code> ends its settle at once as failed
-    Given the settle timeout is 20000 ms
+    Given the settle timeout is 60000 ms
     When a new tab is opened on "{site}/status?code=<code>" and settled for "{site}"
     Then the settle outcome is "failed"
     And the tab's URL is "about:blank"
@@ -24,7 +24,7 @@ Feature: A navigation that never commits ends, and nobody waits for it
   @contract-no-commit
   Scenario Outline: A click on a link answered <code>: the next round observes the page that stayed
     Given the agent starts on "{site}/page?title=Home&go=/status?code=<code>"
-    And the settle timeout is 20000 ms
+    And the settle timeout is 60000 ms
     And the model plans:
       | round | tool  | args                                                   |
       | 1     | click | {"selector": "#go"}                                    |
@@ -34,7 +34,7 @@ Feature: A navigation that never commits ends, and nobody waits for it
     And the task ended verified
     And round 2 observed the page titled "Home"
     And the fixture site served "/status" 1 time
-    And the task took less than 10000 ms
+    And the task took less than 30000 ms
 
     Examples:
       | code |
@@ -44,7 +44,7 @@ Feature: A navigation that never commits ends, and nobody waits for it
   @contract-no-commit
   Scenario: navigate to a URL answered 204: the next round observes the page that stayed
     Given the agent starts on "{site}/page?title=Home"
-    And the settle timeout is 20000 ms
+    And the settle timeout is 60000 ms
     And the model plans:
       | round | tool     | args                                               |
       | 1     | navigate | {"url": "{site}/status?code=204"}                  |
@@ -52,12 +52,12 @@ Feature: A navigation that never commits ends, and nobody waits for it
     When the agent runs the task
     Then the task succeeds
     And round 2 observed the page titled "Home"
-    And the task took less than 10000 ms
+    And the task took less than 30000 ms
 
   @contract-no-commit
   Scenario: open_url on a URL answered 204 fails at once; the task goes on
     Given the agent starts on "{site}/page?title=Home"
-    And the settle timeout is 20000 ms
+    And the settle timeout is 60000 ms
     And the model plans:
       | round | tool     | args                                                 |
       | 1     | open_url | {"url": "{site}/status?code=204", "active": true}    |
@@ -66,7 +66,7 @@ Feature: A navigation that never commits ends, and nobody waits for it
     Then tool call "open_url" in round 1 failed with "did not commit"
     And the open_url guard resolved "failed"
     And the task succeeds
-    And the task took less than 10000 ms
+    And the task took less than 30000 ms
 
   @contract-guard-rerun
   Scenario: Round 2 settles on the committed page, then fast-fails when it leaves for another origin
