@@ -13,7 +13,7 @@ Feature: Pages that never go quiet on the network
       | 1    | navigate | {"url": "{site}/poll?title=Busy"}       |
       | 2    | snapshot | {}                                      |
     Then call 1 answered with the page titled "Busy"
-    And call 1 answered within 10000 ms
+    And call 1 answered within 20000 ms
     And call 2's answer lists "Press"
 
   @contract-agent-polling
@@ -25,5 +25,5 @@ Feature: Pages that never go quiet on the network
       | 2    | click    | {"ref": "{ref:Press}"}  |
       | 3    | wait_for | {"text": "Pressed"}     |
     Then call 2 succeeded
-    And call 2 answered within 10000 ms
+    And call 2 answered within 20000 ms
     And call 3 succeeded
