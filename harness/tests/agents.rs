@@ -1,9 +1,9 @@
-//! The agent-neutral features against a real MCP server from npm (Playwright MCP, on Chromium)
-//! and against navguard's own core served over MCP (on Chromium and Firefox),
-//! judged as `navguard gate --agent` judges them: any failure its expectations file does not
-//! list fails the test, so neither the scenarios nor the adapter rot. And kill -9 of navguard in
-//! the middle of a scenario leaves no agent process and no browser behind. navguard's own core
-//! runs the same features in `cargo test --test features`.
+//! Every built-in agent under test runs one representative scenario for real, through its own
+//! server or program, and leaves no process behind; kill -9 of navguard in the middle of a
+//! scenario leaves no agent process and no browser behind. The whole agent-neutral suite against
+//! each agent the main job gates (`ci/conformance.sh`: navguard's core through `navguard mcp` on
+//! both browsers, Playwright MCP and the example JSON-lines adapter on Chromium), judged by each
+//! agent's expectations file; it is not run twice in one CI run.
 //!
 //! Needs the agents installed (`bash ci/setup.sh agents`; `ci/test.sh` does it).
 
@@ -12,17 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long the gate over the agent-neutral features may take on a loaded 2-core machine.
-const GATE_DEADLINE: Duration = Duration::from_secs(20 * 60);
 /// How long the agent and its browser may take to start.
 const START_DEADLINE: Duration = Duration::from_secs(120);
 /// How long the guardians may take to end what a killed navguard started.
 const CLEANUP_DEADLINE: Duration = Duration::from_secs(30);
-
-/// The gates over the whole agent-neutral suite start a browser per scenario, four at a time:
-/// two such gates at once on 2 cores starved a browser's start past its deadline. They take
-/// turns; the shorter tests run beside them.
-static WHOLE_SUITE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("harness/ sits in the workspace").to_path_buf()
@@ -63,24 +56,6 @@ fn finish(mut child: Child, deadline: Duration) -> (std::process::ExitStatus, St
         std::thread::sleep(Duration::from_millis(200));
     }
     (status.expect("it ended"), reader.join().unwrap_or_default())
-}
-
-#[test]
-fn playwright_mcp_fails_only_where_its_expectations_say() {
-    let _turn = WHOLE_SUITE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().display().to_string();
-    let child = navguard(&["gate", "features/agents", "--agent", "playwright-mcp", "--report-dir", &report])
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("navguard starts");
-    let (status, out) = finish(child, GATE_DEADLINE);
-    let tail: Vec<&str> = out.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
-    assert!(status.success() && out.contains("gate: PASSED"), "{status}:\n{}", tail.join("\n"));
-    // The scenarios went through the agent, not navguard's core (which fails none): some of
-    // its known failures (the 204 ones fail on every run) failed.
-    assert!(out.contains("of them known deviations"), "{}", tail.join("\n"));
-    assert!(dir.path().join("index.html").exists());
 }
 
 /// The processes whose parent chain leads to `root`.
@@ -275,79 +250,37 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
 
-/// The processes whose command line names `needle` (this workspace's own agents: another
-/// checkout's are not ours to judge).
-fn running(needle: &str) -> Vec<(u32, String)> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|p| p.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| alive(*pid))
-        .map(|pid| (pid, command_line(pid)))
-        .filter(|(_, line)| line.contains(needle))
-        .collect()
-}
-
-/// navguard's core served over MCP (`navguard mcp`, the built-in agent navguard-mcp), through
-/// the path the MCP peers take, passes every agent-neutral scenario on both browsers: it has no
-/// known failures, so any failure fails the gate.
-#[test]
-fn navguard_mcp_passes_every_agent_neutral_scenario_on_both_browsers() {
-    let _turn = WHOLE_SUITE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    // Firefox ESR takes about 4 s to start, each scenario's own: two at a time on 2 cores.
-    for (browser, at_once) in [("chromium", "4"), ("firefox", "2")] {
-        let dir = tempfile::tempdir().unwrap();
-        let report = dir.path().display().to_string();
-        let args = [
-            "gate",
-            "features/agents",
-            "--agent",
-            "navguard-mcp",
-            "--browser",
-            browser,
-            "--concurrency",
-            at_once,
-            "--report-dir",
-            &report,
-        ];
-        let child = navguard(&args).stdout(Stdio::piped()).spawn().expect("navguard starts");
-        let (status, out) = finish(child, GATE_DEADLINE);
-        let tail: Vec<&str> = out.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
-        assert!(status.success() && out.contains("gate: PASSED"), "{browser}: {status}:\n{}", tail.join("\n"));
-        assert!(out.contains(" 0 failed"), "{browser}: a scenario failed:\n{}", tail.join("\n"));
-        // It has a tool for every neutral tool: no scenario is left as not applicable.
-        assert!(!out.contains("n/a "), "{browser}: a scenario was not applicable:\n{out}");
-    }
-}
-
-/// Each of the field's built-in agents (browser-use, agent-browser, Vibium, Stagehand) runs one
-/// scenario it passes on this machine, for real, and leaves nothing behind: not its server, not
+/// Each built-in agent under test (and the example JSON-lines adapter) runs one scenario it
+/// passes on this machine, for real, and leaves nothing behind: not its server, not
 /// agent-browser's daemon (a session of its own, which the process group does not reach), not
-/// Vibium's chromedriver.
+/// Vibium's chromedriver. navguard's core through `navguard mcp` runs on both browsers.
 #[test]
-fn each_field_agent_runs_a_scenario_and_leaves_no_process() {
-    let agents = workspace().join("agents");
+fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
+    let go_back = ("features/agents/navigation.feature", "^go back answers");
     let cases = [
-        ("browser-use", "features/agents/navigation.feature", "^go back answers", agents.join(".venv/bin/browser-use")),
-        (
-            "agent-browser",
-            "features/agents/navigation.feature",
-            "^navigate to a slow page",
-            agents.join("node_modules/agent-browser/bin"),
-        ),
-        ("vibium", "features/agents/hazards.feature", "^A meta refresh", agents.join("node_modules/@vibium")),
-        ("stagehand", "features/agents/navigation.feature", "^go back answers", agents.join("stagehand/adapter.mjs")),
+        ("navguard-mcp", "chromium", go_back),
+        ("navguard-mcp", "firefox", go_back),
+        ("playwright-mcp", "chromium", go_back),
+        ("chrome-devtools-mcp", "chromium", go_back),
+        ("agents/jsonl-example/agent.toml", "chromium", go_back),
+        ("browser-use", "chromium", go_back),
+        ("agent-browser", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
+        ("vibium", "chromium", ("features/agents/hazards.feature", "^A meta refresh")),
+        ("stagehand", "chromium", go_back),
     ];
-    for (agent, feature, name, program) in cases {
+    for (agent, browser, (feature, name)) in cases {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().display().to_string();
         let child = navguard(&["run", feature, "--agent", agent, "--name", name, "--report-dir", &report])
+            .env("NAVGUARD_BROWSER", browser)
             .stdout(Stdio::piped())
             .spawn()
             .expect("navguard starts");
+        let pid = child.id();
         let (status, out) = finish(child, START_DEADLINE * 3);
-        assert!(status.success() && out.contains("features: 1 passed"), "{agent}: {status}:\n{out}");
-        let program = program.display().to_string();
-        wait_until(&format!("{agent}'s processes to be gone"), CLEANUP_DEADLINE, || running(&program).is_empty());
+        assert!(status.success() && out.contains("features: 1 passed"), "{agent} on {browser}: {status}:\n{out}");
+        // Every process the agent started carries navguard's mark, whatever group or session
+        // it moved to: none may be left.
+        wait_until(&format!("{agent}'s processes to be gone"), CLEANUP_DEADLINE, || marked_by(pid).is_empty());
     }
 }
