@@ -76,6 +76,26 @@ Feature: The closed loop: observe, act, verify
     And the task made 1 repair
     And the task ended verified
 
+  @contract-loop-verify
+  Scenario Outline: An expectation may hold any text a page may show: <what>
+    The expectation reaches the page as the check's argument, never as part of its script, so
+    no text of the model's can change what the check does.
+    Given the agent starts on "{site}/page?title=<in the URL>"
+    And the model plans:
+      | round | tool | args                                                     |
+      | 1     | done | {"summary": "there", "expect": {"title": "<title>"}}     |
+    When the agent runs the task
+    Then the task succeeds
+    And the task ended verified
+
+    Examples:
+      | what                             | in the URL                                             | title                        |
+      | letters the check once replaced  | Sign%20in%20with%20SMS                                 | Sign in with SMS             |
+      | the check's own words            | WANT%20MS%20PARSE_WAIT%20TEXT%20MAX                    | WANT MS PARSE_WAIT TEXT MAX  |
+      | quotes and a closing script tag  | say%20%27there%27%20%3C%2Fscript%3E                    | say 'there' </script>        |
+      | backticks and an expression      | %60%2B%20alert(1)%20%2B%60%20%29%3B%20x                | `+ alert(1) +` ); x          |
+      | letters of other scripts         | %D0%9F%D1%80%D0%B8%D0%B2%D0%B5%D1%82%20%E4%BD%A0%E5%A5%BD%20%F0%9F%99%82 | Привет 你好 🙂 |
+
   @contract-loop-done
   Scenario: A premature done is refused until the page shows what the model expects
     Given done needs a verification

@@ -5,18 +5,18 @@ mod click;
 use super::error::{general, navigation_error, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
-use super::target::{Place, ctx, flatten_frames, json_of};
+use super::target::{Place, ctx, flatten_frames, value_of};
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
     Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
     Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::{Evaluate, EvaluateResult, GetRealms};
+use crate::bidi::modules::script::{CallFunction, Evaluate, EvaluateResult, GetRealms, InRealm};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PortDiagnostics,
-    RequestLog, TabId, TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PageScript,
+    PortDiagnostics, RequestLog, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use base64::Engine;
@@ -218,18 +218,21 @@ impl BidiPort {
         Ok(realms.realms.into_iter().find(|r| r.sandbox.is_none()).map(|r| r.realm))
     }
 
-    /// `script.evaluate` at the place, in its page realm when there is one; each of the two
-    /// commands within `deadline`. The realm of a tab's own document is read once and kept
-    /// while no event of the tab comes (`realms.rs`).
-    async fn evaluate_raw(
+    /// A script command (`script.evaluate` or `script.callFunction`) at the place, in its page
+    /// realm when there is one; each of the two commands within `deadline`. The realm of a
+    /// tab's own document is read once and kept while no event of the tab comes (`realms.rs`).
+    async fn evaluate_raw<C>(
         &self,
         place: &Place,
-        command: Evaluate,
+        command: C,
         deadline: Duration,
-    ) -> Result<EvaluateResult, BrowserError> {
+    ) -> Result<EvaluateResult, BrowserError>
+    where
+        C: InRealm + Send + Sync + 'static,
+    {
         let top = place.frame.is_none();
         if top && let Some(realm) = self.realms.get(&place.tab, &self.scope.log) {
-            match self.send_to_page(place, command.clone().in_realm(&realm), deadline).await {
+            match self.send_to_page(place, command.clone().to_realm(&realm), deadline).await {
                 // The realm went with its document, whose events are still on the way.
                 Err(BrowserError::TabGone(_) | BrowserError::InvalidArgument(_)) => self.realms.forget(&place.tab),
                 answer => return page_answered(place, answer?),
@@ -241,7 +244,7 @@ impl BidiPort {
                 if top {
                     self.realms.keep(&place.tab, &realm, from);
                 }
-                command.in_realm(&realm)
+                command.to_realm(&realm)
             }
             None => command,
         };
@@ -394,8 +397,8 @@ impl BrowserPort for BidiPort {
 
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
         let result =
-            self.evaluate_raw(&Place::top(tab), Evaluate::json(&ctx(tab), expression), self.call_timeout).await?;
-        json_of(result)
+            self.evaluate_raw(&Place::top(tab), Evaluate::new(&ctx(tab), expression), self.call_timeout).await?;
+        value_of(result)
     }
 
     /// The tab's tree below it, from `getTree` rooted at the tab, parents before children.
@@ -411,22 +414,29 @@ impl BrowserPort for BidiPort {
         Ok(frames)
     }
 
-    async fn evaluate_in_frame(
+    async fn call(&self, tab: &TabId, script: &PageScript, args: &[Value]) -> Result<Value, BrowserError> {
+        let command = CallFunction::new(&ctx(tab), script.function, args);
+        value_of(self.evaluate_raw(&Place::top(tab), command, self.call_timeout).await?)
+    }
+
+    async fn call_in_frame(
         &self,
         tab: &TabId,
         frame: &FrameId,
-        expression: &str,
+        script: &PageScript,
+        args: &[Value],
         deadline: Duration,
     ) -> Result<Value, BrowserError> {
         let place = Place { tab: tab.clone(), frame: Some(frame.clone()) };
-        let command = Evaluate::json(&place.context(), expression);
+        let command = CallFunction::new(&place.context(), script.function, args);
         // The realm lookup and the script together: a command given up here goes on in the
         // background until its own deadline, the same.
         match tokio::time::timeout(deadline, self.evaluate_raw(&place, command, deadline)).await {
-            Ok(result) => json_of(result?),
-            Err(_) => {
-                Err(BrowserError::Timeout { op: format!("{} in frame {frame}", Evaluate::METHOD), after: deadline })
-            }
+            Ok(result) => value_of(result?),
+            Err(_) => Err(BrowserError::Timeout {
+                op: format!("{} ({}) in frame {frame}", CallFunction::METHOD, script.name),
+                after: deadline,
+            }),
         }
     }
 

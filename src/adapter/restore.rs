@@ -12,7 +12,7 @@
 use super::router::Scope;
 use crate::bidi::BidiClient;
 use crate::bidi::modules::browsing_context::{ContextId, GetTree};
-use crate::bidi::modules::script::Evaluate;
+use crate::bidi::modules::script::CallFunction;
 use crate::browser::{NavEvent, NavEventKind, TabId};
 use serde_json::Value;
 use std::time::Duration;
@@ -39,8 +39,8 @@ pub(super) async fn report_if_restored(client: &BidiClient, scope: &Scope, tab: 
     }
     // The document there is complete: a page just loaded again would still be parsing, and
     // its own commit and load events are on their way.
-    let ready = client.send(&Evaluate::json(&context, "document.readyState"), deadline).await;
-    if ready.ok().and_then(|r| r.into_json().ok()) != Some(Value::from("complete")) {
+    let ready = client.send(&CallFunction::new(&context, "() => document.readyState", &[]), deadline).await;
+    if ready.ok().and_then(|r| r.into_value().ok()) != Some(Value::from("complete")) {
         return;
     }
     // Checked again at once before publishing: a commit that came meanwhile said it all.

@@ -13,6 +13,7 @@ mod event;
 mod event_log;
 mod network;
 mod port;
+mod script;
 #[cfg(any(test, feature = "test-util"))]
 mod sim;
 mod tab_state;
@@ -23,6 +24,7 @@ pub use event::{NavEvent, NavEventKind};
 pub use event_log::{EventLog, EventStream, LogClosed, Sequenced};
 pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, RequestStream};
 pub use port::{BrowserPort, Key, PortDiagnostics};
+pub use script::PageScript;
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub(crate) use tab_state::TabTracker;

@@ -4,6 +4,7 @@ use super::error::BrowserError;
 use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
+use super::script::PageScript;
 use super::types::{Dialog, FrameId, FrameInfo, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
@@ -105,26 +106,31 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError>;
     /// Presses and releases a key in the tab.
     async fn press_key(&self, tab: &TabId, key: Key) -> Result<(), BrowserError>;
-    /// Evaluates a script expression in the page (promises awaited) and returns its JSON value.
+    /// Evaluates a script expression someone wrote (a scenario's own script) in the page,
+    /// promises awaited, and returns its JSON value. navguard's own scripts go through
+    /// [`Self::call`].
     async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError>;
+    /// Calls one of navguard's page scripts in the tab's document with `args` as its arguments
+    /// (promises awaited) and returns its answer as JSON.
+    async fn call(&self, tab: &TabId, script: &PageScript, args: &[Value]) -> Result<Value, BrowserError>;
     /// The frames of the tab's page (its iframes, and theirs), parents before their children,
     /// whatever their origin. A port that cannot see inside a page lists none.
     async fn frames(&self, tab: &TabId) -> Result<Vec<FrameInfo>, BrowserError> {
         self.tab(tab).await.map(|_| Vec::new())
     }
-    /// Evaluates a script expression in one frame of the tab (promises awaited), as
-    /// [`Self::evaluate`] does in the tab's own document, within `deadline` rather than the
-    /// port's call deadline: a frame still loading, one that never loads or keeps navigating
-    /// must not hold the caller long. A frame no longer in the page fails with
-    /// [`BrowserError::FrameGone`].
-    async fn evaluate_in_frame(
+    /// Calls one of navguard's page scripts in one frame of the tab, as [`Self::call`] does in
+    /// the tab's own document, within `deadline` rather than the port's call deadline: a frame
+    /// still loading, one that never loads or keeps navigating must not hold the caller long. A
+    /// frame no longer in the page fails with [`BrowserError::FrameGone`].
+    async fn call_in_frame(
         &self,
         tab: &TabId,
         frame: &FrameId,
-        expression: &str,
+        script: &PageScript,
+        args: &[Value],
         deadline: Duration,
     ) -> Result<Value, BrowserError> {
-        let _ = (expression, deadline);
+        let _ = (script, args, deadline);
         Err(BrowserError::FrameGone { tab: tab.clone(), frame: frame.clone() })
     }
     /// A PNG screenshot of the tab's viewport.

@@ -6,6 +6,7 @@ use super::event::{NavEvent, NavEventKind};
 use super::event_log::{EventLog, EventStream};
 use super::network::RequestLog;
 use super::port::{BrowserPort, Key};
+use super::script::PageScript;
 use super::tab_state::TabTracker;
 use super::types::{Dialog, NavigationId, TabId, TabInfo, Target};
 use async_trait::async_trait;
@@ -143,6 +144,13 @@ impl SimPort {
     }
 
     /// Fails as the real port does when the page is blocked by a dialog.
+    /// The identity of the tab's document and its URL: one document per URL.
+    fn document(&self, tab: &TabId) -> Result<(String, String), BrowserError> {
+        let url = self.info(tab)?.url;
+        let document = format!("d{}", url.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
+        Ok((document, url))
+    }
+
     fn unblocked(&self, tab: &TabId) -> Result<(), BrowserError> {
         match self.tracker().get(tab).and_then(|s| s.dialog.clone()) {
             Some(dialog) => Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
@@ -278,14 +286,20 @@ impl BrowserPort for SimPort {
         self.open_tab(tab)
     }
 
+    /// Answers any expression with a snapshot of the committed page (title = URL).
+    async fn evaluate(&self, tab: &TabId, _expression: &str) -> Result<Value, BrowserError> {
+        self.unblocked(tab)?;
+        let (document, url) = self.document(tab)?;
+        Ok(json!({ "document": document, "url": url, "title": url, "text": "", "elements": [] }))
+    }
+
     /// Answers the agent's document probe with the document's identity (one document per
     /// URL is enough for the loop's unit tests), and any other script with a snapshot of the
     /// committed page (title = URL).
-    async fn evaluate(&self, tab: &TabId, expression: &str) -> Result<Value, BrowserError> {
+    async fn call(&self, tab: &TabId, script: &PageScript, _args: &[Value]) -> Result<Value, BrowserError> {
         self.unblocked(tab)?;
-        let url = self.info(tab)?.url;
-        let document = format!("d{}", url.bytes().fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
-        if expression.starts_with("document.__navguard?.id") {
+        let (document, url) = self.document(tab)?;
+        if script.name == "document id" {
             return Ok(json!(document));
         }
         Ok(json!({ "document": document, "url": url, "title": url, "text": "", "elements": [] }))

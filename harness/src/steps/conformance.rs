@@ -9,7 +9,7 @@ use crate::world::user_action::{self, UserAction};
 use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
 use cucumber::{given, then, when};
-use navguard::browser::{BrowserError, NavEventKind, TabId};
+use navguard::browser::{BrowserError, NavEventKind, PageScript, TabId};
 use serde_json::Value;
 use std::time::Duration;
 use tracing::Instrument as _;
@@ -413,11 +413,15 @@ async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usi
     }
 }
 
+/// The page's visible text.
+const PAGE_TEXT: PageScript =
+    PageScript { name: "page text", function: "() => document.body ? document.body.innerText : ''" };
+
 /// The browser's own read of the agent's page, not the agent's word.
 #[then(expr = "the agent's page shows {string}")]
 async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
     let tab = agents_tab(world).await?;
-    let shown = world.port()?.evaluate(&tab, "document.body ? document.body.innerText : ''").await?;
+    let shown = world.port()?.call(&tab, &PAGE_TEXT, &[]).await?;
     let shown = shown.as_str().unwrap_or_default();
     if shown.contains(&text) {
         Ok(())

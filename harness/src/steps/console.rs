@@ -6,6 +6,7 @@ use crate::error::{StepError, StepResult};
 use crate::world::{EVENT_DEADLINE, NavWorld, Orchestrated};
 use base64::Engine as _;
 use cucumber::{given, then, when};
+use navguard::browser::PageScript;
 use navguard_orchestrator::model::{Observation, PlanStep, TaskStatus, ToolName};
 use navguard_orchestrator::permissions::PermissionMode;
 use navguard_orchestrator::service::Service;
@@ -97,11 +98,22 @@ async fn look_until<T>(what: &str, mut look: impl AsyncFnMut() -> StepResult<Opt
     }
 }
 
-/// Asks the current tab's page `expression` until it answers `true`, within the deadline.
-async fn until_the_page_says(world: &NavWorld, what: &str, expression: &str) -> StepResult {
+/// Asks the current tab's page `script` with `args` until it answers `true`, within the
+/// deadline.
+async fn until_the_page_says(world: &NavWorld, what: &str, script: &PageScript, args: &[Value]) -> StepResult {
     let (tab, port) = (world.current_tab()?, world.port()?.clone());
-    look_until(what, async || Ok((port.evaluate(&tab, expression).await? == Value::Bool(true)).then_some(()))).await
+    look_until(what, async || Ok((port.call(&tab, script, args).await? == Value::Bool(true)).then_some(()))).await
 }
+
+/// Whether the page's text holds the text given.
+const SHOWS_TEXT: PageScript =
+    PageScript { name: "shows text", function: "(text) => document.body.innerText.includes(text)" };
+
+/// Whether the page shows the console's latest screenshot, loaded.
+const SHOWS_SCREENSHOT: PageScript = PageScript {
+    name: "shows a screenshot",
+    function: "() => [...document.images].some(i => i.src.includes('/console/shot/') && i.complete && i.naturalWidth > 0)",
+};
 
 /// The orchestrator's task that waits for the user.
 fn waiting_task(world: &NavWorld) -> StepResult<String> {
@@ -111,15 +123,13 @@ fn waiting_task(world: &NavWorld) -> StepResult<String> {
 #[then(expr = "the console shows {string}")]
 async fn the_console_shows(world: &mut NavWorld, text: String) -> StepResult {
     let text = world.expand(&text);
-    let expression = format!("document.body.innerText.includes({})", Value::String(text.clone()));
-    until_the_page_says(world, &format!("the console to show {text:?}"), &expression).await
+    until_the_page_says(world, &format!("the console to show {text:?}"), &SHOWS_TEXT, &[Value::String(text.clone())])
+        .await
 }
 
 #[then("the console shows the page's latest screenshot")]
 async fn the_console_shows_the_screenshot(world: &mut NavWorld) -> StepResult {
-    let expression =
-        "[...document.images].some(i => i.src.includes('/console/shot/') && i.complete && i.naturalWidth > 0)";
-    until_the_page_says(world, "the console to show a screenshot, loaded", expression).await
+    until_the_page_says(world, "the console to show a screenshot, loaded", &SHOWS_SCREENSHOT, &[]).await
 }
 
 /// The audit lines of the scenario's task whose event is `event`.

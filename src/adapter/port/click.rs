@@ -2,11 +2,10 @@
 //! as stale when its document went or is going, then the input.
 
 use super::BidiPort;
-use crate::adapter::target::{NOT_INTERACTABLE, NOT_INTERACTABLE_SCRIPT, Place, is_no_such_node, resolve_ref_script};
+use crate::adapter::target::{CLICKABLE, NOT_INTERACTABLE, Place, clickable_args, is_no_such_node};
 use crate::bidi::modules::input::PerformActions;
-use crate::bidi::modules::script::Evaluate;
+use crate::bidi::modules::script::CallFunction;
 use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, Staleness, TabId, Target};
-use serde_json::Value;
 
 impl BidiPort {
     /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
@@ -72,22 +71,16 @@ impl BidiPort {
     /// whatever covers it and look like success; this refuses it, naming the cover, and clicks
     /// nothing.
     async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
-        let resolve = match target {
-            Target::Css(selector) => format!("document.querySelector({})", Value::String(selector.clone())),
-            Target::Ref(reference) => resolve_ref_script(reference),
+        // A look, not an action: the page gets no user activation from it.
+        let command =
+            CallFunction::new(&place.context(), CLICKABLE.function, &clickable_args(target)).without_user_activation();
+        let found = match self.evaluate_raw(place, command, self.call_timeout).await {
+            // The frame the ref was taken in has gone with its iframe: so has the element.
+            Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {
+                return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone });
+            }
+            found => found?,
         };
-        let expression = format!(
-            "(() => {{ const el = {resolve}; if (!el || typeof el === \"string\") return el; \
-             const why = ({NOT_INTERACTABLE_SCRIPT})(el); return why === null ? el : \"{NOT_INTERACTABLE}\" + why; }})()"
-        );
-        let found =
-            match self.evaluate_raw(place, Evaluate::node(&place.context(), expression), self.call_timeout).await {
-                // The frame the ref was taken in has gone with its iframe: so has the element.
-                Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {
-                    return Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone });
-                }
-                found => found?,
-            };
         if found.kind != "success" {
             let reason = found.exception_text();
             return Err(match target {

@@ -11,7 +11,7 @@ mod progress;
 mod verify;
 
 pub use observe::{Element, FormContext, FrameSeen, LeftOut, Observation, observe};
-pub(in crate::agent) use observe::{observation_of, observe_told, snapshot_expression};
+pub(in crate::agent) use observe::{observation_of, observe_told, snapshot_args};
 pub use progress::Pattern;
 pub use verify::{Miss, Verdict};
 

@@ -2,8 +2,9 @@
 //! the start of its text, and its interactive elements with refs, roles, names, values and forms;
 //! then the same of each of its frames, whatever their origin.
 
-use crate::browser::{BrowserError, BrowserPort, Dialog, ElementRef, FrameId, FrameInfo, TabId};
+use crate::browser::{BrowserError, BrowserPort, Dialog, ElementRef, FrameId, FrameInfo, PageScript, TabId};
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 use std::time::Duration;
 
 /// How many elements a snapshot lists at most.
@@ -185,84 +186,12 @@ pub(super) const MAX_FRAMES: usize = 16;
 // Frames: a script in the tab's document cannot read a frame from another origin, so each
 // frame's document runs the same script in its own context (the browser's child browsing
 // context), with a shorter parse wait and text; its registry lives in its own document.
-const SNAPSHOT: &str = r##"(async () => {
-  if (document.readyState === "loading") {
-    await new Promise((done) => {
-      document.addEventListener("DOMContentLoaded", done, { once: true });
-      setTimeout(done, PARSE_WAIT);
-    });
-  }
-  if (!document.__navguard) {
-    const id = Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => (b % 36).toString(36)).join("")
-      + Date.now().toString(36).slice(-3);
-    Object.defineProperty(document, "__navguard", { value: { id, next: 1, refs: new Map(), of: new WeakMap() } });
-  }
-  const g = document.__navguard;
-  const refOf = (el) => {
-    let n = g.of.get(el);
-    if (!n) { n = g.next++; g.of.set(el, n); g.refs.set(n, new WeakRef(el)); }
-    return g.id + "." + n;
-  };
-  const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
-  const short = (s) => squash(s).slice(0, 80);
-  const roleOf = (el) => {
-    const explicit = el.getAttribute("role");
-    if (explicit) return explicit;
-    const tag = el.tagName.toLowerCase(), type = (el.getAttribute("type") || "").toLowerCase();
-    if (tag === "a") return "link";
-    if (tag === "button") return "button";
-    if (tag === "select") return "combobox";
-    if (tag === "textarea") return "textbox";
-    if (tag === "input") {
-      if (["submit", "button", "reset", "image"].includes(type)) return "button";
-      if (type === "checkbox" || type === "radio") return type;
-      return "textbox";
-    }
-    return "generic";
-  };
-  const labelled = (el) => {
-    const by = el.getAttribute("aria-labelledby");
-    if (by) return by.split(/\s+/).map((id) => document.getElementById(id)?.innerText || "").join(" ");
-    if (el.labels && el.labels.length) return Array.from(el.labels, (l) => l.innerText).join(" ");
-    return "";
-  };
-  const nameOf = (el) => short(el.getAttribute("aria-label") || labelled(el) || el.innerText
-    || (["submit", "button", "reset"].includes(el.type) ? el.value : "") || el.getAttribute("placeholder")
-    || el.getAttribute("title") || el.getAttribute("name") || "");
-  const isField = (el) => ["input", "textarea", "select"].includes(el.tagName.toLowerCase())
-    && !["submit", "button", "reset", "image"].includes((el.type || "").toLowerCase());
-  const pick = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [onclick]";
-  const selector = (el, i) => el.id ? "#" + CSS.escape(el.id) : `${el.tagName.toLowerCase()}:nth-of-type(${i + 1})`;
-  const elements = Array.from(document.querySelectorAll(pick)).slice(0, MAX).map((el, i) => {
-    const out = {
-      ref: refOf(el),
-      selector: selector(el, Array.from(el.parentNode.children).filter(c => c.tagName === el.tagName).indexOf(el)),
-      tag: el.tagName.toLowerCase(),
-      role: roleOf(el),
-      name: nameOf(el),
-      // A field's text is its value, given once, as `value`: never a second copy of a password.
-      text: isField(el) ? "" : short(el.innerText || el.value || el.getAttribute("aria-label") || ""),
-    };
-    if (isField(el)) out.value = (el.type || "").toLowerCase() === "password" ? "[redacted]" : short(el.value);
-    if (el.form) out.form = { method: (el.form.method || "get").toLowerCase(), action: el.form.action };
-    return out;
-  });
-  const text = squash(document.body ? document.body.innerText : "").slice(0, TEXT);
-  // Whether the page has frames at all (window.length counts those in shadow roots too): a page
-  // without any is read in this one script, with no frame tree to fetch.
-  const child_frames = window.length + document.querySelectorAll("iframe, frame, object, embed").length;
-  // Whether the page began to leave since it was last asked, by its own word (the page watch
-  // the adapter installs): read last, so a navigation that began while it was read is told.
-  const tell = window[Symbol.for("navguard.leaving")];
-  const leaving = typeof tell === "function" ? tell() : null;
-  return { document: g.id, url: location.href, title: document.title, text, elements, child_frames, leaving };
-})()"##;
+pub(in crate::agent) const SNAPSHOT: PageScript = crate::page_script!("snapshot", "snapshot.js");
 
-fn snapshot_script(parse_wait_ms: u64, text_chars: usize) -> String {
-    SNAPSHOT
-        .replace("PARSE_WAIT", &parse_wait_ms.to_string())
-        .replace("MAX", &MAX_ELEMENTS.to_string())
-        .replace("TEXT", &text_chars.to_string())
+/// The snapshot script's arguments: how long it waits for a document still being parsed, how
+/// many elements and how much text it carries.
+fn snapshot_limits(parse_wait_ms: u64, text_chars: usize) -> Value {
+    json!({ "parseWait": parse_wait_ms, "max": MAX_ELEMENTS, "text": text_chars })
 }
 
 fn shape_error(e: serde_json::Error) -> BrowserError {
@@ -282,16 +211,15 @@ pub(in crate::agent) async fn observe_told(
     port: &dyn BrowserPort,
     tab: &TabId,
 ) -> Result<(Observation, bool), BrowserError> {
-    let value = port.evaluate(tab, snapshot_expression()).await?;
+    let value = port.call(tab, &SNAPSHOT, std::slice::from_ref(snapshot_args())).await?;
     observation_of(port, tab, value).await
 }
 
-/// The script [`observe_told`] runs in the page for its snapshot (an expression), for a caller
-/// that runs it together with a look of its own. Filled in once: every answer uses it.
-pub(in crate::agent) fn snapshot_expression() -> &'static str {
-    static EXPRESSION: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| snapshot_script(PARSE_WAIT_MS, TEXT_CHARS));
-    &EXPRESSION
+/// The arguments of the snapshot [`observe_told`] takes of a tab's document, for a caller that
+/// takes it together with a look of its own.
+pub(in crate::agent) fn snapshot_args() -> &'static Value {
+    static LIMITS: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| snapshot_limits(PARSE_WAIT_MS, TEXT_CHARS));
+    &LIMITS
 }
 
 /// [`observe_told`] from the value the snapshot script gave.
@@ -334,10 +262,10 @@ async fn observe_frames(port: &dyn BrowserPort, tab: &TabId, observation: &mut O
     if frames.is_empty() {
         return;
     }
-    let script = snapshot_script(FRAME_PARSE_WAIT_MS, FRAME_TEXT_CHARS);
+    let limits = [snapshot_limits(FRAME_PARSE_WAIT_MS, FRAME_TEXT_CHARS)];
     let reads = frames.iter().take(MAX_FRAMES).map(|frame| async {
         let deadline = if frame.loading { LOADING_FRAME_DEADLINE } else { FRAME_DEADLINE };
-        let value = port.evaluate_in_frame(tab, &frame.id, &script, deadline).await?;
+        let value = port.call_in_frame(tab, &frame.id, &SNAPSHOT, &limits, deadline).await?;
         serde_json::from_value::<FrameRead>(value).map_err(shape_error)
     });
     let mut reads = futures::future::join_all(reads).await.into_iter();

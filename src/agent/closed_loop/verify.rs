@@ -3,7 +3,7 @@
 //! passes — as web-first assertions do.
 
 use crate::agent::settle::left_since;
-use crate::browser::{BrowserError, BrowserPort, NavEventKind, TabId};
+use crate::browser::{BrowserError, BrowserPort, NavEventKind, PageScript, TabId};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -121,34 +121,9 @@ impl Verdict {
 }
 
 /// The page-side check: resolves `{ok, misses}` as soon as everything holds (a
-/// `MutationObserver` re-checks on every change of the document), or when `ms` have passed.
-const CHECK: &str = r#"(async () => {
-  const want = WANT;
-  const visible = (el) => !!el && el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
-  const misses = () => {
-    const out = [];
-    for (const [key, expected] of Object.entries(want)) {
-      if (key === "url" && !location.href.startsWith(expected)) out.push({ key, expected, found: location.href });
-      if (key === "title" && document.title !== expected) out.push({ key, expected, found: document.title });
-      if (key === "text" && !(document.body?.innerText ?? "").includes(expected)) out.push({ key, expected, found: "" });
-      if (key === "present" && !document.querySelector(expected)) out.push({ key, expected, found: "" });
-      if (key === "absent" && document.querySelector(expected)) out.push({ key, expected, found: "" });
-      if (key === "visible" && !visible(document.querySelector(expected))) out.push({ key, expected, found: "" });
-    }
-    return out;
-  };
-  if (document.readyState === "loading") {
-    await new Promise((done) => document.addEventListener("DOMContentLoaded", done, { once: true }));
-  }
-  const now = misses();
-  if (now.length === 0) return { ok: true, misses: [] };
-  return await new Promise((resolve) => {
-    const finish = () => { observer.disconnect(); const m = misses(); resolve({ ok: m.length === 0, misses: m }); };
-    const observer = new MutationObserver(() => { if (misses().length === 0) finish(); });
-    observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
-    setTimeout(finish, MS);
-  });
-})()"#;
+/// `MutationObserver` re-checks on every change of the document), or when its time has passed.
+/// The expectation and the time are its arguments: no text of the model's becomes code.
+const CHECK: PageScript = crate::page_script!("check", "check.js");
 
 #[derive(serde::Deserialize)]
 struct Checked {
@@ -196,10 +171,10 @@ async fn check_until(
             wait_out_navigation(port, tab, remaining).await?;
         }
         let remaining = deadline.saturating_duration_since(Instant::now());
-        let script =
-            CHECK.replace("WANT", &expectation.as_json().to_string()).replace("MS", &remaining.as_millis().to_string());
+        let ms = u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX);
+        let args = [expectation.as_json(), ms.into()];
         // The page's timer ends the check; this bound only catches a page that never answers.
-        let answer = tokio::time::timeout(remaining + Duration::from_secs(2), port.evaluate(tab, &script)).await;
+        let answer = tokio::time::timeout(remaining + Duration::from_secs(2), port.call(tab, &CHECK, &args)).await;
         match answer {
             Ok(Ok(value)) => match serde_json::from_value::<Checked>(value) {
                 // The check's answer comes after every event sent before it: a navigation that

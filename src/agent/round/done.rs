@@ -8,7 +8,7 @@ use super::trace::TraceEvent;
 use crate::agent::closed_loop::{Expectation, Observation, verify};
 use crate::agent::settle::left_since;
 use crate::agent::tools::{Refusal, ToolFailure, ToolName, ToolRun};
-use crate::browser::{BrowserError, TabId};
+use crate::browser::{BrowserError, PageScript, TabId};
 
 impl Agent<'_> {
     /// `done`, accepted only on the page the model observed, still there, with its `expect`
@@ -75,10 +75,13 @@ impl Agent<'_> {
         if self.port.tab(tab).await?.pending_url.is_some() {
             return Ok(Some("a navigation is in flight".into()));
         }
-        let document = self.port.evaluate(tab, "document.__navguard?.id ?? null").await?;
+        let document = self.port.call(tab, &DOCUMENT_ID, &[]).await?;
         if document.as_str() != Some(observation.document.as_str()) {
             return Ok(Some("the tab shows another document".into()));
         }
         Ok(None)
     }
 }
+
+/// The identity the snapshot gave the tab's document (null before its first snapshot).
+const DOCUMENT_ID: PageScript = PageScript { name: "document id", function: "() => document.__navguard?.id ?? null" };

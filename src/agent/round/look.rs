@@ -7,7 +7,7 @@ use super::run::Agent;
 use super::stop::StopReason;
 use super::task::Task;
 use super::trace::{Note, TraceEvent};
-use crate::agent::closed_loop::{Observation, blocked, observation_of, observe_told, snapshot_expression};
+use crate::agent::closed_loop::{Observation, blocked, observation_of, observe_told, snapshot_args};
 use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
 use crate::agent::reliability::{Phase, watch};
 use crate::agent::settle::{LookedWith, PageState, left_since, told_left_since, wait_then_look};
@@ -59,7 +59,7 @@ impl Agent<'_> {
             if self.config.loop_top_guard {
                 let seen = task.quiet_seen.as_ref().filter(|(of, _)| *of == tab).map(|(_, at)| *at);
                 let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
-                let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(snapshot_expression()));
+                let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(snapshot_args()));
                 let (state, with) = tokio::select! {
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,

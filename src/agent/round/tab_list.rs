@@ -3,7 +3,7 @@
 //! marked.
 
 use super::tabs::TaskTabs;
-use crate::browser::{BrowserError, BrowserPort, TabId};
+use crate::browser::{BrowserError, BrowserPort, PageScript, TabId};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -49,7 +49,7 @@ async fn read_tab(port: &dyn BrowserPort, tab: &TabId) -> Result<Option<(String,
     let (title, maybe_gone) = if blocked {
         (String::new(), false)
     } else {
-        match tokio::time::timeout(TITLE_DEADLINE, port.evaluate(tab, "document.title")).await {
+        match tokio::time::timeout(TITLE_DEADLINE, port.call(tab, &TITLE, &[])).await {
             Ok(Ok(Value::String(title))) => (title, false),
             Ok(Err(e)) if e.is_tab_gone() => (String::new(), true),
             _ => (String::new(), false),
@@ -78,3 +78,6 @@ pub fn tab_lines(tabs: &[TabSummary]) -> String {
     };
     tabs.iter().map(line).collect::<Vec<_>>().join("\n")
 }
+
+/// The title of the tab's document.
+const TITLE: PageScript = PageScript { name: "title", function: "() => document.title" };

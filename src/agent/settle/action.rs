@@ -364,16 +364,16 @@ impl ActionStreams {
 }
 
 /// Waits after an action on `tab` that has just been delivered, with streams taken before it;
-/// a dialog the page opens ends the wait at once. By frames, the script `look` (an expression,
-/// the snapshot) runs in each look at the page's next frames, and what the last one gave comes
-/// with a quiet end: the caller's answer needs no round trip of its own.
+/// a dialog the page opens ends the wait at once. By frames, with `look` (the snapshot's
+/// arguments) the snapshot is taken in each look at the page's next frames, and what the last
+/// one gave comes with a quiet end: the caller's answer needs no round trip of its own.
 pub(in crate::agent) async fn settle_action(
     port: &dyn BrowserPort,
     streams: ActionStreams,
     tab: &TabId,
     limits: ActionLimits,
     cancel: &CancellationToken,
-    look: Option<&str>,
+    look: Option<&serde_json::Value>,
 ) -> Result<ActionSettled, BrowserError> {
     let ActionStreams { mut navigations, mut requests, taken } = streams;
     let by_frames = limits.quiet == Quiet::Frames;

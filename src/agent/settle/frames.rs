@@ -10,7 +10,8 @@
 //! action that started nothing is answered then, tens of milliseconds after it, instead of
 //! after a fixed window; and nothing the page does later (its own polling) is waited for.
 
-use crate::browser::{BrowserError, BrowserPort, TabId};
+use crate::browser::{BrowserError, BrowserPort, PageScript, TabId};
+use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};
 
 /// For a page that has just loaded: every soon-due timer it has pending is its load's.
@@ -46,50 +47,31 @@ impl Quiet {
 }
 
 /// The page's next frame and the task after it; then, where the page counts its timers (the
-/// adapter's page watch), the soon-due timers set in the last `SINCE` ms and pending now, and
+/// adapter's page watch), the soon-due timers set in the last `since` ms and pending now, and
 /// the frame after them: what those timers start has begun then. A hidden page draws no
 /// frames: the task after the current one stands for its frame (posted as a message, since
 /// Firefox holds a hidden page's every timer for a second), and a timer of 100 ms ends the
-/// wait for a frame a visible page does not draw. With `ASKED` (ms since the epoch), then the
+/// wait for a frame a visible page does not draw. With `asked` (ms since the epoch), then the
 /// reads of the answers' bodies of the requests its scripts asked for since then (at most
-/// `READ_CAP` ms), and those frames and timers again after them: what a script does with an
+/// `readCap` ms), and those frames and timers again after them: what a script does with an
 /// answer happens once its body is read. Its answer: the navigation the page said it began
 /// meanwhile (the page watch's `{url, at}`, or null), the requests its scripts asked for since
-/// `ASKED` that are not yet answered and those whose bodies it is still reading (their URLs);
-/// and, when it did not begin to leave, the value of the script `THEN` run then (null if it
-/// threw).
-const NEXT_FRAMES: &str = "(async () => { \
-    const timers = window[Symbol.for('navguard.timers')]; \
-    const later = timers ? timers.later : setTimeout; \
-    const forget = timers ? timers.forget : clearTimeout; \
-    const task = () => new Promise(done => { \
-        const channel = new MessageChannel(); \
-        channel.port1.onmessage = () => done(); \
-        channel.port2.postMessage(null); \
-    }); \
-    const frame = () => document.hidden ? task() : new Promise(done => { \
-        const fallback = later(done, 100); \
-        requestAnimationFrame(() => task().then(() => { forget(fallback); done(); })); \
-    }); \
-    const quiet = async () => { \
-        await frame(); \
-        if (timers && await timers.settled(SINCE, 300)) await frame(); \
-    }; \
-    await quiet(); \
-    const reads = window[Symbol.for('navguard.reading')]; \
-    const reading = typeof reads === 'function' && ASKED !== null ? await reads(ASKED, READ_CAP) : null; \
-    if (reading !== null) await quiet(); \
-    const tell = window[Symbol.for('navguard.leaving')]; \
-    const asked = window[Symbol.for('navguard.asked')]; \
-    const leaving = typeof tell === 'function' ? tell() : null; \
-    const then = async () => { try { return await (THEN); } catch { return null; } }; \
-    return { \
-        leaving, \
-        asked: typeof asked === 'function' && ASKED !== null ? asked(ASKED) : [], \
-        reading: reading || [], \
-        then: leaving === null ? await then() : null, \
-    }; \
-})()";
+/// `asked` that are not yet answered and those whose bodies it is still reading (their URLs);
+/// and, when it did not begin to leave, what `then` gave, run then (null if it threw).
+const NEXT_FRAMES: PageScript = crate::page_script!("next frames", "next_frames.js");
+
+/// [`NEXT_FRAMES`] with the snapshot run once the frames passed, in the same round trip: its
+/// fourth argument is the snapshot's limits, passed on to it.
+const NEXT_FRAMES_THEN_SNAPSHOT: PageScript = PageScript {
+    name: "next frames, then the snapshot",
+    function: concat!(
+        "async (since, asked, readCap, limits) => {\n  const snapshot = ",
+        include_str!("../closed_loop/snapshot.js"),
+        ";\n  const probe = ",
+        include_str!("next_frames.js"),
+        ";\n  return await probe(since, asked, readCap, () => snapshot(limits));\n}\n"
+    ),
+};
 
 /// The most the probe waits for a page whose script keeps its event loop busy: then the page
 /// is taken as it is.
@@ -115,8 +97,8 @@ pub(in crate::agent) enum Frames {
     /// the URLs of the requests the page's scripts asked for since the instant given and have
     /// not had answered yet, whose browser events may not be in yet either. `reading`: the URLs
     /// of those answered whose bodies the page was still reading at the probe's read cap.
-    /// `then`: the value of the script to run once the frames passed, when the page was not
-    /// leaving.
+    /// `then`: the snapshot taken once the frames passed, when one was asked for and the page
+    /// was not leaving.
     Passed { leaving: bool, asked: Vec<String>, reading: Vec<String>, then: Option<serde_json::Value> },
     /// The page's event loop stayed busy past the probe's deadline.
     Busy,
@@ -127,23 +109,23 @@ pub(in crate::agent) enum Frames {
 
 /// Waits for the page of `tab` to draw its next frame and run the task after it, and for the
 /// soon-due timers it set in the last `since` to fire; with `asked_since`, asks which requests
-/// the page's scripts began from then on and have not had answered; with `then`, runs that
-/// script (an expression) once they passed, in the same round trip (the look's snapshot).
+/// the page's scripts began from then on and have not had answered; with `then` (the
+/// snapshot's arguments), takes the snapshot once they passed, in the same round trip.
 pub(in crate::agent) async fn next_frames(
     port: &dyn BrowserPort,
     tab: &TabId,
     since: Duration,
     asked_since: Option<SystemTime>,
-    then: Option<&str>,
+    then: Option<&Value>,
 ) -> Result<Frames, BrowserError> {
-    let asked_since = asked_since.map_or_else(|| "null".to_owned(), |at| epoch_ms(at).to_string());
-    // The script to run after is put in last, so that its own text is left as it is.
-    let probe = NEXT_FRAMES
-        .replace("SINCE", &since.as_millis().to_string())
-        .replace("ASKED", &asked_since)
-        .replace("READ_CAP", &READ_CAP.as_millis().to_string())
-        .replace("THEN", then.unwrap_or("null"));
-    match tokio::time::timeout(PROBE_DEADLINE, port.evaluate(tab, &probe)).await {
+    let asked_since = asked_since.map_or(Value::Null, |at| json!(epoch_ms(at)));
+    let ms = |d: Duration| json!(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let (script, then) = match then {
+        Some(limits) => (&NEXT_FRAMES_THEN_SNAPSHOT, limits.clone()),
+        None => (&NEXT_FRAMES, Value::Null),
+    };
+    let args = [ms(since), asked_since, ms(READ_CAP), then];
+    match tokio::time::timeout(PROBE_DEADLINE, port.call(tab, script, &args)).await {
         Ok(Ok(answer)) => {
             let leaving = answer.get("leaving").is_some_and(|tell| super::page::told_leaving(port, tab, tell));
             let urls = |key: &str| {
@@ -162,6 +144,6 @@ pub(in crate::agent) async fn next_frames(
 
 /// Milliseconds since the epoch, as a page's `Date.now()` counts them (on the same machine's
 /// clock), rounded down as the page's are.
-fn epoch_ms(at: SystemTime) -> u128 {
-    at.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |since| since.as_millis())
+fn epoch_ms(at: SystemTime) -> u64 {
+    at.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
 }

@@ -62,9 +62,9 @@ pub(in crate::agent) struct LookedWith {
     pub value: serde_json::Value,
 }
 
-/// [`wait_for_quiet_page`]; when the page is found quiet by a look at its next frames, the
-/// script `then` (an expression) is run in that same look, and its value given with the state,
-/// which saves the caller a round trip to the page.
+/// [`wait_for_quiet_page`]; when the page is found quiet by a look at its next frames, with
+/// `then` (the snapshot's arguments) the snapshot is taken in that same look, and given with
+/// the state, which saves the caller a round trip to the page.
 pub(in crate::agent) async fn wait_then_look(
     port: &dyn BrowserPort,
     tab: &TabId,
@@ -72,7 +72,7 @@ pub(in crate::agent) async fn wait_then_look(
     limit: Duration,
     seen_quiet: Option<Instant>,
     read: Option<(u64, TabInfo)>,
-    then: Option<&str>,
+    then: Option<&serde_json::Value>,
 ) -> Result<(PageState, Option<LookedWith>), BrowserError> {
     let state = |state| Ok((state, None));
     let (mut events, info) = match read.filter(|(_, info)| info.id == *tab) {

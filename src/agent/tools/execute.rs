@@ -2,7 +2,7 @@
 
 use super::error::{ToolError, ToolFailure};
 use super::tool::{Tool, ToolName};
-use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, snapshot_expression, verify};
+use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, snapshot_args, verify};
 use crate::agent::guards::is_restricted_url;
 use crate::agent::guards::{origin_text, safe_parse_origin};
 use crate::agent::reliability::Phase;
@@ -228,9 +228,7 @@ impl ToolContext<'_> {
             return ToolRun::err(browser(tool)(e));
         }
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_expression()))
-            .await
-        {
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await {
             Ok(settled) => {
                 let text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
                 ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
@@ -283,9 +281,7 @@ impl ToolContext<'_> {
         }
         self.phase.set("what the answer started to end and the page to go quiet");
         let streams = ActionStreams::from(self.port, position, request_position, taken);
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_expression()))
-            .await
-        {
+        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await {
             Ok(settled) => {
                 let text = format!("{answered}; the page {}", self.settle_words(&tab, &settled));
                 ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }

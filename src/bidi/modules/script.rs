@@ -1,4 +1,5 @@
-//! The `script` module: evaluating an expression in a page.
+//! The `script` module: calling a page script with its data as arguments, and evaluating an
+//! expression someone wrote (a scenario's own script).
 //! <https://w3c.github.io/webdriver-bidi/#module-script>
 
 use super::browsing_context::ContextId;
@@ -7,7 +8,8 @@ use crate::bidi::command::Empty;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// `script.evaluate`, awaiting promises, with the result serialized as JSON by the page.
+/// `script.evaluate` of an expression someone wrote (a scenario's own script), sent as it is
+/// (nothing is put around it), promises awaited; its value is read with [`json_of_remote`].
 #[derive(Clone, Debug, Serialize)]
 pub struct Evaluate {
     pub expression: String,
@@ -18,19 +20,28 @@ pub struct Evaluate {
     /// Run as if the user had just interacted (so `window.open` is allowed).
     #[serde(rename = "userActivation")]
     pub user_activation: bool,
+    #[serde(rename = "serializationOptions")]
+    pub serialization: Value,
 }
 
 impl Evaluate {
-    /// Evaluates `expression` in `context`; the page turns the value into JSON text, so the
-    /// result is plain JSON rather than a BiDi remote value.
-    pub fn json(context: &ContextId, expression: &str) -> Self {
+    /// Evaluates `expression` in `context`.
+    pub fn new(context: &ContextId, expression: &str) -> Self {
         Self {
-            expression: format!("(async () => JSON.stringify(await ({expression})))()"),
+            expression: expression.to_owned(),
             target: json!({ "context": context.0 }),
             await_promise: true,
             user_activation: true,
+            serialization: serialization(),
         }
     }
+}
+
+/// How deep an answer is serialized: deeper than any page script of navguard's answers (a
+/// probe's snapshot of elements with their forms is five levels), and stated, since the
+/// browsers' defaults differ; no DOM tree below a node.
+fn serialization() -> Value {
+    json!({ "maxObjectDepth": 16, "maxDomDepth": 0 })
 }
 
 /// Its result: `type` is `success` or `exception`.
@@ -54,22 +65,15 @@ pub enum ScriptFailure {
     /// The script threw: the exception's text (or the result's type when it has none).
     #[error("{0}")]
     Exception(String),
-    /// The page's JSON text did not parse.
-    #[error("{0}")]
-    NotJson(#[source] serde_json::Error),
 }
 
 impl EvaluateResult {
-    /// The JSON value the page returned.
-    pub fn into_json(self) -> Result<Value, ScriptFailure> {
+    /// The value the script gave, as JSON (see [`json_of_remote`]).
+    pub fn into_value(self) -> Result<Value, ScriptFailure> {
         if self.kind != "success" {
             return Err(ScriptFailure::Exception(self.exception_text()));
         }
-        let text = self.result.as_ref().and_then(|r| r.get("value")).and_then(Value::as_str);
-        match text {
-            Some(text) => serde_json::from_str(text).map_err(ScriptFailure::NotJson),
-            None => Ok(Value::Null),
-        }
+        Ok(self.result.as_ref().map_or(Value::Null, json_of_remote))
     }
 
     /// The exception's text, or the result's type when it has none.
@@ -82,6 +86,129 @@ impl EvaluateResult {
 impl Command for Evaluate {
     const METHOD: &'static str = "script.evaluate";
     type Output = EvaluateResult;
+}
+
+/// `script.callFunction`: a function of navguard's own, called in the page with its data as
+/// arguments (BiDi local values), promises awaited. The function is `'static` text, one of the
+/// page scripts compiled into navguard: nothing a user, a page or a model writes ever becomes
+/// part of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallFunction {
+    #[serde(rename = "functionDeclaration")]
+    pub function_declaration: &'static str,
+    /// Local values (see [`local_value`]).
+    pub arguments: Vec<Value>,
+    /// `{"context": …}` or `{"realm": …}`.
+    pub target: Value,
+    #[serde(rename = "awaitPromise")]
+    pub await_promise: bool,
+    /// Run as if the user had just interacted (so `window.open` is allowed).
+    #[serde(rename = "userActivation")]
+    pub user_activation: bool,
+    #[serde(rename = "serializationOptions")]
+    pub serialization: Value,
+}
+
+impl CallFunction {
+    /// Calls `function` in `context` with `arguments` (JSON values, passed as local values).
+    pub fn new(context: &ContextId, function: &'static str, arguments: &[Value]) -> Self {
+        Self {
+            function_declaration: function,
+            arguments: arguments.iter().map(local_value).collect(),
+            target: json!({ "context": context.0 }),
+            await_promise: true,
+            user_activation: true,
+            serialization: serialization(),
+        }
+    }
+
+    /// Calls without user activation: a look at the page, not an action in it.
+    #[must_use]
+    pub fn without_user_activation(mut self) -> Self {
+        self.user_activation = false;
+        self
+    }
+
+    /// Calls in a realm rather than a context (see [`Evaluate::in_realm`]).
+    #[must_use]
+    pub fn in_realm(mut self, realm: &str) -> Self {
+        self.target = json!({ "realm": realm });
+        self
+    }
+}
+
+impl Command for CallFunction {
+    const METHOD: &'static str = "script.callFunction";
+    type Output = EvaluateResult;
+}
+
+/// A script command that may be sent to a realm (the page's own) rather than a context.
+pub trait InRealm: Command<Output = EvaluateResult> + Clone {
+    #[must_use]
+    fn to_realm(self, realm: &str) -> Self;
+}
+
+impl InRealm for Evaluate {
+    fn to_realm(self, realm: &str) -> Self {
+        self.in_realm(realm)
+    }
+}
+
+impl InRealm for CallFunction {
+    fn to_realm(self, realm: &str) -> Self {
+        self.in_realm(realm)
+    }
+}
+
+/// A JSON value as a BiDi local value (`script.LocalValue`): what the page receives is that
+/// value, whatever text it holds.
+pub fn local_value(value: &Value) -> Value {
+    match value {
+        Value::Null => json!({ "type": "null" }),
+        Value::Bool(b) => json!({ "type": "boolean", "value": b }),
+        Value::Number(n) => json!({ "type": "number", "value": n }),
+        Value::String(s) => json!({ "type": "string", "value": s }),
+        Value::Array(items) => json!({ "type": "array", "value": items.iter().map(local_value).collect::<Vec<_>>() }),
+        Value::Object(map) => {
+            let entries: Vec<Value> = map.iter().map(|(key, value)| json!([key, local_value(value)])).collect();
+            json!({ "type": "object", "value": entries })
+        }
+    }
+}
+
+/// A BiDi remote value (`script.RemoteValue`) as JSON, as `JSON.stringify` would give it: a
+/// number that JSON cannot hold (NaN, ±Infinity) is `null`, -0 is 0, a bigint its digits, a
+/// date or pattern its text, a set or map its entries; what has no JSON form (a node, a
+/// function, a window, a value past the serialization depth) is `null`.
+pub fn json_of_remote(remote: &Value) -> Value {
+    let value = remote.get("value");
+    match remote.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "string" | "boolean" => value.cloned().unwrap_or(Value::Null),
+        "number" => match value {
+            Some(n @ Value::Number(_)) => n.clone(),
+            Some(Value::String(special)) if special == "-0" => json!(0),
+            _ => Value::Null,
+        },
+        "bigint" | "date" => value.cloned().unwrap_or(Value::Null),
+        "regexp" => value.and_then(|v| v.get("pattern")).cloned().unwrap_or(Value::Null),
+        "array" | "set" => match value.and_then(Value::as_array) {
+            Some(items) => Value::Array(items.iter().map(json_of_remote).collect()),
+            None => Value::Null,
+        },
+        "object" | "map" => match value.and_then(Value::as_array) {
+            Some(entries) => Value::Object(
+                entries
+                    .iter()
+                    .filter_map(|entry| {
+                        let key = entry.get(0)?.as_str()?.to_owned();
+                        Some((key, json_of_remote(entry.get(1)?)))
+                    })
+                    .collect(),
+            ),
+            None => Value::Null,
+        },
+        _ => Value::Null,
+    }
 }
 
 /// `script.getRealms` of one context.
@@ -119,18 +246,6 @@ impl Evaluate {
     pub fn in_realm(mut self, realm: &str) -> Self {
         self.target = json!({ "realm": realm });
         self
-    }
-
-    /// The first element matching a CSS selector, as a node remote value (with its `sharedId`).
-    pub fn query_selector(context: &ContextId, selector: &str) -> Self {
-        let selector = Value::String(selector.to_owned());
-        Self::node(context, format!("document.querySelector({selector})"))
-    }
-
-    /// An expression whose value is a node (answered as a remote reference with its
-    /// `sharedId`) or something else (answered as a value).
-    pub fn node(context: &ContextId, expression: String) -> Self {
-        Self { expression, target: json!({ "context": context.0 }), await_promise: false, user_activation: false }
     }
 }
 
@@ -176,4 +291,37 @@ pub struct RemovePreloadScript {
 impl Command for RemovePreloadScript {
     const METHOD: &'static str = "script.removePreloadScript";
     type Output = Empty;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_goes_to_the_page_as_local_values_whatever_text_it_holds() {
+        let data = json!({ "title": "Sign in with SMS\"); alert(1); (\"", "n": [1, 2.5, null, true] });
+        assert_eq!(
+            local_value(&data),
+            json!({ "type": "object", "value": [
+                ["n", { "type": "array", "value": [
+                    { "type": "number", "value": 1 }, { "type": "number", "value": 2.5 },
+                    { "type": "null" }, { "type": "boolean", "value": true },
+                ] }],
+                ["title", { "type": "string", "value": "Sign in with SMS\"); alert(1); (\"" }],
+            ] })
+        );
+    }
+
+    #[test]
+    fn remote_values_read_as_json_stringify_gives_them() {
+        let remote = json!({ "type": "object", "value": [
+            ["text", { "type": "string", "value": "MS" }],
+            ["list", { "type": "array", "value": [
+                { "type": "number", "value": "NaN" }, { "type": "number", "value": "-0" },
+                { "type": "undefined" }, { "type": "node", "sharedId": "x" },
+            ] }],
+            ["deep", { "type": "object" }],
+        ] });
+        assert_eq!(json_of_remote(&remote), json!({ "text": "MS", "list": [null, 0, null, null], "deep": null }));
+    }
 }
