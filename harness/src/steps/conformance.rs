@@ -17,8 +17,13 @@ use tracing::Instrument as _;
 /// Starts the scenario's agent, once.
 async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>> {
     if world.conformance.agent.is_none() {
-        let chromium =
-            navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?;
+        // Only an agent handed the Chromium binary needs it: navguard's core in process, or
+        // through `navguard mcp`, runs on a machine with Firefox alone.
+        let needs = world.conformance.agent_description.as_ref().is_some_and(|d| d.needs_chromium());
+        let chromium = match needs {
+            true => navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?,
+            false => std::path::PathBuf::new(),
+        };
         let at = crate::under_test::StartAt {
             port: world.port()?.clone(),
             chromium: chromium.display().to_string(),

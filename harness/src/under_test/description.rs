@@ -425,6 +425,19 @@ impl Description {
         }
     }
 
+    /// Whether the agent is handed the Chromium binary: its start, its environment or a file
+    /// written for it names `{chromium}`, or it is a jsonl agent, whose start line carries it.
+    /// Only such an agent needs Chromium installed; the others run where only Firefox is.
+    pub fn needs_chromium(&self) -> bool {
+        let start = &self.start;
+        self.kind == Kind::Jsonl
+            || std::iter::once(&start.command)
+                .chain(&start.args)
+                .chain(start.env.values())
+                .chain(start.files.values())
+                .any(|w| w.contains("{chromium}"))
+    }
+
     /// Whether the agent attaches to the harness's browser (its start, its environment or a
     /// file written for it names `{cdp_endpoint}` or `{bidi_session}`, or it is a jsonl agent,
     /// whose start line always carries the endpoint): then the user's steps act in the agent's

@@ -5,6 +5,7 @@
 mod args;
 mod elsewhere;
 mod gate;
+mod one_browser;
 mod repro;
 mod run;
 mod site;

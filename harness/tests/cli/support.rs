@@ -26,6 +26,8 @@ pub(crate) fn navguard_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ou
     for name in [
         "NAVGUARD_CHROMEDRIVER",
         "NAVGUARD_CHROMIUM",
+        "NAVGUARD_GECKODRIVER",
+        "NAVGUARD_FIREFOX",
         "NAVGUARD_BROWSER",
         "NAVGUARD_WEBDRIVER_URL",
         "NAVGUARD_AGENTS_DIR",
