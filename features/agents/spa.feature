@@ -29,3 +29,4 @@ Feature: Single-page apps
       | 4    | snapshot | {}                   |
     Then call 2 answered with the page at "{site}/spa?title=App&delay=300&page=one"
     And call 4 answered with the page at "{site}/spa?title=App&delay=300&page=one"
+    And call 4's answer shows "Page one"

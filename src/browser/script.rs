@@ -33,9 +33,10 @@ mod tests {
         for (at, _) in code.match_indices(".replace(") {
             let receiver = code[..at].rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or_default();
             let first = code[at + ".replace(".len()..].trim_start();
-            let placeholder = first.strip_prefix('"').and_then(|rest| rest.split('"').next()).is_some_and(|p| {
-                p.len() > 1 && p.chars().all(|c| c.is_ascii_uppercase() || c == '_')
-            });
+            let placeholder = first
+                .strip_prefix('"')
+                .and_then(|rest| rest.split('"').next())
+                .is_some_and(|p| p.len() > 1 && p.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
             let constant = receiver.len() > 1 && receiver.chars().all(|c| c.is_ascii_uppercase() || c == '_');
             if placeholder || constant {
                 return Some("a placeholder replaced in a script");

@@ -174,12 +174,25 @@ fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -
                     })
                     .collect(),
             ),
-            text: format!("{} {} ({} elements)", seen.url, seen.title, seen.elements.len()),
+            text: answer_text(&seen),
             ..Answer::default()
         },
         Ok(None) => Answer::default(),
         Err(stop) => Answer::failed(FailureClass::Navigation, stop.message()),
     }
+}
+
+/// The answer's words: the page's URL, title and number of elements, then its visible text and
+/// each frame's, as `navguard mcp` answers them: the same facts in process as through MCP.
+fn answer_text(seen: &Observation) -> String {
+    let mut lines = vec![format!("{} {} ({} elements)", seen.url, seen.title, seen.elements.len())];
+    if !seen.text.is_empty() {
+        lines.push(seen.text.clone());
+    }
+    for frame in seen.frames.iter().filter(|f| !f.text.is_empty()) {
+        lines.push(format!("frame {}: {}", frame.url, frame.text));
+    }
+    lines.join("\n")
 }
 
 #[async_trait]
