@@ -49,11 +49,14 @@ pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
     let early = server.clone();
     tokio::spawn(async move { early.join_early().await });
     let running = tokio::select! {
+        // A signal is an ordered stop: it wins over a handshake that failed because the client
+        // went away with it.
+        biased;
+        _ = term.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
+        _ = int.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
         // The pipe transport reads on tokio's reactor, so a pending read ends with the service
         // (blocking stdin reads cannot be cancelled: the end would wait for the next line).
         running = server.serve(rmcp::transport::stdio_pipes()) => running.map_err(|e| ServeError::Handshake(e.to_string())),
-        _ = term.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
-        _ = int.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
     };
     let running = match running {
         Ok(running) => running,

@@ -166,11 +166,14 @@ where
 {
     let reason = loop {
         let next = tokio::select! {
-            next = read.next() => next,
+            // Once the socket is given up nothing more is read from it: every call ends as
+            // disconnected at once, however busy the socket is.
+            biased;
             () = shared.abandoned.cancelled() => {
                 let reason = shared.abandon_reason.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
                 break reason.unwrap_or(SocketClosed::Ended);
             }
+            next = read.next() => next,
         };
         match next {
             None => break SocketClosed::Ended,

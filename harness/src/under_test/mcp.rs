@@ -74,13 +74,15 @@ impl McpAgent {
             stderr: process.stderr_tail(),
         };
         let handshake = tokio::select! {
-            handshake = tokio::time::timeout(deadline, config.serve(transport)) => handshake,
+            // Garbage on stdout cuts the client off: it is the real reason, so it is told first.
+            biased;
             Ok(()) = garbage.changed() => {
                 let line = garbage.borrow().clone().unwrap_or_default();
                 let e = protocol(&description, line, &process);
                 process.end().await;
                 return Err(e);
             }
+            handshake = tokio::time::timeout(deadline, config.serve(transport)) => handshake,
         };
         let client = match handshake {
             Err(_) => {

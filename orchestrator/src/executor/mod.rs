@@ -115,8 +115,10 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
     });
     let cancel = CancellationToken::new();
     let outcome = tokio::select! {
-        outcome = serve_tasks(&shared, &browser, &cancel) => outcome,
+        // A stop that was asked for is a clean stop, even when the browser went down with it.
+        biased;
         () = stop_signal() => Ok(()),
+        outcome = serve_tasks(&shared, &browser, &cancel) => outcome,
     };
     cancel.cancel();
     browser.shutdown().await;

@@ -61,6 +61,9 @@ impl Agent<'_> {
                 let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
                 let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(snapshot_args()));
                 let (state, with) = tokio::select! {
+                    // Stop wins: a wait that ended together with it is not used, and its failure
+                    // is not why the task ended.
+                    biased;
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,
                 };
@@ -93,6 +96,8 @@ impl Agent<'_> {
                 }
             };
             let observed = tokio::select! {
+                // Stop wins: a snapshot that ended together with it is not used.
+                biased;
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe => observed,
             };
@@ -123,6 +128,8 @@ impl Agent<'_> {
                 (false, _) => None,
                 (true, false) => left_since(self.port, &tab, position),
                 (true, true) => tokio::select! {
+                    // Stop wins, as in the looks above: nothing more is read after it.
+                    biased;
                     () = cancel.cancelled() => return Err(StopReason::User),
                     left = told_left_since(self.port, &tab, position) => left,
                 },
