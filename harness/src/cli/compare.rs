@@ -233,7 +233,7 @@ fn memory_bytes() -> Option<u64> {
 }
 
 /// The browser binary's own `--version`, within a deadline.
-async fn browser_version(options: &RunOptions) -> String {
+pub(super) async fn browser_version(options: &RunOptions) -> String {
     let kind = options.browser.browser;
     let Ok(binary) = kind.binary() else { return kind.name().to_owned() };
     let asked = tokio::process::Command::new(&binary).arg("--version").kill_on_drop(true).output();

@@ -71,6 +71,9 @@ pub async fn gate(args: GateArgs) -> ExitCode {
     if let Some(note) = files.built_in_note() {
         println!("{note}");
     }
+    for note in files.recorded_on_notes(&super::compare::browser_version(&options).await) {
+        println!("{note}");
+    }
     let how = GateRun { path, repeat, rerun, shard, options };
     judge_runs(how, &files, &report_dir).await
 }

@@ -40,6 +40,15 @@ fn read(file: &Source) -> Result<std::borrow::Cow<'static, str>, GateFileError> 
     file.read().map_err(|source| GateFileError::Unreadable { path: file.label(), source })
 }
 
+/// What an expectations file's `# Recorded on: <browser build>` line says, if it has one.
+pub(super) fn recorded_on(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let said = line.trim().strip_prefix('#')?.trim_start();
+        let (label, on) = said.split_once(':')?;
+        label.eq_ignore_ascii_case("recorded on").then(|| on.trim().to_owned()).filter(|on| !on.is_empty())
+    })
+}
+
 /// Reads `name value` lines; a malformed line or an unknown name is an error naming the line.
 pub fn read_thresholds(file: &Source) -> Result<Thresholds, GateFileError> {
     parse_thresholds(&read(file)?, &file.label())
@@ -189,6 +198,21 @@ impl GateFiles {
         }
     }
 
+    /// Which browser build each expectations file was recorded on (its `# Recorded on: …`
+    /// line), beside `this_run`'s build, one line per file that says; the reader sees at once
+    /// when a file was recorded on another build than the one the gate runs.
+    pub fn recorded_on_notes(&self, this_run: &str) -> Vec<String> {
+        let agent = self.agent_expectations.as_ref().and_then(|a| a.found.as_ref());
+        [Some(&self.expectations), agent]
+            .into_iter()
+            .flatten()
+            .filter_map(|file| {
+                let on = recorded_on(&read(file).ok()?)?;
+                Some(format!("navguard gate: {} was recorded on {on}; this run: {this_run}", file.label().display()))
+            })
+            .collect()
+    }
+
     /// The known failures the gate judges by: the browser's, and the agent's when one is named
     /// (an agent with no file has none).
     pub fn known_failures(&self) -> Result<BTreeSet<String>, GateFileError> {
@@ -290,6 +314,20 @@ mod tests {
             "navguard gate: no gate/expectations/agent-mine.txt: the agent has no known failures"
         );
         assert!(files.known_failures().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_expectations_file_says_which_build_it_was_recorded_on() {
+        assert_eq!(
+            recorded_on("# a\n#  Recorded on: Firefox ESR 153.8.0esr \nx.feature: y"),
+            Some("Firefox ESR 153.8.0esr".into())
+        );
+        assert_eq!(recorded_on("# recorded on:\n"), None);
+        assert_eq!(recorded_on("x.feature: recorded on: y"), None);
+        for browser in ["chromium", "firefox"] {
+            let file = crate::builtin::file(&format!("gate/expectations/{browser}.txt")).unwrap();
+            assert!(recorded_on(file.text).is_some(), "{browser}.txt says its build");
+        }
     }
 
     #[test]
