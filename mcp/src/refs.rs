@@ -33,6 +33,9 @@ pub enum UnknownRef {
     /// Given so long ago that it was forgotten.
     #[error("{0} is a ref of a page seen long ago: take a new snapshot")]
     Forgotten(String),
+    /// Neither a short ref nor the core's long form: told in the form the client sees.
+    #[error("{0:?} is not a ref (refs look like e12, as the latest answer lists them)")]
+    Malformed(String),
 }
 
 impl UnknownRef {
@@ -40,7 +43,7 @@ impl UnknownRef {
     /// page it was of.
     pub fn kind(&self) -> FailureKind {
         match self {
-            Self::NeverGiven(_) => FailureKind::BadInput,
+            Self::NeverGiven(_) | Self::Malformed(_) => FailureKind::BadInput,
             Self::Forgotten(_) => FailureKind::StaleRef,
         }
     }
@@ -66,10 +69,15 @@ impl RefBook {
         format!("e{n}")
     }
 
-    /// The core's ref for `given`: `None` when `given` is not a short ref (the long form, or not
-    /// a ref at all: the core judges it).
+    /// The core's ref for `given`: `None` when `given` is the core's long form (the core judges
+    /// it); a text that is neither form is refused here, in the form the client sees.
     pub fn full(&self, given: &str) -> Result<Option<String>, UnknownRef> {
-        let Some(n) = short_number(given) else { return Ok(None) };
+        let Some(n) = short_number(given) else {
+            return match given.parse::<navguard::browser::ElementRef>() {
+                Ok(_) => Ok(None),
+                Err(_) => Err(UnknownRef::Malformed(given.to_owned())),
+            };
+        };
         match self.full_of.get(&n) {
             Some(full) => Ok(Some(full.clone())),
             None if n < self.next => Err(UnknownRef::Forgotten(given.to_owned())),
@@ -101,12 +109,15 @@ mod tests {
     }
 
     #[test]
-    fn the_long_form_and_other_text_pass_through() {
+    fn the_long_form_passes_through_and_other_text_is_refused_in_the_form_the_client_sees() {
         let book = RefBook::default();
         assert_eq!(book.full("k3x9q2a.0"), Ok(None));
-        assert_eq!(book.full("e"), Ok(None));
-        assert_eq!(book.full("e1x"), Ok(None));
-        assert_eq!(book.full("#send"), Ok(None));
+        for not_a_ref in ["e", "e1x", "#send", "", "12"] {
+            let refused = book.full(not_a_ref).unwrap_err();
+            assert_eq!(refused, UnknownRef::Malformed(not_a_ref.into()));
+            assert!(refused.to_string().contains("refs look like e12"), "{refused}");
+            assert_eq!(refused.kind(), FailureKind::BadInput);
+        }
     }
 
     #[test]
