@@ -2,7 +2,7 @@
 //! same machine and browser, and the side-by-side report (`index.html` and `compare.md`). Each
 //! agent's own run keeps its full reports in `<report dir>/<agent>/`.
 
-use super::suite::{agent_scenarios, suite};
+use super::suite::{agent_scenarios, agent_that_can_start, suite};
 use crate::gate::{GateFiles, read_known_failures};
 use crate::report::compare::{AgentColumn, Comparison, render_html, render_markdown};
 use crate::run_context::RunMode;
@@ -46,6 +46,14 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
     if options.agent.is_some() {
         eprintln!("navguard compare: give the agents with --agents, not --agent");
         return ExitCode::from(2);
+    }
+    // Every agent named is found, its description valid and its command present before the
+    // first scenario: a typo in the last name does not cost the runs of all the others.
+    for name in &agents {
+        if let Err(e) = agent_that_can_start(name) {
+            eprintln!("navguard compare: {name}: {e}");
+            return ExitCode::from(2);
+        }
     }
     let features = match suite("compare", path, || agent_scenarios(&report_dir)) {
         Ok(path) => path,

@@ -41,3 +41,17 @@ fn run_help_shows_the_runner_s_options_with_their_true_defaults() {
     assert!(help.contains("target/navguard]"), "{help}");
     assert!(!help.contains("--retry") && !help.contains("pet a dog"), "{help}");
 }
+
+#[test]
+fn compare_checks_every_agent_before_the_first_scenario_and_names_the_one_that_is_not_there() {
+    let report = tempfile::tempdir().unwrap();
+    let args = ["compare", "--agents", "navguard,no-such-agent", "--report-dir", report.path().to_str().unwrap()];
+    let out = navguard(&args, None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("navguard compare: no-such-agent: "), "{stderr}");
+    // Nothing ran: not even the first agent's scenarios.
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("features:"), "{}", text(&out));
+    assert!(!report.path().join("navguard").exists());
+}
