@@ -80,12 +80,14 @@ Feature: An existing tab keeps reporting its old URL until a navigation commits
 
   @contract-browser-same-document
   Scenario: A fragment change is a navigation of its own, committed at once
+    The document stays: what a script did to it (its title) is still there after the change.
     Given a tab is open on "{site}/page?title=One"
+    And the page runs "document.title = 'One, renamed'"
     When the page runs "location.hash = 'part'"
     And the tab's "same-document" event arrives
     Then the tab's URL is "{site}/page?title=One#part"
     And the tab has no pending URL
-    And the page's title is "One"
+    And the page's title is "One, renamed"
     And the tab's last "same-document" event has another navigation id than its last "load" event
     And the fixture site served "/page" 1 time
 

@@ -241,3 +241,31 @@ fn each_documented_phrase_is_used_by_a_feature() {
     }
     assert!(unused.is_empty(), "documented phrases no scenario under features/ uses:\n{}", unused.join("\n"));
 }
+
+/// The record of every phrase ever documented, as `Keyword words`.
+fn recorded() -> Vec<String> {
+    let path = root().join("harness/tests/step_language/documented.txt");
+    let text = std::fs::read_to_string(&path).expect("the record reads");
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_owned).collect()
+}
+
+/// No phrase, once documented, is removed or narrowed: each the record holds is still
+/// documented under its keyword (and so still names its step, by the test above); a newly
+/// documented one is added to the record.
+#[test]
+fn no_documented_phrase_is_ever_removed() {
+    let documented: Vec<String> = doc().iter().map(|p| format!("{} {}", keyword(p.ty), p.text)).collect();
+    let record = recorded();
+    let removed: Vec<&String> = record.iter().filter(|r| !documented.contains(r)).collect();
+    assert!(
+        removed.is_empty(),
+        "phrases users may have written are no longer documented (bring them back):\n{}",
+        removed.iter().map(|r| r.as_str()).collect::<Vec<_>>().join("\n")
+    );
+    let new: Vec<&String> = documented.iter().filter(|d| !record.contains(d)).collect();
+    assert!(
+        new.is_empty(),
+        "newly documented phrases: add them to harness/tests/step_language/documented.txt:\n{}",
+        new.iter().map(|r| r.as_str()).collect::<Vec<_>>().join("\n")
+    );
+}
