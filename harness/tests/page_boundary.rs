@@ -1,0 +1,187 @@
+//! Generated text at the page boundary, on a real browser (Chromium and Firefox ESR): any text a
+//! page may hold (quotes, backslashes, `</script>`, U+2028, right-to-left text, emoji, the page
+//! scripts' own words) comes back from the page as it is there, and an expectation naming it
+//! (its title, its text, its URL) verifies. navguard's page scripts take their data as
+//! arguments, so no text can change what they do; this holds them to it. A bounded number of
+//! cases per `cargo test` (`PROPTEST_CASES` raises it), and the corpus
+//! (`tests/corpus/page_text/`, one text a line: texts that once broke something, and the
+//! classes named above) replayed every run. A failing text is printed: add it to the corpus.
+
+use async_trait::async_trait;
+use navguard::prelude::*;
+use navguard_harness::fixtures::FixtureSite;
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::json;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Cases per browser and run, unless `PROPTEST_CASES` says otherwise.
+const CASES: u32 = 24;
+/// How long one task may take: far more than one takes (a second or two).
+const TASK_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Words that once were placeholders of page scripts, and pieces of text that break code built
+/// by pasting text into it.
+const TOKENS: &[&str] = &[
+    "MS",
+    "WANT",
+    "PARSE_WAIT",
+    "TEXT",
+    "MAX",
+    "SINCE",
+    "ASKED",
+    "READ_CAP",
+    "THEN",
+    "\"",
+    "'",
+    "`",
+    "\\",
+    "\\\"",
+    "</script>",
+    "<b>",
+    "&amp;",
+    "${x}",
+    "*/",
+    "//",
+    "\u{2028}",
+    "\u{2029}",
+    "مرحبا",
+    "שלום",
+    "🙂",
+    "👩‍💻",
+    "你好",
+    "null",
+    "undefined",
+    ");",
+    "%20",
+    "#",
+    "?",
+    "e12",
+];
+
+/// What a page's title holds once the browser has read it: ASCII whitespace collapsed and
+/// trimmed (`document.title`).
+fn as_title(text: &str) -> String {
+    text.split([' ', '\t', '\n', '\r', '\u{c}']).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// The longest piece of the text with no whitespace or line separator in it: what any layout
+/// shows as it is in the page's visible text.
+fn a_word(text: &str) -> String {
+    text.split(|c: char| c.is_whitespace() || c == '\u{2028}' || c == '\u{2029}')
+        .max_by_key(|w| w.chars().count())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The model of the test: opens the page, notes what it saw, and calls `done` expecting the
+/// page's title, a word of its text and its URL; asked again (a refused done) it answers
+/// nothing, so the task ends without `done`.
+struct Expecting {
+    url: String,
+    title: String,
+    word: String,
+    seen: Mutex<Option<(String, String)>>,
+}
+
+#[async_trait]
+impl Planner for Expecting {
+    async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+        let call = |name: &str, args: serde_json::Value| ToolCall { name: name.to_owned(), args };
+        let calls = match request.observation {
+            None => vec![call("open_url", json!({ "url": self.url }))],
+            Some(page) if request.round == 2 => {
+                *self.seen.lock().unwrap() = Some((page.title.clone(), page.url.clone()));
+                let mut expect = json!({ "title": self.title, "url": page.url });
+                if !self.word.is_empty() {
+                    expect["text"] = json!(self.word);
+                }
+                vec![call("done", json!({ "summary": "seen", "expect": expect }))]
+            }
+            Some(_) => Vec::new(),
+        };
+        Ok(ModelTurn { calls })
+    }
+}
+
+/// Opens a page titled `text` (its title and heading) and checks the round trip; the reason if
+/// it does not hold.
+async fn round_trip(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
+    let query: String = url::form_urlencoded::Serializer::new(String::new()).append_pair("title", text).finish();
+    let planner = Expecting {
+        url: format!("{site}/page?{query}"),
+        title: as_title(text),
+        word: a_word(text),
+        seen: Mutex::new(None),
+    };
+    let config = AgentConfig { verify_timeout: Duration::from_secs(3), round_limit: 4, ..AgentConfig::default() };
+    let mut task = Task::default();
+    let (agent, cancel) = (Agent::new(port, &planner, config), CancellationToken::new());
+    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
+        .await
+        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let seen = planner.seen.lock().unwrap().clone();
+    let Some((title, _)) = seen else { return Err(format!("the page was never observed: {}", stop.message())) };
+    if title != planner.title {
+        return Err(format!("the page's title {:?} came back as {title:?}", planner.title));
+    }
+    match stop {
+        StopReason::Done { .. } => Ok(()),
+        other => Err(format!("an expectation that holds on the page did not verify: {}", other.message())),
+    }
+}
+
+fn texts() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![prop::sample::select(TOKENS).prop_map(str::to_owned), "\\PC{1,12}"];
+    prop::collection::vec(piece, 1..6)
+        .prop_map(|pieces| pieces.join(""))
+        .prop_filter("a title", |t| !as_title(t).is_empty())
+}
+
+fn corpus() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/page_text");
+    let mut texts = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).flatten() {
+        let file = std::fs::read_to_string(entry.path()).unwrap();
+        texts.extend(file.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned));
+    }
+    assert!(texts.len() >= 10, "{} holds the corpus", dir.display());
+    texts
+}
+
+/// The corpus, then generated texts, on one browser.
+async fn on(browser: BrowserKind) {
+    let site = FixtureSite::start().await.unwrap();
+    let launched = BidiBrowser::launch(BrowserConfig { browser, ..BrowserConfig::default() }).await.unwrap();
+    let port = launched.open_port().await.unwrap();
+    let mut failures = Vec::new();
+    for text in corpus() {
+        if let Err(why) = round_trip(&port, &site.site, &text).await {
+            failures.push(format!("{text:?}: {why}"));
+        }
+    }
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(CASES);
+    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+    let generated: Vec<String> = (0..cases).map(|_| texts().new_tree(&mut runner).expect("a text").current()).collect();
+    for text in generated {
+        if let Err(why) = round_trip(&port, &site.site, &text).await {
+            failures.push(format!("{text:?}: {why} (add it to tests/corpus/page_text/)"));
+        }
+    }
+    launched.shutdown().await;
+    site.shutdown().await;
+    assert!(failures.is_empty(), "{browser}:\n{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_text_comes_back_from_chromium_as_the_page_holds_it_and_verifies() {
+    on(BrowserKind::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn any_text_comes_back_from_firefox_as_the_page_holds_it_and_verifies() {
+    on(BrowserKind::Firefox).await;
+}
