@@ -1,7 +1,8 @@
 //! Generated text at the page boundary, on a real browser (Chromium and Firefox ESR): any text a
 //! page may hold (quotes, backslashes, `</script>`, U+2028, right-to-left text, emoji, the page
 //! scripts' own words) comes back from the page as it is there, and an expectation naming it
-//! (its title, its text, its URL) verifies. navguard's page scripts take their data as
+//! (its title, its text, its URL) verifies; typed into a field, the snapshot shows the field
+//! holding it. navguard's page scripts take their data as
 //! arguments, so no text can change what they do; this holds them to it. A bounded number of
 //! cases per `cargo test` (`PROPTEST_CASES` raises it), and the corpus
 //! (`tests/corpus/page_text/`, one text a line: texts that once broke something, and the
@@ -134,6 +135,55 @@ async fn round_trip(port: &BidiPort, site: &str, text: &str) -> Result<(), Strin
     }
 }
 
+/// The model of the typing test: opens a page with a text field, types `text` into it, notes
+/// the field's value as the next snapshot gives it, and ends.
+struct Typing {
+    url: String,
+    text: String,
+    seen: Mutex<Option<String>>,
+}
+
+#[async_trait]
+impl Planner for Typing {
+    async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+        let call = |name: &str, args: serde_json::Value| ToolCall { name: name.to_owned(), args };
+        let calls = match (request.round, request.observation) {
+            (_, None) => vec![call("open_url", json!({ "url": self.url }))],
+            (2, Some(_)) => vec![call("type", json!({ "selector": "#q", "text": self.text }))],
+            (_, Some(page)) => {
+                let field = page.elements.iter().find(|e| e.selector == "#q");
+                *self.seen.lock().unwrap() = field.and_then(|e| e.value.clone());
+                vec![call("done", json!({ "summary": "typed" }))]
+            }
+        };
+        Ok(ModelTurn { calls })
+    }
+}
+
+/// What a snapshot shows of a field's value: whitespace runs as one space, trimmed, its first
+/// 80 UTF-16 code units (as the page counts them).
+fn as_shown(text: &str) -> String {
+    let squashed = text.split(char::is_whitespace).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let units: Vec<u16> = squashed.encode_utf16().take(80).collect();
+    String::from_utf16_lossy(&units)
+}
+
+/// Types `text` into a page's field and checks that the snapshot shows what the field holds.
+async fn typed(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
+    let planner = Typing { url: format!("{site}/page?title=Form"), text: text.to_owned(), seen: Mutex::new(None) };
+    let config = AgentConfig { round_limit: 5, ..AgentConfig::default() };
+    let (agent, cancel, mut task) = (Agent::new(port, &planner, config), CancellationToken::new(), Task::default());
+    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
+        .await
+        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let seen = planner.seen.lock().unwrap().clone();
+    match (stop, seen) {
+        (StopReason::Done { .. }, Some(value)) if value == as_shown(text) => Ok(()),
+        (StopReason::Done { .. }, seen) => Err(format!("typed, the field shows {seen:?}, not {:?}", as_shown(text))),
+        (other, _) => Err(format!("the typing did not end done: {}", other.message())),
+    }
+}
+
 fn texts() -> impl Strategy<Value = String> {
     let piece = prop_oneof![prop::sample::select(TOKENS).prop_map(str::to_owned), "\\PC{1,12}"];
     prop::collection::vec(piece, 1..6)
@@ -162,6 +212,9 @@ async fn on(browser: BrowserKind) {
         if let Err(why) = round_trip(&port, &site.site, &text).await {
             failures.push(format!("{text:?}: {why}"));
         }
+        if let Err(why) = typed(&port, &site.site, &text).await {
+            failures.push(format!("typing {text:?}: {why}"));
+        }
     }
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(CASES);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
@@ -169,6 +222,9 @@ async fn on(browser: BrowserKind) {
     for text in generated {
         if let Err(why) = round_trip(&port, &site.site, &text).await {
             failures.push(format!("{text:?}: {why} (add it to tests/corpus/page_text/)"));
+        }
+        if let Err(why) = typed(&port, &site.site, &text).await {
+            failures.push(format!("typing {text:?}: {why} (add it to tests/corpus/page_text/)"));
         }
     }
     launched.shutdown().await;
