@@ -42,28 +42,26 @@ fn run_one(browser: &str, path: &str, report: &Path) -> std::process::Output {
     navguard_with(&args, &[("PATH", path)])
 }
 
-#[test]
-fn firefox_alone_runs_the_agent_neutral_scenarios_on_the_core_and_names_chromium_when_asked() {
+/// With only `binaries` on the PATH, the core's scenario passes on `present`, and asking for
+/// `missing` is one line naming it (`named` is in that line) with exit 2.
+fn alone(binaries: &[&str], present: &str, missing: &str, named: &str) {
     let (bin, report) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = path_with(bin.path(), &["firefox-esr", "geckodriver"]);
-    let out = run_one("firefox", &path, report.path());
+    let path = path_with(bin.path(), binaries);
+    let out = run_one(present, &path, report.path());
     assert!(out.status.success() && text(&out).contains("features: 1 passed, 0 failed"), "{}", text(&out));
-    let out = run_one("chromium", &path, report.path());
+    let out = run_one(missing, &path, report.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("not found") && stderr.contains("apt-get install chromium"), "{stderr}");
+    assert!(stderr.contains("not found") && stderr.contains(named), "{stderr}");
+}
+
+#[test]
+fn firefox_alone_runs_the_agent_neutral_scenarios_on_the_core_and_names_chromium_when_asked() {
+    alone(&["firefox-esr", "geckodriver"], "firefox", "chromium", "apt-get install chromium");
 }
 
 #[test]
 fn chromium_alone_runs_the_agent_neutral_scenarios_on_the_core_and_names_firefox_when_asked() {
-    let (bin, report) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let path = path_with(bin.path(), &["chromium", "chromedriver"]);
-    let out = run_one("chromium", &path, report.path());
-    assert!(out.status.success() && text(&out).contains("features: 1 passed, 0 failed"), "{}", text(&out));
-    let out = run_one("firefox", &path, report.path());
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("not found") && stderr.contains("firefox-esr"), "{stderr}");
+    alone(&["chromium", "chromedriver"], "chromium", "firefox", "firefox-esr");
 }

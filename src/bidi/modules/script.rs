@@ -13,35 +13,44 @@ use serde_json::{Value, json};
 #[derive(Clone, Debug, Serialize)]
 pub struct Evaluate {
     pub expression: String,
-    /// `{"context": …}`.
+    #[serde(flatten)]
+    pub how: ScriptRun,
+}
+
+impl Evaluate {
+    /// Evaluates `expression` in `context`.
+    pub fn new(context: &ContextId, expression: &str) -> Self {
+        Self { expression: expression.to_owned(), how: ScriptRun::in_context(context) }
+    }
+}
+
+/// What a script command says besides its script: where it runs, and how it runs and answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScriptRun {
+    /// `{"context": …}` or `{"realm": …}`.
     pub target: Value,
     #[serde(rename = "awaitPromise")]
     pub await_promise: bool,
     /// Run as if the user had just interacted (so `window.open` is allowed).
     #[serde(rename = "userActivation")]
     pub user_activation: bool,
+    /// How deep an answer is serialized: deeper than any page script of navguard's answers (a
+    /// probe's snapshot of elements with their forms is five levels), and stated, since the
+    /// browsers' defaults differ; no DOM tree below a node.
     #[serde(rename = "serializationOptions")]
     pub serialization: Value,
 }
 
-impl Evaluate {
-    /// Evaluates `expression` in `context`.
-    pub fn new(context: &ContextId, expression: &str) -> Self {
+impl ScriptRun {
+    /// In `context`, promises awaited, with user activation.
+    fn in_context(context: &ContextId) -> Self {
         Self {
-            expression: expression.to_owned(),
             target: json!({ "context": context.0 }),
             await_promise: true,
             user_activation: true,
-            serialization: serialization(),
+            serialization: json!({ "maxObjectDepth": 16, "maxDomDepth": 0 }),
         }
     }
-}
-
-/// How deep an answer is serialized: deeper than any page script of navguard's answers (a
-/// probe's snapshot of elements with their forms is five levels), and stated, since the
-/// browsers' defaults differ; no DOM tree below a node.
-fn serialization() -> Value {
-    json!({ "maxObjectDepth": 16, "maxDomDepth": 0 })
 }
 
 /// Its result: `type` is `success` or `exception`.
@@ -98,15 +107,8 @@ pub struct CallFunction {
     pub function_declaration: &'static str,
     /// Local values (see [`local_value`]).
     pub arguments: Vec<Value>,
-    /// `{"context": …}` or `{"realm": …}`.
-    pub target: Value,
-    #[serde(rename = "awaitPromise")]
-    pub await_promise: bool,
-    /// Run as if the user had just interacted (so `window.open` is allowed).
-    #[serde(rename = "userActivation")]
-    pub user_activation: bool,
-    #[serde(rename = "serializationOptions")]
-    pub serialization: Value,
+    #[serde(flatten)]
+    pub how: ScriptRun,
 }
 
 impl CallFunction {
@@ -115,24 +117,21 @@ impl CallFunction {
         Self {
             function_declaration: function,
             arguments: arguments.iter().map(local_value).collect(),
-            target: json!({ "context": context.0 }),
-            await_promise: true,
-            user_activation: true,
-            serialization: serialization(),
+            how: ScriptRun::in_context(context),
         }
     }
 
     /// Calls without user activation: a look at the page, not an action in it.
     #[must_use]
     pub fn without_user_activation(mut self) -> Self {
-        self.user_activation = false;
+        self.how.user_activation = false;
         self
     }
 
     /// Calls in a realm rather than a context (see [`Evaluate::in_realm`]).
     #[must_use]
     pub fn in_realm(mut self, realm: &str) -> Self {
-        self.target = json!({ "realm": realm });
+        self.how.target = json!({ "realm": realm });
         self
     }
 }
@@ -244,7 +243,7 @@ impl Evaluate {
     /// context-targeted evaluate in a `window.open` popup of a created user context.
     #[must_use]
     pub fn in_realm(mut self, realm: &str) -> Self {
-        self.target = json!({ "realm": realm });
+        self.how.target = json!({ "realm": realm });
         self
     }
 }
@@ -310,6 +309,25 @@ mod tests {
                 ["title", { "type": "string", "value": "Sign in with SMS\"); alert(1); (\"" }],
             ] })
         );
+    }
+
+    #[test]
+    fn a_call_is_sent_with_the_parameters_the_spec_names() {
+        let call = CallFunction::new(&ContextId("c1".into()), "(a) => a", &[json!("MS")]).without_user_activation();
+        assert_eq!(
+            serde_json::to_value(call.in_realm("r1")).unwrap(),
+            json!({
+                "functionDeclaration": "(a) => a",
+                "arguments": [{ "type": "string", "value": "MS" }],
+                "target": { "realm": "r1" },
+                "awaitPromise": true,
+                "userActivation": false,
+                "serializationOptions": { "maxObjectDepth": 16, "maxDomDepth": 0 },
+            })
+        );
+        let evaluate = serde_json::to_value(Evaluate::new(&ContextId("c1".into()), "1 // a comment")).unwrap();
+        assert_eq!(evaluate["expression"], "1 // a comment");
+        assert_eq!(evaluate["target"], json!({ "context": "c1" }));
     }
 
     #[test]
