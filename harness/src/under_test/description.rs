@@ -429,13 +429,14 @@ impl Description {
     /// written for it names `{chromium}`, or it is a jsonl agent, whose start line carries it.
     /// Only such an agent needs Chromium installed; the others run where only Firefox is.
     pub fn needs_chromium(&self) -> bool {
+        self.kind == Kind::Jsonl || self.start_words().any(|w| w.contains("{chromium}"))
+    }
+
+    /// Every word of its start that placeholders are filled into: the command, its arguments,
+    /// its environment's values and the files written for it.
+    fn start_words(&self) -> impl Iterator<Item = &String> {
         let start = &self.start;
-        self.kind == Kind::Jsonl
-            || std::iter::once(&start.command)
-                .chain(&start.args)
-                .chain(start.env.values())
-                .chain(start.files.values())
-                .any(|w| w.contains("{chromium}"))
+        std::iter::once(&start.command).chain(&start.args).chain(start.env.values()).chain(start.files.values())
     }
 
     /// Whether the agent attaches to the harness's browser (its start, its environment or a
@@ -443,13 +444,8 @@ impl Description {
     /// whose start line always carries the endpoint): then the user's steps act in the agent's
     /// own browser.
     pub fn attaches(&self) -> bool {
-        let start = &self.start;
         self.kind.always_attaches()
-            || std::iter::once(&start.command)
-                .chain(&start.args)
-                .chain(start.env.values())
-                .chain(start.files.values())
-                .any(|w| w.contains("{cdp_endpoint}") || w.contains("{bidi_session}"))
+            || self.start_words().any(|w| w.contains("{cdp_endpoint}") || w.contains("{bidi_session}"))
     }
 }
 
