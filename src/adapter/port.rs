@@ -333,7 +333,15 @@ impl BrowserPort for BidiPort {
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError> {
         let tree = self.client.send(&GetTree { root: None, max_depth: Some(0) }, self.call_timeout).await;
         let tree = tree.map_err(|e| general(GetTree::METHOD, e))?;
-        Ok(tree.contexts.into_iter().filter(|i| self.owns(i)).map(|i| self.info(TabId(i.context.0), i.url)).collect())
+        let listed = tree.contexts.into_iter().filter(|i| self.owns(i)).map(|i| {
+            let opener = i.original_opener.map(|o| TabId(o.0));
+            let mut info = self.info(TabId(i.context.0), i.url);
+            // The tree names a tab's opener even when the tab's creation event has not reached
+            // this connection yet (another connection to the session may have heard it first).
+            info.opener = info.opener.or(opener);
+            info
+        });
+        Ok(listed.collect())
     }
 
     async fn navigate(&self, tab: &TabId, url: &str) -> Result<(), BrowserError> {

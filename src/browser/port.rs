@@ -85,7 +85,8 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
             None => self.tab(tab).await,
         }
     }
-    /// Every open tab of this port.
+    /// Every open tab of this port, each with its opener as the browser names it (though the
+    /// tab's creation event may not have come yet).
     async fn tabs(&self) -> Result<Vec<TabInfo>, BrowserError>;
     /// Starts a navigation; returns once it has started, never waiting for its commit.
     async fn navigate(&self, tab: &TabId, url: &str) -> Result<(), BrowserError>;

@@ -19,6 +19,10 @@ use crate::agent::closed_loop::Observation;
 use crate::browser::{EventStream, TabId};
 use tokio_util::sync::CancellationToken;
 
+/// The tools that name the task's tabs: before one runs, the task's tabs are caught up with
+/// the browser's.
+const TAB_TOOLS: [ToolName; 3] = [ToolName::ListTabs, ToolName::FocusTab, ToolName::CloseTabs];
+
 /// A task driven one tool call at a time, by whichever agent (its port, its settings) the
 /// caller hands each call.
 #[derive(Default)]
@@ -76,7 +80,11 @@ impl Session {
         }
         // Tabs the task's pages opened since the last call (a script's window.open while the
         // model thought) are the task's before this call acts, so it can turn to them.
-        self.adopt_opened_tabs(agent);
+        if TAB_TOOLS.iter().any(|tool| call.name == tool.name()) {
+            self.catch_up_with_browser(agent).await;
+        } else {
+            self.adopt_opened_tabs(agent);
+        }
         let round = self.task.round;
         let observed = self.observed.take();
         let mut warnings = Vec::new();
@@ -144,6 +152,26 @@ impl Session {
     pub fn adopt_opened_tabs(&mut self, agent: &Agent<'_>) {
         let round = self.task.round;
         self.adopt_opened_tabs_in(agent, round);
+    }
+
+    /// Adopts the opened tabs as the browser has them now, not only as its events have told
+    /// so far. A caller that learned of a new tab elsewhere (its own connection to the browser,
+    /// a page that said so) may ask for it before the tab's creation event has reached this
+    /// port: the browser's list of tabs, which names each tab's opener, is read first, and its
+    /// answer also comes after every event the browser sent this port before it. A browser
+    /// that cannot list its tabs leaves the events' word.
+    async fn catch_up_with_browser(&mut self, agent: &Agent<'_>) {
+        let listed = agent.port.tabs().await;
+        self.adopt_opened_tabs(agent);
+        let Ok(listed) = listed else { return };
+        let round = self.task.round;
+        for info in listed {
+            let Some(opener) = info.opener else { continue };
+            if self.task.tabs.adopt_child(info.id.clone(), &opener) {
+                let (tab, opener) = (info.id.to_string(), opener.to_string());
+                self.task.trace.record(round, TraceEvent::ChildTab { tab, opener });
+            }
+        }
     }
 
     fn adopt_opened_tabs_in(&mut self, agent: &Agent<'_>, round: u32) {
