@@ -2,7 +2,8 @@
 //! page may hold (quotes, backslashes, `</script>`, U+2028, right-to-left text, emoji, the page
 //! scripts' own words) comes back from the page as it is there, and an expectation naming it
 //! (its title, its text, its URL) verifies; typed into a field, the snapshot shows the field
-//! holding it. navguard's page scripts take their data as
+//! holding it; as a button's label, an alert's words or a framed page's title (and URL), the
+//! snapshot gives them as the page holds them. navguard's page scripts take their data as
 //! arguments, so no text can change what they do; this holds them to it. A bounded number of
 //! cases per `cargo test` (`PROPTEST_CASES` raises it), and the corpus
 //! (`tests/corpus/page_text/`, one text a line: texts that once broke something, and the
@@ -184,6 +185,103 @@ async fn typed(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
     }
 }
 
+/// The model of the tests that read one thing off a page: opens it, looks again until the page
+/// shows what `shows` waits for (a dialog opens a moment after its page loads), keeps that
+/// look, answers a dialog if one is open, and ends.
+struct Looking {
+    url: String,
+    shows: fn(&Observation) -> bool,
+    seen: Mutex<Option<Observation>>,
+}
+
+#[async_trait]
+impl Planner for Looking {
+    async fn next_turn(&self, request: PlanRequest<'_>) -> Result<ModelTurn, PlannerError> {
+        let call = |name: &str, args: serde_json::Value| ToolCall { name: name.to_owned(), args };
+        let mut seen = self.seen.lock().unwrap();
+        let calls = match request.observation {
+            None => vec![call("open_url", json!({ "url": self.url }))],
+            Some(page) if seen.is_none() && (self.shows)(page) => {
+                *seen = Some(page.clone());
+                match page.dialog {
+                    Some(_) => vec![call("handle_dialog", json!({ "accept": true }))],
+                    None => vec![call("done", json!({ "summary": "seen" }))],
+                }
+            }
+            Some(_) if seen.is_some() => vec![call("done", json!({ "summary": "seen" }))],
+            Some(_) => vec![call("snapshot", json!({}))],
+        };
+        Ok(ModelTurn { calls })
+    }
+}
+
+/// Opens `url` and keeps the first look at it that `shows` accepts; the reason if none did.
+async fn look_at(port: &BidiPort, url: String, shows: fn(&Observation) -> bool) -> Result<Observation, String> {
+    let planner = Looking { url, shows, seen: Mutex::new(None) };
+    let config = AgentConfig { round_limit: 12, ..AgentConfig::default() };
+    let (agent, cancel, mut task) = (Agent::new(port, &planner, config), CancellationToken::new(), Task::default());
+    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
+        .await
+        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let seen = planner.seen.lock().unwrap().take();
+    seen.ok_or_else(|| format!("the page never showed it: {}", stop.message()))
+}
+
+/// `text` as one query parameter's value.
+fn query(name: &str, text: &str) -> String {
+    url::form_urlencoded::Serializer::new(String::new()).append_pair(name, text).finish()
+}
+
+/// A button labelled `text`: the snapshot names it as the page does (whitespace squashed, the
+/// first 80 UTF-16 units).
+async fn named(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
+    let url = format!("{site}/button?title=Named&{}", query("label", text));
+    let page = look_at(port, url, |page| page.elements.iter().any(|e| e.selector == "#b")).await?;
+    let name = page.elements.iter().find(|e| e.selector == "#b").map(|e| e.name.clone()).unwrap_or_default();
+    if name == as_shown(text) { Ok(()) } else { Err(format!("the button's name came back as {name:?}")) }
+}
+
+/// An alert saying `text`: the look shows the dialog with the page's words, as they are.
+async fn alerted(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
+    let url = format!("{site}/dialog?kind=alert&after=0&{}", query("message", text));
+    let page = look_at(port, url, |page| page.dialog.is_some()).await?;
+    let message = page.dialog.map(|d| d.message).unwrap_or_default();
+    if message == text { Ok(()) } else { Err(format!("the alert's words came back as {message:?}")) }
+}
+
+/// A frame whose page is titled `text`: the snapshot gives the frame's title as its document
+/// has it and its URL as the browser loaded it.
+async fn framed(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
+    let inner = format!("{site}/page?{}", query("title", text));
+    let url = format!("{site}/frame?title=Outer&{}", query("src", &inner));
+    let page = look_at(port, url, |page| page.frames.iter().any(|f| !f.document.is_empty())).await?;
+    let Some(frame) = page.frames.first() else { return Err("the snapshot shows no frame".to_owned()) };
+    if frame.title != as_title(text) {
+        return Err(format!("the frame's title came back as {:?}", frame.title));
+    }
+    if frame.url != inner {
+        return Err(format!("the frame's URL {inner:?} came back as {:?}", frame.url));
+    }
+    Ok(())
+}
+
+/// Every round trip of one text; what did not hold.
+async fn every_round_trip(port: &BidiPort, site: &str, text: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    for (what, outcome) in [
+        ("as a title", round_trip(port, site, text).await),
+        ("typed", typed(port, site, text).await),
+        ("as a button's name", named(port, site, text).await),
+        ("as an alert's words", alerted(port, site, text).await),
+        ("as a frame's title", framed(port, site, text).await),
+    ] {
+        if let Err(why) = outcome {
+            failures.push(format!("{text:?} {what}: {why}"));
+        }
+    }
+    failures
+}
+
 fn texts() -> impl Strategy<Value = String> {
     let piece = prop_oneof![prop::sample::select(TOKENS).prop_map(str::to_owned), "\\PC{1,12}"];
     prop::collection::vec(piece, 1..6)
@@ -209,23 +307,14 @@ async fn on(browser: BrowserKind) {
     let port = launched.open_port().await.unwrap();
     let mut failures = Vec::new();
     for text in corpus() {
-        if let Err(why) = round_trip(&port, &site.site, &text).await {
-            failures.push(format!("{text:?}: {why}"));
-        }
-        if let Err(why) = typed(&port, &site.site, &text).await {
-            failures.push(format!("typing {text:?}: {why}"));
-        }
+        failures.extend(every_round_trip(&port, &site.site, &text).await);
     }
     let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(CASES);
     let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
     let generated: Vec<String> = (0..cases).map(|_| texts().new_tree(&mut runner).expect("a text").current()).collect();
     for text in generated {
-        if let Err(why) = round_trip(&port, &site.site, &text).await {
-            failures.push(format!("{text:?}: {why} (add it to tests/corpus/page_text/)"));
-        }
-        if let Err(why) = typed(&port, &site.site, &text).await {
-            failures.push(format!("typing {text:?}: {why} (add it to tests/corpus/page_text/)"));
-        }
+        let failed = every_round_trip(&port, &site.site, &text).await;
+        failures.extend(failed.into_iter().map(|why| format!("{why} (add it to tests/corpus/page_text/)")));
     }
     launched.shutdown().await;
     site.shutdown().await;

@@ -67,7 +67,7 @@ pub const ROUTES: &[&str] = &[
     "/shop",
     "/injected",
     "/frame?src=URL&title=T",
-    "/dialog?kind=K&after=MS&title=T",
+    "/dialog?kind=K&after=MS&title=T&message=M",
     "/data?delay=MS&trickle=MS",
     "/events",
     "/download?name=F&delay=MS",

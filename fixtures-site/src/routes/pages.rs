@@ -114,6 +114,7 @@ pub(super) async fn dialog(Query(q): Query_) -> Page {
         ("title", html(&p.text("title", "Dialog"))),
         ("kind_js", js_string(kind)),
         ("after", p.ms("after", 200)?.to_string()),
+        ("message_js", js_string(&p.text("message", &format!("Dialog: {kind}")))),
     ];
     Ok(Html(render(template::DIALOG, &slots)).into_response())
 }
