@@ -109,6 +109,13 @@ impl Planner for Expecting {
     }
 }
 
+/// Runs a task of `planner`'s to its end, within the task's deadline.
+async fn run_task(port: &BidiPort, planner: &dyn Planner, config: AgentConfig) -> Result<StopReason, String> {
+    let (agent, cancel, mut task) = (Agent::new(port, planner, config), CancellationToken::new(), Task::default());
+    let run = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel)).await;
+    run.map_err(|_| format!("no end within {TASK_DEADLINE:?}"))
+}
+
 /// Opens a page titled `text` (its title and heading) and checks the round trip; the reason if
 /// it does not hold.
 async fn round_trip(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
@@ -120,11 +127,7 @@ async fn round_trip(port: &BidiPort, site: &str, text: &str) -> Result<(), Strin
         seen: Mutex::new(None),
     };
     let config = AgentConfig { verify_timeout: Duration::from_secs(3), round_limit: 4, ..AgentConfig::default() };
-    let mut task = Task::default();
-    let (agent, cancel) = (Agent::new(port, &planner, config), CancellationToken::new());
-    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
-        .await
-        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let stop = run_task(port, &planner, config).await?;
     let seen = planner.seen.lock().unwrap().clone();
     let Some((title, _)) = seen else { return Err(format!("the page was never observed: {}", stop.message())) };
     if title != planner.title {
@@ -172,11 +175,7 @@ fn as_shown(text: &str) -> String {
 /// Types `text` into a page's field and checks that the snapshot shows what the field holds.
 async fn typed(port: &BidiPort, site: &str, text: &str) -> Result<(), String> {
     let planner = Typing { url: format!("{site}/page?title=Form"), text: text.to_owned(), seen: Mutex::new(None) };
-    let config = AgentConfig { round_limit: 5, ..AgentConfig::default() };
-    let (agent, cancel, mut task) = (Agent::new(port, &planner, config), CancellationToken::new(), Task::default());
-    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
-        .await
-        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let stop = run_task(port, &planner, AgentConfig { round_limit: 5, ..AgentConfig::default() }).await?;
     let seen = planner.seen.lock().unwrap().clone();
     match (stop, seen) {
         (StopReason::Done { .. }, Some(value)) if value == as_shown(text) => Ok(()),
@@ -218,11 +217,7 @@ impl Planner for Looking {
 /// Opens `url` and keeps the first look at it that `shows` accepts; the reason if none did.
 async fn look_at(port: &BidiPort, url: String, shows: fn(&Observation) -> bool) -> Result<Observation, String> {
     let planner = Looking { url, shows, seen: Mutex::new(None) };
-    let config = AgentConfig { round_limit: 12, ..AgentConfig::default() };
-    let (agent, cancel, mut task) = (Agent::new(port, &planner, config), CancellationToken::new(), Task::default());
-    let stop = tokio::time::timeout(TASK_DEADLINE, agent.run(&mut task, &cancel))
-        .await
-        .map_err(|_| format!("no end within {TASK_DEADLINE:?}"))?;
+    let stop = run_task(port, &planner, AgentConfig { round_limit: 12, ..AgentConfig::default() }).await?;
     let seen = planner.seen.lock().unwrap().take();
     seen.ok_or_else(|| format!("the page never showed it: {}", stop.message()))
 }
