@@ -28,6 +28,16 @@ pub(crate) const ANCHORS: &str = include_str!("../pages/anchors.html");
 pub(crate) const UPLOAD: &str = include_str!("../pages/upload.html");
 pub(crate) const CACHED: &str = include_str!("../pages/cached.html");
 pub(crate) const RERENDER: &str = include_str!("../pages/rerender.html");
+pub(crate) const OFFSCREEN: &str = include_str!("../pages/offscreen.html");
+pub(crate) const SELECT: &str = include_str!("../pages/select.html");
+pub(crate) const SHADOW: &str = include_str!("../pages/shadow.html");
+pub(crate) const DRAG: &str = include_str!("../pages/drag.html");
+pub(crate) const HOVER_MENU: &str = include_str!("../pages/hover-menu.html");
+pub(crate) const INFINITE: &str = include_str!("../pages/infinite.html");
+pub(crate) const EDITOR: &str = include_str!("../pages/editor.html");
+pub(crate) const FORM_FULL: &str = include_str!("../pages/form-full.html");
+pub(crate) const SHIFT: &str = include_str!("../pages/shift.html");
+pub(crate) const PRINT: &str = include_str!("../pages/print.html");
 
 /// Fills `{{key}}` slots; the values must already be escaped for where they go.
 pub(crate) fn render(template: &str, slots: &[(&str, String)]) -> String {

@@ -11,6 +11,7 @@ mod cached;
 mod forms;
 mod hazards;
 mod held;
+mod interaction;
 mod loading;
 mod navigation;
 mod pages;
@@ -31,6 +32,7 @@ use cached::cached;
 use forms::{delete, form, login, order, session, shop, submit};
 use hazards::{anchors, button, download, fetch_then_go, overlay, poll, pressed, rerender, upload};
 use held::{data, events, gate, never, slow};
+use interaction::{counted, drag, editor, form_full, hover_menu, infinite, offscreen, print, select, shadow, shift};
 use loading::{busy, fetches, spa, stream};
 use navigation::{js_redirect, meta_refresh, redirect, reset, status};
 use pages::{close_self, counter, dialog, frame, injected, late, link, page, popup};
@@ -79,6 +81,16 @@ pub const ROUTES: &[&str] = &[
     "/upload?title=T",
     "/cached?title=T&go=U",
     "/rerender?label=L&delay=MS&title=T",
+    "/offscreen?at=A",
+    "/select?kind=K&revert=MS&late=MS",
+    "/shadow?depth=N&mode=M",
+    "/drag?kind=K",
+    "/hover-menu?close=MS",
+    "/infinite?batch=N&delay=MS",
+    "/editor?kind=K",
+    "/form-full",
+    "/shift?after=MS",
+    "/print",
 ];
 
 /// The router of one origin.
@@ -124,5 +136,17 @@ pub fn app(state: SiteState) -> Router {
         .route("/upload", get(upload))
         .route("/cached", get(cached))
         .route("/rerender", get(rerender))
+        .route("/offscreen", get(offscreen))
+        .route("/select", get(select))
+        .route("/shadow", get(shadow))
+        .route("/drag", get(drag))
+        .route("/hover-menu", get(hover_menu))
+        .route("/infinite", get(infinite))
+        .route("/editor", get(editor))
+        .route("/form-full", get(form_full))
+        .route("/shift", get(shift))
+        .route("/print", get(print))
+        .route("/bought", get(counted))
+        .route("/ad", get(counted))
         .with_state(state)
 }
