@@ -148,7 +148,9 @@ async fn only_the_tools_that_change_nothing_are_marked_read_only() {
         let tool = tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no tool {name}"));
         tool.annotations.as_ref().and_then(|a| a.read_only_hint)
     };
-    for name in ["snapshot", "list_tabs", "focus_tab", "wait", "wait_for", "wait_for_network_idle"] {
+    for name in
+        ["snapshot", "list_tabs", "focus_tab", "wait", "wait_for", "wait_for_network_idle", "extract", "screenshot"]
+    {
         assert_eq!(read_only(name), Some(true), "{name} changes nothing");
     }
     for name in ["open_url", "navigate", "go_back", "click", "type", "press_key", "handle_dialog", "close_tabs"] {
@@ -256,6 +258,32 @@ async fn a_ref_from_another_document_is_refused_as_stale() {
     assert!(stale.text.starts_with("Error (stale-ref)"), "{}", stale.text);
     assert_eq!(stale.title(), "Away", "the answer shows the page the tab is on: {}", stale.text);
     assert_eq!(site.requests().count("/page"), 2, "the stale click loaded nothing");
+    site.shutdown().await;
+}
+
+/// A screenshot's answer holds its PNG as image content; extract takes the short refs the
+/// answers list, in `ref` and among its `fields` beside CSS selectors, and answers with what the
+/// fields hold.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screenshot_is_image_content_and_extract_takes_short_refs() {
+    let site = FixtureSite::start().await.expect("the fixture site starts");
+    let server = Server::start(&["--browser", "chromium"]).await;
+    let opened = server.call("navigate", json!({"url": format!("{}/form-full", site.site)})).await;
+    let color = opened.element("combobox", "Color");
+    let shot = server.call("screenshot", json!({})).await;
+    assert!(!shot.is_error, "{}", shot.text);
+    assert_eq!(shot.images.len(), 1, "{}", shot.text);
+    assert_eq!(shot.images[0].0, "image/png");
+    assert!(shot.images[0].1.starts_with("iVBORw0KGgo"), "a PNG's base64 begins with its signature");
+    assert_eq!(shot.structured["picture"]["mimeType"], "image/png");
+    let read = server.call("extract", json!({"fields": {"color": color, "note": "#note"}})).await;
+    assert!(!read.is_error, "{}", read.text);
+    assert!(read.text.contains(r#""color":{"#) && read.text.contains(r#""value":"red""#), "{}", read.text);
+    assert!(read.text.contains(r#""note":{"tag":"textarea","value":""}"#), "{}", read.text);
+    let one = server.call("extract", json!({"ref": color})).await;
+    assert!(one.text.starts_with(r#"{"#) && one.text.contains(r#""label":"Blue""#), "{}", one.text);
+    let unknown = server.call("extract", json!({"fields": {"x": "e999"}})).await;
+    assert_eq!(unknown.failure_kind(), Some("bad-input"), "a short ref never given is refused: {}", unknown.text);
     site.shutdown().await;
 }
 

@@ -22,24 +22,27 @@
 //! ```
 
 use crate::refs::RefBook;
+use base64::Engine as _;
 use navguard::agent::{Element, FailureKind, Observation, SessionAnswer, StopReason, ToolReply, tab_lines};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
-/// `answer` of a call of `tool` as the tool result, its refs in their short form. `asked` is
-/// the ref the call was given, as the caller wrote it and as the core took it: the call's own
-/// result names it as the caller wrote it.
+/// `answer` of a call of `tool` as the tool result, its refs in their short form. `asked` are
+/// the refs the call was given, as the caller wrote them and as the core took them: the call's
+/// own result names them as the caller wrote them.
 pub(crate) fn tool_result(
     tool: &str,
     answer: &SessionAnswer,
     refs: &mut RefBook,
-    asked: Option<(&str, &str)>,
+    asked: &[(String, String)],
 ) -> CallToolResult {
-    let said = |text: &str| match asked {
-        Some((written, taken)) if written != taken => text.replace(taken, written),
-        _ => text.to_owned(),
-    };
+    let said =
+        |text: &str| {
+            asked.iter().fold(text.to_owned(), |text, (written, taken)| {
+                if written == taken { text } else { text.replace(taken.as_str(), written) }
+            })
+        };
     let mut text = String::new();
     let result = said(answer.call.result.text());
     let failure = match &answer.call.result {
@@ -72,7 +75,16 @@ pub(crate) fn tool_result(
     }
     let tabs = json!(answer.tabs);
     let is_error = failure.is_some();
-    finish(text, structured(tool, &result, failure, page, stopped, tabs), is_error)
+    let mut structured = structured(tool, &result, failure, page, stopped, tabs);
+    let mut done = finish(text, Value::Null, is_error);
+    // A screenshot's picture follows the text as image content; the structured answer says
+    // what it is, not its bytes again.
+    if let Some(png) = &answer.call.picture {
+        structured["picture"] = json!({"mimeType": "image/png", "bytes": png.len()});
+        done.content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png"));
+    }
+    done.structured_content = Some(structured);
+    done
 }
 
 /// A call that could not be made: the browser did not start, or the call outlived the

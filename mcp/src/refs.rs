@@ -69,6 +69,11 @@ impl RefBook {
         format!("e{n}")
     }
 
+    /// Whether `text` has the short form (`e12`), given or not.
+    pub fn is_short(text: &str) -> bool {
+        short_number(text).is_some()
+    }
+
     /// The core's ref for `given`: `None` when `given` is the core's long form (the core judges
     /// it); a text that is neither form is refused here, in the form the client sees.
     pub fn full(&self, given: &str) -> Result<Option<String>, UnknownRef> {

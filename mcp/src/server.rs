@@ -6,7 +6,7 @@ use crate::answer;
 use crate::browser::{Live, Reach};
 use crate::refs::{RefBook, UnknownRef};
 use navguard::adapter::LaunchError;
-use navguard::agent::{Agent, AgentConfig, FailureKind, RiskHint, Session, ToolCall, ToolName, ToolSet};
+use navguard::agent::{Agent, AgentConfig, FailureKind, RefArg, RiskHint, Session, ToolCall, ToolName, ToolSet};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, JsonObject, ListToolsResult, PaginatedRequestParams,
     ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
@@ -90,7 +90,7 @@ impl NavguardServer {
     /// session when the last has gone away), then the call and the look after it.
     async fn run(&self, tool: ToolName, mut args: Value) -> rmcp::model::CallToolResult {
         let mut state = self.state.lock().await;
-        let asked = match take_short_ref(&state.refs, &mut args) {
+        let asked = match take_short_refs(&state.refs, tool, &mut args) {
             Ok(asked) => asked,
             Err(e) => return answer::failed(tool.name(), e.kind(), &format!("{}: {e}", tool.name())),
         };
@@ -114,10 +114,7 @@ impl NavguardServer {
         let agent = Agent::for_caller(port.as_ref(), config);
         let call = ToolCall { name: tool.name().to_owned(), args };
         match tokio::time::timeout(CALL_DEADLINE, session.call(&agent, call)).await {
-            Ok(done) => {
-                let asked = asked.as_ref().map(|(written, taken)| (written.as_str(), taken.as_str()));
-                answer::tool_result(tool.name(), &done, refs, asked)
-            }
+            Ok(done) => answer::tool_result(tool.name(), &done, refs, &asked),
             Err(_) => {
                 let message = format!("no answer within {} s", CALL_DEADLINE.as_secs());
                 answer::failed(tool.name(), FailureKind::Timeout, &message)
@@ -126,14 +123,48 @@ impl NavguardServer {
     }
 }
 
-/// Puts the core's ref in place of a short one in the call's `ref` argument; returns both (as
-/// written, as taken) when it did.
-fn take_short_ref(refs: &RefBook, args: &mut Value) -> Result<Option<(String, String)>, UnknownRef> {
-    let Some(given) = args.get_mut("ref") else { return Ok(None) };
-    let Some(written) = given.as_str().map(str::to_owned) else { return Ok(None) };
-    let Some(full) = refs.full(&written)? else { return Ok(None) };
-    *given = Value::String(full.clone());
-    Ok(Some((written, full)))
+/// Puts the core's refs in place of short ones wherever the tool's arguments hold refs (the
+/// tool table says where); returns each (as written, as taken).
+fn take_short_refs(refs: &RefBook, tool: ToolName, args: &mut Value) -> Result<Vec<(String, String)>, UnknownRef> {
+    let mut taken = Vec::new();
+    for arg in tool.spec().refs {
+        match *arg {
+            // A ref argument holds a ref: any other text is refused in the form the client sees.
+            RefArg::Key(key) => {
+                if let Some(given) = args.get_mut(key) {
+                    put_full_ref(refs, given, true, &mut taken)?;
+                }
+            }
+            // Each value is a ref or a CSS selector: only a short ref is put in its place.
+            RefArg::ValuesOf(key) => {
+                if let Some(Value::Object(map)) = args.get_mut(key) {
+                    for given in map.values_mut() {
+                        put_full_ref(refs, given, false, &mut taken)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(taken)
+}
+
+/// Puts the core's ref in place of `given` when it is a short ref; a text that is no ref is
+/// refused when `strict`, else left as it is (a selector).
+fn put_full_ref(
+    refs: &RefBook,
+    given: &mut Value,
+    strict: bool,
+    taken: &mut Vec<(String, String)>,
+) -> Result<(), UnknownRef> {
+    let Some(written) = given.as_str().map(str::to_owned) else { return Ok(()) };
+    if !strict && !RefBook::is_short(&written) {
+        return Ok(());
+    }
+    if let Some(full) = refs.full(&written)? {
+        *given = Value::String(full.clone());
+        taken.push((written, full));
+    }
+    Ok(())
 }
 
 /// A tool of the table as MCP lists it: its name, description and argument schema from the

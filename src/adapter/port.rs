@@ -1,5 +1,6 @@
 //! [`BrowserPort`] over BiDi, for the tabs of one user context.
 
+mod capture;
 mod click;
 
 use super::error::{general, navigation_error, on_tab};
@@ -8,18 +9,16 @@ use super::router::Scope;
 use super::target::{Place, ctx, flatten_frames, value_of};
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
-    Activate, CaptureScreenshot, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness,
-    Reload, TraverseHistory,
+    Activate, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness, Reload, TraverseHistory,
 };
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{CallFunction, Evaluate, EvaluateResult, GetRealms, InRealm};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PageScript,
-    PortDiagnostics, RequestLog, TabId, TabInfo, Target,
+    PortDiagnostics, RequestLog, Shot, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
-use base64::Engine;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -449,16 +448,11 @@ impl BrowserPort for BidiPort {
     }
 
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError> {
-        let shot = match self
-            .send_to_page(&Place::top(tab), CaptureScreenshot { context: ctx(tab) }, self.call_timeout)
-            .await?
-        {
-            PageAnswer::Answered(shot) => shot,
-            PageAnswer::Held(dialog) => return Err(BrowserError::DialogOpen { tab: tab.clone(), dialog }),
-        };
-        base64::engine::general_purpose::STANDARD
-            .decode(shot.data)
-            .map_err(|e| BrowserError::Browser { op: CaptureScreenshot::METHOD.into(), source: Box::new(e) })
+        self.capture_shot(tab, &Shot::Viewport).await
+    }
+
+    async fn capture(&self, tab: &TabId, shot: &Shot) -> Result<Vec<u8>, BrowserError> {
+        self.capture_shot(tab, shot).await
     }
 
     fn open_dialog(&self, tab: &TabId) -> Option<Dialog> {

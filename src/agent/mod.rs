@@ -45,7 +45,7 @@ pub use round::{
     StopKind, StopReason, TabSummary, Task, TaskTabs, ToolCall, ToolReply, Trace, TraceEntry, TraceEvent, tab_lines,
 };
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
-pub use tools::{FailureKind, Offered, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
+pub use tools::{FailureKind, Offered, RefArg, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
 
 // The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
 // each of them alone on a real browser; an embedder runs them through `Agent::run`.

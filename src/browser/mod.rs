@@ -29,5 +29,6 @@ pub use script::PageScript;
 pub use sim::SimPort;
 pub(crate) use tab_state::TabTracker;
 pub use types::{
-    Dialog, DialogKind, ElementRef, FrameId, FrameInfo, MalformedRef, NavigationId, Staleness, TabId, TabInfo, Target,
+    Dialog, DialogKind, ElementRef, FrameId, FrameInfo, MalformedRef, NavigationId, Shot, Staleness, TabId, TabInfo,
+    Target,
 };

@@ -5,7 +5,7 @@ use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
 use super::script::PageScript;
-use super::types::{Dialog, FrameId, FrameInfo, TabId, TabInfo, Target};
+use super::types::{Dialog, FrameId, FrameInfo, Shot, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::sync::Arc;
@@ -136,6 +136,15 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     }
     /// A PNG screenshot of the tab's viewport.
     async fn screenshot(&self, tab: &TabId) -> Result<Vec<u8>, BrowserError>;
+    /// A PNG of what `shot` names: the viewport, the whole page (bounded), or one element (a
+    /// stale ref fails with [`BrowserError::StaleRef`]). A port that can take only the
+    /// viewport refuses the others as bad input.
+    async fn capture(&self, tab: &TabId, shot: &Shot) -> Result<Vec<u8>, BrowserError> {
+        match shot {
+            Shot::Viewport => self.screenshot(tab).await,
+            other => Err(BrowserError::InvalidArgument(format!("this browser port takes no picture of {other:?}"))),
+        }
+    }
     /// The dialog the tab's page has open, as its events said (no call to the browser). While
     /// one is open, the calls that run a script in the page or give it input fail with
     /// [`BrowserError::DialogOpen`] instead of waiting behind it; navigations are the

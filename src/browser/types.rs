@@ -210,6 +210,24 @@ pub enum Target {
     Ref(ElementRef),
 }
 
+/// What a screenshot takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shot {
+    /// What the tab's viewport shows.
+    Viewport,
+    /// The whole page, as far as a picture may reach ([`Shot::MAX_SIDE`] pixels a side).
+    FullPage,
+    /// One element's box.
+    Element(Target),
+}
+
+impl Shot {
+    /// The longest side a picture of the whole page may have, in CSS pixels: a page longer
+    /// than that is taken from its top to there (browsers refuse far larger pictures, and a
+    /// model could not read them).
+    pub const MAX_SIDE: u32 = 8_192;
+}
+
 /// A selector as it was written, a ref as `ref <document>.<n>`.
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

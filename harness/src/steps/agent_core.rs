@@ -378,20 +378,38 @@ async fn call_succeeded(world: &mut NavWorld, tool: String, round: u32) -> StepR
     }
 }
 
-/// Passes if a call of `tool` in `round` (there may be several) failed with `text`.
-#[then(expr = "tool call {string} in round {int} failed with {string}")]
-async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
+/// Passes if a call of `tool` in `round` (there may be several) succeeded with an answer that
+/// holds `text`.
+#[then(expr = "tool call {string} in round {int} answered {string}")]
+async fn call_answered(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
     let text = world.expand(&text);
-    let results: Vec<&ToolReply> = world
+    let results = calls_of(world, &tool, round);
+    match results.iter().find(|r| matches!(r, ToolReply::Ok(answer) if answer.contains(&text))) {
+        Some(_) => Ok(()),
+        None if results.is_empty() => Err(StepError::Expectation(format!("no {tool:?} call in round {round}"))),
+        None => Err(StepError::Expectation(format!("no {tool} call in round {round} answered {text:?}: {results:?}"))),
+    }
+}
+
+/// The results of every call of `tool` in `round`, in order.
+fn calls_of<'w>(world: &'w NavWorld, tool: &str, round: u32) -> Vec<&'w ToolReply> {
+    world
         .agent
         .task
         .trace
         .tool_calls()
         .filter_map(|(r, c)| match c {
-            TraceEvent::ToolCall { tool: t, result, .. } if r == round && *t == tool => Some(result),
+            TraceEvent::ToolCall { tool: t, result, .. } if r == round && t == tool => Some(result),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Passes if a call of `tool` in `round` (there may be several) failed with `text`.
+#[then(expr = "tool call {string} in round {int} failed with {string}")]
+async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: String) -> StepResult {
+    let text = world.expand(&text);
+    let results = calls_of(world, &tool, round);
     match results.iter().find(|r| matches!(r, ToolReply::Failed(e) if e.contains(&text))) {
         Some(_) => Ok(()),
         None if results.is_empty() => Err(StepError::Expectation(format!("no {tool:?} call in round {round}"))),

@@ -132,15 +132,20 @@ pub(crate) struct Answer {
     pub(crate) text: String,
     pub(crate) is_error: bool,
     pub(crate) structured: Value,
+    /// Each image content: its MIME type and its base64 data.
+    pub(crate) images: Vec<(String, String)>,
 }
 
 impl Answer {
     fn of(result: CallToolResult) -> Self {
         let text: Vec<&str> = result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
+        let images =
+            result.content.iter().filter_map(|c| c.as_image()).map(|i| (i.mime_type.clone(), i.data.clone())).collect();
         Self {
             text: text.join("\n"),
             is_error: result.is_error == Some(true),
             structured: result.structured_content.unwrap_or(Value::Null),
+            images,
         }
     }
 

@@ -46,7 +46,7 @@ impl Agent<'_> {
                         ToolReply::Failed(format!("{}: not run: the task paused to ask the user", skipped.name));
                     let (tool, args) = (skipped.name.clone(), skipped.args);
                     task.trace.record(round, TraceEvent::ToolCall { tool, args, result: result.clone(), guard: None });
-                    results.push(CallResult { tool: skipped.name, result, failure: None });
+                    results.push(CallResult { tool: skipped.name, result, failure: None, picture: None });
                 }
                 return RoundEnd::Next(results, warnings, ask);
             }
@@ -254,6 +254,7 @@ pub(super) fn record_call(
     if let Some(seen) = run.quiet_seen {
         task.quiet_seen = Some(seen);
     }
+    let picture = run.picture;
     let (result, failure) = match run.result {
         Ok(text) => (ToolReply::Ok(text), None),
         Err(e) => (ToolReply::Failed(e.to_string()), Some(e)),
@@ -265,7 +266,7 @@ pub(super) fn record_call(
         round,
         TraceEvent::ToolCall { tool: call.name.clone(), args: call.args.clone(), result: result.clone(), guard },
     );
-    results.push(CallResult { tool: call.name.clone(), result, failure: kind });
+    results.push(CallResult { tool: call.name.clone(), result, failure: kind, picture });
     if let Some(summary) = run.done {
         return Some(StopReason::Done { summary });
     }

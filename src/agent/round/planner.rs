@@ -32,6 +32,11 @@ pub struct CallResult {
     /// A failed call's kind (the words are in `result`).
     #[serde(skip)]
     pub failure: Option<crate::agent::tools::FailureKind>,
+    /// The picture a `screenshot` took, a PNG: for a caller that can show it (an MCP client's
+    /// image content, the orchestrator's evidence); the model of the round loop is told its
+    /// size in `result`.
+    #[serde(skip)]
+    pub picture: Option<std::sync::Arc<[u8]>>,
 }
 
 /// What a tool call answered the model. Words on both sides: the model reads text, and the

@@ -96,6 +96,7 @@ impl Session {
             tool: call.name.clone(),
             result: ToolReply::Failed(format!("{}: the call gave no result", call.name)),
             failure: None,
+            picture: None,
         });
         let asked = call.name == ToolName::ListTabs.name();
         let page = match ended {

@@ -96,6 +96,42 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// The element a call names by `ref` or `selector`, if it names one (`None` when neither
+    /// is given).
+    pub(crate) fn optional_target(&self) -> Result<Option<Target>, ToolError> {
+        match (self.given("ref"), self.given("selector")) {
+            (None, None) => Ok(None),
+            _ => self.target().map(Some),
+        }
+    }
+
+    /// An element written as one string: a ref as the observation gives it, else a CSS
+    /// selector (no selector has a ref's form: a class cannot begin with a digit).
+    pub(crate) fn ref_or_selector(&self, arg: &'static str, value: &Value) -> Result<Target, ToolError> {
+        match value {
+            Value::String(text) if !text.trim().is_empty() => {
+                Ok(text.parse::<ElementRef>().map_or_else(|_| Target::Css(text.clone()), Target::Ref))
+            }
+            other => Err(self.bad(arg, "a ref from the observation or a CSS selector, as a string", other)),
+        }
+    }
+
+    /// A name from a closed set, or `default` when not given.
+    pub(crate) fn choice<T: std::str::FromStr + Copy>(
+        &self,
+        arg: &'static str,
+        default: T,
+        expected: &'static str,
+    ) -> Result<T, ToolError> {
+        match self.given(arg) {
+            None => Ok(default),
+            Some(Value::String(name)) => {
+                name.parse().map_err(|_| self.bad(arg, expected, &Value::String(name.clone())))
+            }
+            Some(other) => Err(self.bad(arg, expected, other)),
+        }
+    }
+
     /// A duration in whole milliseconds, from 1 to `max`; `default` when not given.
     pub(crate) fn millis(
         &self,

@@ -82,6 +82,12 @@ pub(crate) enum ToolFailure {
     /// `ask_user` in an agent that runs without a user.
     #[error("nobody can answer: this agent runs without a user")]
     NobodyToAsk,
+    /// `scroll` was given neither an element to bring into view nor a move.
+    #[error("give \"ref\" or \"selector\" to bring an element into view, or \"by\" (page or end) to move the page")]
+    NothingToScroll,
+    /// `extract` was given both an element and fields.
+    #[error("pass either \"fields\" or one element (\"ref\" or \"selector\"), not both")]
+    FieldsAndElement,
     /// `wait_for` was given nothing to wait for.
     #[error("give \"selector\", \"text\" or \"url\" to wait for")]
     NothingToWaitFor,
@@ -257,6 +263,8 @@ impl ToolFailure {
             | Self::BadUrl { .. }
             | Self::NobodyToAsk
             | Self::NothingToWaitFor
+            | Self::NothingToScroll
+            | Self::FieldsAndElement
             | Self::NoFocusedTab => FailureKind::BadInput,
             Self::TargetNotFound { .. } => FailureKind::NotFound,
             Self::TimedOut { .. } => FailureKind::Timeout,

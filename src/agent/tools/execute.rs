@@ -14,6 +14,7 @@ use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{LookedWith, SettleOutcome};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -36,15 +37,26 @@ pub(in crate::agent) struct ToolRun {
     /// The snapshot the action settle took in its last look at that page: the look after it
     /// need not take another.
     pub looked: Option<LookedWith>,
+    /// `screenshot`'s picture: a PNG.
+    pub picture: Option<Arc<[u8]>>,
 }
 
 impl ToolRun {
     pub(in crate::agent) fn ok(text: String) -> Self {
-        Self { result: Ok(text), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None, looked: None }
+        Self {
+            result: Ok(text),
+            guard: None,
+            done: None,
+            notes: Vec::new(),
+            ask: None,
+            quiet_seen: None,
+            looked: None,
+            picture: None,
+        }
     }
 
     pub(in crate::agent) fn err(e: ToolError) -> Self {
-        Self { result: Err(e), guard: None, done: None, notes: Vec::new(), ask: None, quiet_seen: None, looked: None }
+        Self { result: Err(e), ..Self::ok(String::new()) }
     }
 }
 
@@ -65,14 +77,14 @@ impl std::fmt::Debug for ToolContext<'_> {
 
 /// The browser's error as the call's failure; a dialog that blocked the call is the core's
 /// own failure, which tells the model how to go on.
-fn browser(tool: ToolName) -> impl Fn(BrowserError) -> ToolError {
+pub(super) fn browser(tool: ToolName) -> impl Fn(BrowserError) -> ToolError {
     move |e| match e {
         BrowserError::DialogOpen { dialog, .. } => ToolFailure::DialogOpen { dialog }.of(tool),
         e => ToolFailure::Browser(e).of(tool),
     }
 }
 
-fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
+pub(super) fn focused(tabs: &TaskTabs, tool: ToolName) -> Result<TabId, ToolError> {
     tabs.focused().cloned().ok_or(ToolFailure::NoFocusedTab.of(tool))
 }
 
@@ -102,6 +114,9 @@ impl ToolContext<'_> {
             // the call itself does nothing.
             Tool::Snapshot => ToolRun::ok("looked at the page".to_owned()),
             Tool::ListTabs => ToolRun::ok("listed the task's tabs".to_owned()),
+            Tool::Scroll { how } => self.scroll(tabs, &how).await,
+            Tool::Extract { what } => self.extract(tabs, &what).await,
+            Tool::Screenshot { target, full_page } => self.screenshot(tabs, target.as_ref(), full_page).await,
         }
     }
 
@@ -238,7 +253,7 @@ impl ToolContext<'_> {
     }
 
     /// The action settle's bounds, from the settings.
-    fn action_limits(&self) -> ActionLimits {
+    pub(super) fn action_limits(&self) -> ActionLimits {
         ActionLimits {
             quiet: self.config.quiet,
             cap: self.config.action_cap,
@@ -293,7 +308,7 @@ impl ToolContext<'_> {
     /// How the page ended an action settle, in words; requests the action started and that
     /// held the wait are counted, those still in flight at the deadline named, and a dialog
     /// named with what to do.
-    fn settle_words(&self, tab: &TabId, settled: &ActionSettled) -> String {
+    pub(super) fn settle_words(&self, tab: &TabId, settled: &ActionSettled) -> String {
         let words = match settled.end {
             ActionSettleEnd::Quiet if settled.requests == 1 => {
                 "went quiet once the request the action started had ended".into()
@@ -426,7 +441,7 @@ impl ToolContext<'_> {
 }
 
 /// The tab and the instant, when an action settle ended with the page quiet.
-fn quiet_seen(tab: &TabId, settled: &ActionSettled) -> Option<(TabId, Instant)> {
+pub(super) fn quiet_seen(tab: &TabId, settled: &ActionSettled) -> Option<(TabId, Instant)> {
     (settled.end == ActionSettleEnd::Quiet).then(|| (tab.clone(), Instant::now()))
 }
 

@@ -10,11 +10,12 @@
 mod args;
 mod error;
 mod execute;
+mod reading;
 mod spec;
 mod tool;
 
 pub use error::FailureKind;
-pub use spec::{Offered, Repeat, RiskHint, ToolSpec, model_tools};
+pub use spec::{Offered, RefArg, Repeat, RiskHint, ToolSpec, model_tools};
 pub use tool::{ToolName, ToolSet};
 
 pub(super) use error::{Refusal, ToolError, ToolFailure};

@@ -9,7 +9,7 @@
 
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
-use super::tool::{Tool, ToolName};
+use super::tool::{Extracting, ScrollAmount, ScrollDirection, Scrolling, Tool, ToolName};
 use crate::agent::closed_loop::{ExpectKey, Expectation};
 use crate::browser::Key;
 use serde_json::{Value, json};
@@ -56,6 +56,16 @@ pub enum RiskHint {
     Done,
 }
 
+/// Where a tool's arguments hold refs, so that a caller that writes refs its own way (an MCP
+/// server's short `e12`) can put the core's in their place without knowing the tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefArg {
+    /// The argument is a ref, if it is given.
+    Key(&'static str),
+    /// The argument is an object whose values are each a ref or a CSS selector.
+    ValuesOf(&'static str),
+}
+
 /// Who is offered a tool: the round loop's model, a caller that drives the core one call at a
 /// time (an MCP client, a conformance harness), or both.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,6 +108,8 @@ pub struct ToolSpec {
     pub repeat: Repeat,
     pub risk: RiskHint,
     pub offered: Offered,
+    /// Where its arguments hold refs.
+    pub refs: &'static [RefArg],
 }
 
 /// An object schema of `properties`, `required` naming the arguments it cannot do without.
@@ -142,6 +154,7 @@ impl ToolName {
                 repeat: Repeat::Freely,
                 risk: RiskHint::None,
                 offered: Offered::Everywhere,
+                refs: &[RefArg::Key("ref")],
             }
         }
         match self {
@@ -364,6 +377,60 @@ impl ToolName {
                     |_| Ok(Tool::Snapshot),
                 )
             },
+            Self::Scroll => ToolSpec {
+                needs_the_page: true,
+                repeat: Repeat::Never("a second move would move the page again"),
+                ..spec(
+                    self,
+                    "Scroll the focused tab's page: bring an element into view (ref or selector), or move the page, or the scrollable container a ref or selector names, by a page or to its end (by: page or end; direction: down or up). The answer says what came into view; a page that loads more as it is scrolled is waited for.",
+                    || {
+                        object(
+                            on_element(
+                                json!({"by": {"enum": ScrollAmount::ALL.iter().map(|a| a.name()).collect::<Vec<_>>()}, "direction": {"enum": ScrollDirection::ALL.iter().map(|d| d.name()).collect::<Vec<_>>()}}),
+                            ),
+                            &[],
+                        )
+                    },
+                    parse_scroll,
+                )
+            },
+            Self::Extract => ToolSpec {
+                needs_the_page: true,
+                refs: &[RefArg::Key("ref"), RefArg::ValuesOf("fields")],
+                ..spec(
+                    self,
+                    "Read what the focused tab's page holds now, as JSON: with a ref or selector, that element's text, value, checked state, options and link; with fields ({\"name\": ref or CSS selector, …}), each of them; with neither, the page's URL, title and whole visible text. Changes nothing.",
+                    || {
+                        object(
+                            json!({
+                                "ref": {"type": "string", "description": "an element's ref from the current observation"},
+                                "selector": {"type": "string", "description": "a CSS selector, when the element has no ref"},
+                                "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "names for the elements to read, each a ref or a CSS selector"},
+                            }),
+                            &[],
+                        )
+                    },
+                    parse_extract,
+                )
+            },
+            Self::Screenshot => ToolSpec {
+                needs_the_page: true,
+                ..spec(
+                    self,
+                    "Take a PNG picture of the focused tab: what its viewport shows, its whole page (full_page), or one element (ref or selector). Changes nothing.",
+                    || {
+                        object(
+                            json!({
+                                "ref": {"type": "string", "description": "an element's ref from the current observation"},
+                                "selector": {"type": "string", "description": "a CSS selector, when the element has no ref"},
+                                "full_page": {"type": "boolean", "description": "the whole page, not only what the viewport shows (default false)"},
+                            }),
+                            &[],
+                        )
+                    },
+                    parse_screenshot,
+                )
+            },
             Self::ListTabs => ToolSpec {
                 offered: Offered::ToCallers,
                 ..spec(
@@ -396,6 +463,50 @@ fn parse_handle_dialog(a: &Args<'_>) -> Result<Tool, ToolError> {
         Some(_) => Some(a.text("text")?),
     };
     Ok(Tool::HandleDialog { accept, text })
+}
+
+/// `scroll`: an element to bring into view, or a move (`by`, `direction`) of the page or of the
+/// container the element is.
+fn parse_scroll(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let target = a.optional_target()?;
+    let how = if a.given("by").is_some() || a.given("direction").is_some() {
+        Scrolling::By {
+            amount: a.choice("by", ScrollAmount::Page, "page or end")?,
+            direction: a.choice("direction", ScrollDirection::Down, "down or up")?,
+            within: target,
+        }
+    } else {
+        Scrolling::IntoView(target.ok_or_else(|| a.fail(ToolFailure::NothingToScroll))?)
+    };
+    Ok(Tool::Scroll { how })
+}
+
+/// `extract`: the page, one element, or named fields (not an element and fields at once).
+fn parse_extract(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let target = a.optional_target()?;
+    let what = match (a.given("fields"), target) {
+        (None, None) => Extracting::Page,
+        (None, Some(target)) => Extracting::Element(target),
+        (Some(_), Some(_)) => return Err(a.fail(ToolFailure::FieldsAndElement)),
+        (Some(Value::Object(fields)), None) if !fields.is_empty() => {
+            let read = |(name, value): (&String, &Value)| Ok((name.clone(), a.ref_or_selector("fields", value)?));
+            Extracting::Fields(fields.iter().map(read).collect::<Result<_, ToolError>>()?)
+        }
+        (Some(other), None) => {
+            return Err(a.bad("fields", "an object of names, each a ref or a CSS selector", other));
+        }
+    };
+    Ok(Tool::Extract { what })
+}
+
+/// `screenshot`: the viewport, the whole page, or one element (not an element of the whole page).
+fn parse_screenshot(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let target = a.optional_target()?;
+    let full_page = a.flag("full_page", false)?;
+    if full_page && target.is_some() {
+        return Err(a.bad("full_page", "false (or absent) when an element is named", &Value::Bool(true)));
+    }
+    Ok(Tool::Screenshot { target, full_page })
 }
 
 fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {

@@ -77,7 +77,52 @@ crate::closed_set! {
         Snapshot = "snapshot",
         /// Lists the task's tabs.
         ListTabs = "list_tabs",
+        /// Brings an element into view, or moves the page (or a scrollable container) by
+        /// about a viewport or to its end.
+        Scroll { how: Scrolling } = "scroll",
+        /// Reads what the page, an element or named fields hold now.
+        Extract { what: Extracting } = "extract",
+        /// A PNG of the focused tab's viewport, its whole page, or one element.
+        Screenshot { target: Option<Target>, full_page: bool } = "screenshot",
     }
+}
+
+crate::closed_set! {
+    /// How far `scroll` moves the page or a container.
+    pub(crate) enum ScrollAmount("scroll amount") {
+        /// About a viewport's (or the container's) height.
+        Page = "page",
+        /// All the way.
+        End = "end",
+    }
+}
+
+crate::closed_set! {
+    /// Which way `scroll` moves.
+    pub(crate) enum ScrollDirection("scroll direction") {
+        Down = "down",
+        Up = "up",
+    }
+}
+
+/// What `scroll` does.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Scrolling {
+    /// Brings the element into view (its container scrolled as far as needed).
+    IntoView(Target),
+    /// Moves the page, or the scrollable container `within`, by `amount` in `direction`.
+    By { amount: ScrollAmount, direction: ScrollDirection, within: Option<Target> },
+}
+
+/// What `extract` reads.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Extracting {
+    /// The page: its URL, title and whole visible text (bounded).
+    Page,
+    /// One element.
+    Element(Target),
+    /// Named elements, each read as [`Extracting::Element`] reads one.
+    Fields(Vec<(String, Target)>),
 }
 
 impl ToolName {
@@ -216,16 +261,56 @@ mod tests {
     }
 
     #[test]
+    fn parses_the_tools_that_read_the_page_and_refuses_what_they_cannot_take() {
+        let far = || Target::Css("#far".into());
+        assert_eq!(
+            parse_tool("scroll", &json!({"selector": "#far"})).unwrap(),
+            Tool::Scroll { how: Scrolling::IntoView(far()) }
+        );
+        assert_eq!(
+            parse_tool("scroll", &json!({"by": "end"})).unwrap(),
+            Tool::Scroll {
+                how: Scrolling::By { amount: ScrollAmount::End, direction: ScrollDirection::Down, within: None }
+            }
+        );
+        assert_eq!(
+            parse_tool("scroll", &json!({"direction": "up", "selector": "#far"})).unwrap(),
+            Tool::Scroll {
+                how: Scrolling::By { amount: ScrollAmount::Page, direction: ScrollDirection::Up, within: Some(far()) }
+            }
+        );
+        assert!(err("scroll", json!({})).contains("give \"ref\" or \"selector\" to bring an element into view"));
+        assert!(err("scroll", json!({"by": "half"})).contains("argument \"by\" must be page or end"));
+        assert_eq!(parse_tool("extract", &json!({})).unwrap(), Tool::Extract { what: Extracting::Page });
+        let fields = parse_tool("extract", &json!({"fields": {"name": "#name", "pick": "k3x9q2a.4"}})).unwrap();
+        let pick = Target::Ref(ElementRef::top("k3x9q2a", 4));
+        assert_eq!(
+            fields,
+            Tool::Extract {
+                what: Extracting::Fields(vec![("name".into(), Target::Css("#name".into())), ("pick".into(), pick)])
+            }
+        );
+        assert!(err("extract", json!({"fields": {}})).contains("argument \"fields\" must be an object of names"));
+        assert!(err("extract", json!({"fields": {"a": 3}})).contains("argument \"fields\" must be a ref"));
+        assert!(err("extract", json!({"fields": {"a": "#a"}, "selector": "#b"})).contains("not both"));
+        assert_eq!(
+            parse_tool("screenshot", &json!({"full_page": true})).unwrap(),
+            Tool::Screenshot { target: None, full_page: true }
+        );
+        assert!(err("screenshot", json!({"full_page": true, "selector": "#far"})).contains("argument \"full_page\""));
+    }
+
+    #[test]
     fn the_tab_set_is_every_tool_but_the_ones_that_create_a_tab() {
         assert_eq!(
             ToolSet::Creation.to_string(),
             "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, ask_user, done"
+             wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
         );
         assert_eq!(
             ToolSet::Tab.to_string(),
             "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, ask_user, done"
+             wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
         );
     }
 
@@ -234,7 +319,7 @@ mod tests {
         assert_eq!(
             ToolSet::Caller.to_string(),
             "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, done, snapshot, list_tabs"
+             wait_for_network_idle, done, snapshot, list_tabs, scroll, extract, screenshot"
         );
     }
 
@@ -244,7 +329,8 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, go_back, click, type, press_key, \
-             handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done"
+             handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, \
+             screenshot"
         );
         assert_eq!(err.kind(), crate::agent::FailureKind::BadInput);
     }

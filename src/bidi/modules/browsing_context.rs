@@ -189,6 +189,21 @@ impl Command for LocateNodes {
 #[derive(Debug, Serialize)]
 pub struct CaptureScreenshot {
     pub context: ContextId,
+    /// What the clip's coordinates are measured in (the browser's default: the viewport).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<ScreenshotOrigin>,
+    /// `{"type": "box", x, y, width, height}`: the part to take (the browser's default: all of
+    /// the origin).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clip: Option<serde_json::Value>,
+}
+
+/// `browsingContext.captureScreenshot`'s origin.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScreenshotOrigin {
+    Viewport,
+    Document,
 }
 
 #[derive(Debug, Deserialize)]
