@@ -57,7 +57,16 @@ impl Place {
 pub(super) const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
 
 /// The element a click would go to, or why there is none (see the script's own comment).
-pub(super) const CLICKABLE: PageScript = crate::page_script!("clickable", "port/clickable.js");
+pub(super) const CLICKABLE: PageScript = PageScript {
+    name: "clickable",
+    function: concat!(
+        "(target, names) => {\n  const findElement = ",
+        include_str!("../browser/find_element.js"),
+        ";\n  const clickable = ",
+        include_str!("port/clickable.js"),
+        ";\n  return clickable(target, names);\n}\n"
+    ),
+};
 
 /// [`CLICKABLE`]'s arguments for `target`: what to find, and the words of its answers.
 pub(super) fn clickable_args(target: &Target) -> [Value; 2] {

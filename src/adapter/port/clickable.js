@@ -1,20 +1,14 @@
 // The element a click would go to, or why there is none: the first element a CSS selector
-// matches ({css}), or the element a ref names ({document, index}): the document must be the one
-// the ref was taken in (its snapshot registry, document.__navguard) and the element still in
-// it, else the answer is the staleness's name. Then it is checked to be where a click lands:
-// not disabled, not hidden, not covered at the point a click lands (the centre of its first
+// matches ({css}), or the element a ref names ({document, index}), as findElement finds it:
+// the document must be the one the ref was taken in (its snapshot registry,
+// document.__navguard) and the element still in it, else the answer is the staleness's name.
+// Then it is checked to be where a click lands: not disabled, not hidden, not covered at the point a click lands (the centre of its first
 // box, as WebDriver's pointer takes it, scrolled into view first if it is outside). What covers
 // it is named by its outermost element that does not hold the target (the overlay, not a
 // paragraph inside it); a hit on the target, inside it, on an ancestor of it or on its own
 // label reaches it. `names` holds the answers' words: {replaced, removed, notInteractable}.
 (target, names) => {
-  const find = () => {
-    if (target.css !== undefined) return document.querySelector(target.css);
-    const g = document.__navguard;
-    if (!g || g.id !== target.document) return names.replaced;
-    const el = g.refs.get(target.index)?.deref();
-    return el && el.isConnected ? el : names.removed;
-  };
+  const find = () => findElement(target, names);
   const whyNot = (el) => {
     if (el.tagName === "OPTION" || el.tagName === "OPTGROUP") return null;
     const describe = (n) => {

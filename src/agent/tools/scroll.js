@@ -5,8 +5,16 @@
 // answer is null when a selector matches nothing, the staleness's name for a stale ref,
 // {clipped} when the element cannot be brought into view (a container that clips it and does
 // not scroll), else {moved, at, max}: whether anything scrolled, and where the page or the
-// container now is, of how far it can go, in CSS pixels.
-(target, names, how, pick) => {
+// container now is, of how far it can go, in CSS pixels. It answers once the page has had
+// two frames and a task after the move: what the page does because it was scrolled (an
+// IntersectionObserver's callback that fetches more, a scroll listener) has begun by then,
+// so the wait after the scroll sees its requests (a page that draws no frames is not waited
+// for past half a second).
+async (target, names, how, pick) => {
+  const reacted = () => new Promise((done) => {
+    setTimeout(done, 500);
+    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)));
+  });
   const seen = (window[Symbol.for("navguard.seen")] ??= new WeakSet());
   const inView = (el) => {
     const box = el.getBoundingClientRect();
@@ -34,11 +42,16 @@
         return { clipped: "it is clipped by its container " + clip.tagName.toLowerCase() + (clip.id ? "#" + clip.id : "") };
       }
     }
-    return { moved: before[0] !== page.scrollTop || before[1] !== page.scrollLeft, ...where(page) };
+    const moved = before[0] !== page.scrollTop || before[1] !== page.scrollLeft;
+    await reacted();
+    return { moved, ...where(page) };
   }
   const box = el || page;
   const before = box.scrollTop;
   const step = how.by === "end" ? box.scrollHeight : Math.max(1, Math.round(box.clientHeight * 0.85));
   box.scrollBy({ top: how.direction === "up" ? -step : step, behavior: "instant" });
-  return { moved: box.scrollTop !== before, ...where(box) };
+  const moved = box.scrollTop !== before;
+  const at = where(box);
+  await reacted();
+  return { moved, ...at };
 }
