@@ -48,9 +48,9 @@ pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
     let handle = server.clone();
     let early = server.clone();
     tokio::spawn(async move { early.join_early().await });
+    // A signal is an ordered stop: it wins over a handshake that failed because the client went
+    // away with it.
     let running = tokio::select! {
-        // A signal is an ordered stop: it wins over a handshake that failed because the client
-        // went away with it.
         biased;
         _ = term.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
         _ = int.recv() => { handle.shutdown(SHUTDOWN_DEADLINE).await; return Ok(()) }
@@ -66,7 +66,10 @@ pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
         }
     };
     let stop = running.cancellation_token();
+    // The service's own end first: a signal that came with it changes nothing, as both end in
+    // the shutdown below.
     tokio::select! {
+        biased;
         ended = running.waiting() => {
             if let Err(e) = ended {
                 tracing::warn!(error = %e, "the MCP service ended abnormally");

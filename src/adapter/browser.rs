@@ -359,7 +359,9 @@ async fn heartbeat(client: BidiClient, probe: SessionProbe, stop: CancellationTo
     let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        // A stopped heartbeat judges nothing more, whatever answer came with the stop.
         let answer = tokio::select! {
+            biased;
             () = stop.cancelled() => return,
             answer = async {
                 tick.tick().await;

@@ -135,7 +135,9 @@ async fn stop_signal() {
             Err(_) => std::future::pending::<()>().await,
         }
     };
+    // Either signal ends the executor the same way: the order is only fixed.
     tokio::select! {
+        biased;
         _ = tokio::signal::ctrl_c() => {}
         () = term => {}
     }
