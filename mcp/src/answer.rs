@@ -76,14 +76,14 @@ pub(crate) fn tool_result(
     let tabs = json!(answer.tabs);
     let is_error = failure.is_some();
     let mut structured = structured(tool, &result, failure, page, stopped, tabs);
-    let mut done = finish(text, Value::Null, is_error);
     // A screenshot's picture follows the text as image content; the structured answer says
     // what it is, not its bytes again.
-    if let Some(png) = &answer.call.picture {
+    let picture = answer.call.picture.as_ref().map(|png| {
         structured["picture"] = json!({"mimeType": "image/png", "bytes": png.len()});
-        done.content.push(ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png"));
-    }
-    done.structured_content = Some(structured);
+        ContentBlock::image(base64::engine::general_purpose::STANDARD.encode(png), "image/png")
+    });
+    let mut done = finish(text, structured, is_error);
+    done.content.extend(picture);
     done
 }
 

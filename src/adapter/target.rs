@@ -57,29 +57,14 @@ impl Place {
 pub(super) const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
 
 /// The element a click would go to, or why there is none (see the script's own comment).
-pub(super) const CLICKABLE: PageScript = PageScript {
-    name: "clickable",
-    function: concat!(
-        "(target, names) => {\n  const findElement = ",
-        include_str!("../browser/find_element.js"),
-        ";\n  const clickable = ",
-        include_str!("port/clickable.js"),
-        ";\n  return clickable(target, names);\n}\n"
-    ),
-};
+pub(super) const CLICKABLE: PageScript =
+    crate::browser::page_script_finding!("clickable", "port/clickable.js", "target, names");
 
 /// [`CLICKABLE`]'s arguments for `target`: what to find, and the words of its answers.
 pub(super) fn clickable_args(target: &Target) -> [Value; 2] {
-    let find = match target {
-        Target::Css(selector) => json!({ "css": selector }),
-        Target::Ref(reference) => json!({ "document": reference.document, "index": reference.index }),
-    };
-    let names = json!({
-        "replaced": Staleness::DocumentReplaced.name(),
-        "removed": Staleness::ElementRemoved.name(),
-        "notInteractable": NOT_INTERACTABLE,
-    });
-    [find, names]
+    let mut names = Staleness::finder_names();
+    names["notInteractable"] = json!(NOT_INTERACTABLE);
+    [target.finder_arg(), names]
 }
 
 /// The browser's "no such node": a node reference that died with its document.

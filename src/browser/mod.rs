@@ -25,6 +25,7 @@ pub use event_log::{EventLog, EventStream, LogClosed, Sequenced};
 pub use network::{RequestEvent, RequestEventKind, RequestId, RequestLog, RequestStream};
 pub use port::{BrowserPort, Key, PortDiagnostics};
 pub use script::PageScript;
+pub(crate) use script::page_script_finding;
 #[cfg(any(test, feature = "test-util"))]
 pub use sim::SimPort;
 pub(crate) use tab_state::TabTracker;

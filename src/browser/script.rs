@@ -3,6 +3,10 @@
 //! a model writes (an expectation, a selector, a ref) reaches the page only as an argument,
 //! never as part of a script's text, so no text can change what a script does.
 
+use super::error::BrowserError;
+use super::types::{Staleness, TabId, Target};
+use serde_json::{Value, json};
+
 /// One of navguard's page scripts: a JavaScript function (`(a, b) => …` or `async (…) => …`),
 /// whose answer is read as JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +23,62 @@ macro_rules! page_script {
     ($name:literal, $file:literal) => {
         $crate::browser::PageScript { name: $name, function: include_str!($file) }
     };
+}
+
+/// A page script that finds its element first: the function in `$file` (beside the Rust code
+/// that uses it) is called with the arguments `$args` (as written in JavaScript), with
+/// `findElement` (`src/browser/find_element.js`: an element by a CSS selector or a ref, or why
+/// there is none) in its scope. Its arguments begin with [`Target::finder_arg`] and
+/// [`Staleness::finder_names`].
+macro_rules! page_script_finding {
+    ($name:literal, $file:literal, $args:literal) => {
+        $crate::browser::PageScript {
+            name: $name,
+            function: concat!(
+                "(",
+                $args,
+                ") => {\n  const findElement = ",
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/find_element.js")),
+                ";\n  const run = ",
+                include_str!($file),
+                ";\n  return run(",
+                $args,
+                ");\n}\n"
+            ),
+        }
+    };
+}
+pub(crate) use page_script_finding;
+
+/// `findElement`'s first argument for `target`: `{css}` or `{document, index}`.
+impl Target {
+    pub(crate) fn finder_arg(&self) -> Value {
+        match self {
+            Self::Css(selector) => json!({ "css": selector }),
+            Self::Ref(reference) => json!({ "document": reference.document, "index": reference.index }),
+        }
+    }
+}
+
+impl Staleness {
+    /// The words `findElement` answers a stale ref with (its second argument).
+    pub(crate) fn finder_names() -> Value {
+        json!({ "replaced": Self::DocumentReplaced.name(), "removed": Self::ElementRemoved.name() })
+    }
+}
+
+impl BrowserError {
+    /// What a script's answer that found no element for `target` means: a selector that matched
+    /// nothing, or a ref gone stale (the staleness's name the script gave).
+    pub(crate) fn element_not_found(tab: &TabId, target: &Target, answer: &Value) -> Self {
+        match target {
+            Target::Css(selector) => Self::NoSuchElement { tab: tab.clone(), selector: selector.clone() },
+            Target::Ref(reference) => {
+                let why = answer.as_str().and_then(|s| s.parse().ok()).unwrap_or(Staleness::DocumentReplaced);
+                Self::StaleRef { reference: reference.clone(), why }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

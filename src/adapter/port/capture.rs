@@ -6,21 +6,12 @@ use super::{BidiPort, PageAnswer};
 use crate::adapter::target::{Place, ctx};
 use crate::bidi::Command;
 use crate::bidi::modules::browsing_context::{CaptureScreenshot, ScreenshotOrigin};
-use crate::browser::{BrowserError, BrowserPort, PageScript, Shot, Staleness, TabId, Target};
+use crate::browser::{BrowserError, BrowserPort, PageScript, Shot, Staleness, TabId, Target, page_script_finding};
 use base64::Engine;
 use serde_json::{Value, json};
 
 /// The box of the element to take (see the script's own comment).
-const ELEMENT_BOX: PageScript = PageScript {
-    name: "element box",
-    function: concat!(
-        "(target, names) => {\n  const findElement = ",
-        include_str!("../../browser/find_element.js"),
-        ";\n  const box = ",
-        include_str!("element_box.js"),
-        ";\n  return box(target, names);\n}\n"
-    ),
-};
+const ELEMENT_BOX: PageScript = page_script_finding!("element box", "element_box.js", "target, names");
 
 /// The page's whole size.
 const PAGE_SIZE: PageScript = PageScript {
@@ -63,29 +54,17 @@ impl BidiPort {
                 "{target} is inside a frame: take a picture of the viewport, or of the frame's element that holds it"
             )));
         }
-        let names =
-            json!({ "replaced": Staleness::DocumentReplaced.name(), "removed": Staleness::ElementRemoved.name() });
-        let find = match target {
-            Target::Css(selector) => json!({ "css": selector }),
-            Target::Ref(reference) => json!({ "document": reference.document, "index": reference.index }),
-        };
-        let answer = self.call(tab, &ELEMENT_BOX, &[find, names]).await?;
-        match (answer, target) {
-            (Value::Object(found), _) if found.contains_key("empty") => Err(BrowserError::NotInteractable {
+        let answer = self.call(tab, &ELEMENT_BOX, &[target.finder_arg(), Staleness::finder_names()]).await?;
+        match answer {
+            Value::Object(found) if found.contains_key("empty") => Err(BrowserError::NotInteractable {
                 target: target.to_string(),
                 why: "it has no box to take a picture of (hidden, or of no size)".into(),
             }),
-            (Value::Object(found), _) => {
+            Value::Object(found) => {
                 let n = |key: &str| found.get(key).and_then(Value::as_f64).unwrap_or(0.0);
                 Ok(json!({"type": "box", "x": n("x"), "y": n("y"), "width": n("width"), "height": n("height")}))
             }
-            (_, Target::Css(selector)) => {
-                Err(BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.clone() })
-            }
-            (answer, Target::Ref(reference)) => {
-                let why = answer.as_str().and_then(|s| s.parse().ok()).unwrap_or(Staleness::DocumentReplaced);
-                Err(BrowserError::StaleRef { reference: reference.clone(), why })
-            }
+            other => Err(BrowserError::element_not_found(tab, target, &other)),
         }
     }
 }

@@ -12,7 +12,7 @@ use super::planner::{CallResult, ToolCall, ToolReply};
 use super::run::Agent;
 use super::stop::StopReason;
 use super::tab_list::{TabSummary, list_tabs};
-use super::task::{Task, update_ledger};
+use super::task::{Task, adopt_opened, update_ledger};
 use super::trace::TraceEvent;
 use crate::agent::ToolName;
 use crate::agent::closed_loop::Observation;
@@ -167,10 +167,8 @@ impl Session {
         let Ok(listed) = listed else { return };
         let round = self.task.round;
         for info in listed {
-            let Some(opener) = info.opener else { continue };
-            if self.task.tabs.adopt_child(info.id.clone(), &opener) {
-                let (tab, opener) = (info.id.to_string(), opener.to_string());
-                self.task.trace.record(round, TraceEvent::ChildTab { tab, opener });
+            if let Some(opener) = &info.opener {
+                adopt_opened(&mut self.task, round, &info.id, opener);
             }
         }
     }

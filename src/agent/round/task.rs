@@ -80,10 +80,19 @@ pub(super) fn update_ledger(task: &mut Task, round: u32, events: &mut EventStrea
     let mut notices = Vec::new();
     while let Some(event) = events.try_next() {
         let Some(opener) = event.opener.as_ref().filter(|_| event.kind == NavEventKind::TabCreated) else { continue };
-        if task.tabs.adopt_child(event.tab.clone(), opener) {
-            task.trace.record(round, TraceEvent::ChildTab { tab: event.tab.to_string(), opener: opener.to_string() });
+        if adopt_opened(task, round, &event.tab, opener) {
             notices.push(format!("tab {} was opened by the page in tab {opener}", event.tab));
         }
     }
     notices
+}
+
+/// Adds `tab`, which a page in `opener` opened, to the task's tabs, and the trace says so;
+/// `false` when it is not the task's to take (its opener is not the task's) or is already.
+pub(super) fn adopt_opened(task: &mut Task, round: u32, tab: &TabId, opener: &TabId) -> bool {
+    let adopted = task.tabs.adopt_child(tab.clone(), opener);
+    if adopted {
+        task.trace.record(round, TraceEvent::ChildTab { tab: tab.to_string(), opener: opener.to_string() });
+    }
+    adopted
 }

@@ -8,41 +8,18 @@ use super::tool::{Extracting, ScrollAmount, ScrollDirection, Scrolling, ToolName
 use crate::agent::closed_loop::snapshot_args;
 use crate::agent::round::TaskTabs;
 use crate::agent::settle::{ActionStreams, settle_action};
-use crate::browser::{BrowserError, BrowserPort, PageScript, Shot, Staleness, TabId, Target};
+use crate::browser::{BrowserError, BrowserPort, PageScript, Shot, Staleness, TabId, Target, page_script_finding};
 use serde_json::{Map, Value, json};
 use std::time::Duration;
 
-/// Finds an element as a click does, by a CSS selector or a ref (the page's registry of refs):
-/// composed into the scripts below.
-#[cfg(test)]
-const FIND_ELEMENT: &str = include_str!("../../browser/find_element.js");
-
 /// What an element holds now (see the script's own comment).
-const ELEMENT: PageScript = PageScript {
-    name: "element",
-    function: concat!(
-        "(target, names, caps) => {\n  const findElement = ",
-        include_str!("../../browser/find_element.js"),
-        ";\n  const read = ",
-        include_str!("element.js"),
-        ";\n  return read(target, names, caps);\n}\n"
-    ),
-};
+const ELEMENT: PageScript = page_script_finding!("element", "element.js", "target, names, caps");
 
 /// The page's URL, title and whole visible text.
 const PAGE_TEXT: PageScript = crate::page_script!("page text", "page_text.js");
 
 /// The scroll itself (see the script's own comment).
-const SCROLL: PageScript = PageScript {
-    name: "scroll",
-    function: concat!(
-        "(target, names, how, pick) => {\n  const findElement = ",
-        include_str!("../../browser/find_element.js"),
-        ";\n  const scroll = ",
-        include_str!("scroll.js"),
-        ";\n  return scroll(target, names, how, pick);\n}\n"
-    ),
-};
+const SCROLL: PageScript = page_script_finding!("scroll", "scroll.js", "target, names, how, pick");
 
 /// What came into view since the scroll.
 const CAME_INTO_VIEW: PageScript = crate::page_script!("came into view", "came_into_view.js");
@@ -58,19 +35,6 @@ const PAGE_TEXT_CHARS: u64 = 20_000;
 const CAME_INTO_VIEW_MAX: u64 = 20;
 /// How long a script in a frame may take: a frame that does not answer is not waited for long.
 const FRAME_DEADLINE: Duration = Duration::from_secs(5);
-
-/// A script's arguments naming `target` as the scripts find it: `{css}` or `{document, index}`.
-fn find_arg(target: &Target) -> Value {
-    match target {
-        Target::Css(selector) => json!({ "css": selector }),
-        Target::Ref(reference) => json!({ "document": reference.document, "index": reference.index }),
-    }
-}
-
-/// The words the scripts answer a stale ref with.
-fn stale_names() -> Value {
-    json!({ "replaced": Staleness::DocumentReplaced.name(), "removed": Staleness::ElementRemoved.name() })
-}
 
 /// Calls `script` where `target` is: the frame a ref names, else the tab's own document.
 async fn call_at(
@@ -90,17 +54,6 @@ async fn call_at(
             }
         }
         _ => port.call(tab, script, args).await,
-    }
-}
-
-/// A script's answer about `target` that found no element: why, as the browser's error.
-fn not_found(tab: &TabId, target: &Target, answer: &Value) -> BrowserError {
-    match target {
-        Target::Css(selector) => BrowserError::NoSuchElement { tab: tab.clone(), selector: selector.clone() },
-        Target::Ref(reference) => {
-            let why = answer.as_str().and_then(|s| s.parse::<Staleness>().ok()).unwrap_or(Staleness::DocumentReplaced);
-            BrowserError::StaleRef { reference: reference.clone(), why }
-        }
     }
 }
 
@@ -151,9 +104,9 @@ impl ToolContext<'_> {
 
     /// What one element holds now, or why it cannot be read.
     async fn read_element(&self, tab: &TabId, target: &Target) -> Result<Value, BrowserError> {
-        let args = [find_arg(target), stale_names(), json!({ "text": ELEMENT_TEXT_CHARS })];
+        let args = [target.finder_arg(), Staleness::finder_names(), json!({ "text": ELEMENT_TEXT_CHARS })];
         let answer = call_at(self.port, tab, Some(target), &ELEMENT, &args).await?;
-        if found(&answer) { Ok(answer) } else { Err(not_found(tab, target, &answer)) }
+        if found(&answer) { Ok(answer) } else { Err(BrowserError::element_not_found(tab, target, &answer)) }
     }
 
     /// `scroll`: moves the view as asked, waits as after an action (a page that loads more as it
@@ -172,8 +125,8 @@ impl ToolContext<'_> {
         };
         self.phase.set("the scroll to be done");
         let streams = ActionStreams::subscribe(self.port);
-        let find = target.map_or(Value::Null, find_arg);
-        let args = [find, stale_names(), request, json!(INTERACTIVE)];
+        let find = target.map_or(Value::Null, Target::finder_arg);
+        let args = [find, Staleness::finder_names(), request, json!(INTERACTIVE)];
         let moved = match call_at(self.port, &tab, target, &SCROLL, &args).await {
             Ok(answer) => answer,
             Err(e) => return ToolRun::err(browser(TOOL)(e)),
@@ -181,7 +134,7 @@ impl ToolContext<'_> {
         if let Some(target) = target
             && !found(&moved)
         {
-            return ToolRun::err(browser(TOOL)(not_found(&tab, target, &moved)));
+            return ToolRun::err(browser(TOOL)(BrowserError::element_not_found(&tab, target, &moved)));
         }
         if let Some(why) = moved.get("clipped").and_then(Value::as_str) {
             let target = target.map(ToString::to_string).unwrap_or_default();
@@ -331,8 +284,9 @@ mod tests {
 
     #[test]
     fn the_composed_scripts_hold_the_element_finder() {
+        let finder = include_str!("../../browser/find_element.js");
         for script in [ELEMENT, SCROLL] {
-            assert!(script.function.contains(FIND_ELEMENT.trim()), "{}", script.name);
+            assert!(script.function.contains(finder.trim()), "{}", script.name);
         }
     }
 }

@@ -123,10 +123,16 @@ fn object(properties: Value, required: &[&str]) -> Value {
 
 /// `properties` with the arguments of a call that names an element (a ref from the
 /// observation, or a selector) and what it expects of the page afterwards.
-fn on_element(mut properties: Value) -> Value {
+fn on_element(properties: Value) -> Value {
+    with_expect(naming_element(properties))
+}
+
+/// `properties` with the arguments that name an element: a ref from the observation, or a
+/// selector.
+fn naming_element(mut properties: Value) -> Value {
     properties["ref"] = json!({"type": "string", "description": "an element's ref from the current observation"});
     properties["selector"] = json!({"type": "string", "description": "a CSS selector, when the element has no ref"});
-    with_expect(properties)
+    properties
 }
 
 /// `properties` with what a call may say it expects of the page afterwards (checked: the call
@@ -402,11 +408,9 @@ impl ToolName {
                     "Read what the focused tab's page holds now, as JSON: with a ref or selector, that element's text, value, checked state, options and link; with fields ({\"name\": ref or CSS selector, …}), each of them; with neither, the page's URL, title and whole visible text. Changes nothing.",
                     || {
                         object(
-                            json!({
-                                "ref": {"type": "string", "description": "an element's ref from the current observation"},
-                                "selector": {"type": "string", "description": "a CSS selector, when the element has no ref"},
-                                "fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "names for the elements to read, each a ref or a CSS selector"},
-                            }),
+                            naming_element(
+                                json!({"fields": {"type": "object", "additionalProperties": {"type": "string"}, "description": "names for the elements to read, each a ref or a CSS selector"}}),
+                            ),
                             &[],
                         )
                     },
@@ -420,11 +424,9 @@ impl ToolName {
                     "Take a PNG picture of the focused tab: what its viewport shows, its whole page (full_page), or one element (ref or selector). Changes nothing.",
                     || {
                         object(
-                            json!({
-                                "ref": {"type": "string", "description": "an element's ref from the current observation"},
-                                "selector": {"type": "string", "description": "a CSS selector, when the element has no ref"},
-                                "full_page": {"type": "boolean", "description": "the whole page, not only what the viewport shows (default false)"},
-                            }),
+                            naming_element(
+                                json!({"full_page": {"type": "boolean", "description": "the whole page, not only what the viewport shows (default false)"}}),
+                            ),
                             &[],
                         )
                     },
