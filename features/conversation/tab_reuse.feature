@@ -39,7 +39,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     When the user asks to open "{site}/page?title=Two"
     Then turn 2 succeeded
     And the task's tab is the same as after turn 1
-    And the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+    And the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
     And turn 2 observed the page titled "Two"
     And the tab's URL is "{site}/page?title=Two"
     And 1 tab is open
@@ -47,10 +47,10 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
   @contract-tools-offered
   Scenario: The first turn is offered the creation tools, later turns only the tab tools
     When the user asks to open "{site}/page?title=One"
-    Then the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+    Then the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
     When the user asks to open "{site}/page?title=Two"
-    Then the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
-    And the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot" in turn 1
+    Then the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
+    And the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form" in turn 1
 
   @contract-stale-tab
   Scenario: The user closes the task's tab between turns: a new tab, the record updated, the trace says why
@@ -61,7 +61,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task's tab is not the same as after turn 1
     And the trace says "was closed; opening a new tab"
     And the task record's tab is the task's tab
-    And the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+    And the model was offered the tools "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
     And turn 2 observed the page titled "Two"
 
   @contract-store-partial-update @contract-tab-reuse
@@ -83,7 +83,7 @@ Feature: Tab reuse across conversation turns, the task store, and a sticky prima
     And the task record has "current url" = "{site}/page?title=One"
     When the user asks to open "{site}/page?title=Two"
     Then the task's tab is the same as after turn 1
-    And the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+    And the model was offered the tools "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
     And turn 2 observed the page titled "Two"
     And the task record has "group id" = "7"
 

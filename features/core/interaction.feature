@@ -67,7 +67,7 @@ Feature: The tools that read the page and move its view: scroll, extract, screen
     When the agent runs the task
     Then the task succeeds
     And tool call "extract" in round 2 answered '"label":"Red","selected":true'
-    And tool call "extract" in round 2 answered '"name":{"tag":"input","value":"Ada"}'
+    And tool call "extract" in round 2 answered '"name":{"tag":"input","type":"text","value":"Ada"}'
     And tool call "extract" in round 2 answered '"checked":false'
     And tool call "extract" in round 2 answered '"missing":null'
     And tool call "extract" in round 3 answered '"title":"Form"'

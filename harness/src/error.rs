@@ -39,6 +39,8 @@ pub enum SetupError {
     Tabs(#[source] BrowserError),
     #[error("cannot start the fixture site: {0}")]
     Site(#[source] std::io::Error),
+    #[error("cannot write the scenario's files: {0}")]
+    Files(#[source] std::io::Error),
 }
 
 pub type StepResult<T = ()> = Result<T, StepError>;

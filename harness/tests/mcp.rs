@@ -153,7 +153,9 @@ async fn only_the_tools_that_change_nothing_are_marked_read_only() {
     {
         assert_eq!(read_only(name), Some(true), "{name} changes nothing");
     }
-    for name in ["open_url", "navigate", "go_back", "click", "type", "press_key", "handle_dialog", "close_tabs"] {
+    let changing = ["open_url", "navigate", "go_back", "click", "type", "press_key", "handle_dialog", "close_tabs"];
+    let interacting = ["select_option", "hover", "drag", "upload_file", "fill_form"];
+    for name in changing.into_iter().chain(interacting) {
         assert_eq!(read_only(name), Some(false), "{name} changes a page or the browser's tabs");
     }
 }
@@ -284,6 +286,38 @@ async fn a_screenshot_is_image_content_and_extract_takes_short_refs() {
     assert!(one.text.starts_with(r#"{"#) && one.text.contains(r#""label":"Blue""#), "{}", one.text);
     let unknown = server.call("extract", json!({"fields": {"x": "e999"}})).await;
     assert_eq!(unknown.failure_kind(), Some("bad-input"), "a short ref never given is refused: {}", unknown.text);
+    site.shutdown().await;
+}
+
+/// The tools that change controls take the short refs of the answers wherever they name
+/// elements (fill_form's fields, drag's two ends), `upload_file` reads only from `--files`, and
+/// a value the page put back is `not-applied`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_control_tools_take_short_refs_and_uploads_come_only_from_the_allowed_folder() {
+    let site = FixtureSite::start().await.expect("the fixture site starts");
+    let files = tempfile::tempdir().expect("a folder");
+    std::fs::write(files.path().join("report.csv"), "a,b\n").expect("a file");
+    let folder = files.path().to_string_lossy().into_owned();
+    let server = Server::start(&["--browser", "chromium", "--files", &folder]).await;
+    let opened = server.call("navigate", json!({"url": format!("{}/form-full", site.site)})).await;
+    let (name, agree, color) =
+        (opened.element("textbox", "Name"), opened.element("checkbox", "Agree"), opened.element("combobox", "Color"));
+    let fields = json!([{"ref": name, "value": "Ada"}, {"ref": agree, "value": true}, {"ref": color, "value": "Blue"}]);
+    let filled = server.call("fill_form", json!({"fields": fields})).await;
+    assert!(!filled.is_error, "{}", filled.text);
+    assert!(filled.text.contains(r#"holds "Ada""#) && filled.text.contains(r#"holds "Blue""#), "{}", filled.text);
+    let dragged = server.call("navigate", json!({"url": format!("{}/drag?kind=pointer", site.site)})).await;
+    let (a, zone) = (dragged.element("button", "A"), dragged.element("region", "Drop here"));
+    let dropped = server.call("drag", json!({"from": a, "to": zone})).await;
+    assert!(!dropped.is_error && dropped.text.contains(r#"it reads "Dropped: A""#), "{}", dropped.text);
+    server.call("navigate", json!({"url": format!("{}/upload", site.site)})).await;
+    let outside = server.call("upload_file", json!({"selector": "#file", "paths": ["/etc/hostname"]})).await;
+    assert_eq!(outside.failure_kind(), Some("bad-input"), "{}", outside.text);
+    let attached = server.call("upload_file", json!({"selector": "#file", "paths": ["report.csv"]})).await;
+    assert!(attached.text.contains("#file holds report.csv (4 bytes)"), "{}", attached.text);
+    server.call("navigate", json!({"url": format!("{}/select?revert=50", site.site)})).await;
+    let put_back = server.call("select_option", json!({"selector": "#pick", "values": ["Two"]})).await;
+    assert_eq!(put_back.failure_kind(), Some("not-applied"), "{}", put_back.text);
     site.shutdown().await;
 }
 

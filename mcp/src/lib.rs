@@ -39,12 +39,12 @@ pub enum ServeError {
 
 /// Serves the core's tools on stdin and stdout until the input ends, the client shuts the
 /// session down, or SIGTERM or SIGINT comes; then closes the browser it started (a browser it
-/// joined is left as it is).
-pub async fn serve_stdio(reach: Reach) -> Result<(), ServeError> {
+/// joined is left as it is). `upload_file` takes files from `files` only (none without it).
+pub async fn serve_stdio(reach: Reach, files: Option<std::path::PathBuf>) -> Result<(), ServeError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut term = signal(SignalKind::terminate()).map_err(ServeError::Signal)?;
     let mut int = signal(SignalKind::interrupt()).map_err(ServeError::Signal)?;
-    let server = NavguardServer::new(reach);
+    let server = NavguardServer::new(reach, files);
     let handle = server.clone();
     let early = server.clone();
     tokio::spawn(async move { early.join_early().await });

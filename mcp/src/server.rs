@@ -35,6 +35,8 @@ const INSTRUCTIONS: &str = "Browser tools that wait for a page to settle: every 
 #[derive(Clone)]
 pub struct NavguardServer {
     reach: Arc<Reach>,
+    /// The folder `upload_file` may take files from (`--files`).
+    files: Option<Arc<std::path::Path>>,
     state: Arc<Mutex<State>>,
 }
 
@@ -52,8 +54,9 @@ struct State {
 }
 
 impl NavguardServer {
-    pub fn new(reach: Reach) -> Self {
-        Self { reach: Arc::new(reach), state: Arc::new(Mutex::new(State::default())) }
+    pub fn new(reach: Reach, files: Option<std::path::PathBuf>) -> Self {
+        let files = files.map(Arc::from);
+        Self { reach: Arc::new(reach), files, state: Arc::new(Mutex::new(State::default())) }
     }
 
     /// Joins the session of `--join` at once, so that the first call does not wait for the
@@ -110,7 +113,8 @@ impl NavguardServer {
         let port = Arc::clone(&live.port);
         // A scenario, like a person, may repeat a call on purpose: the no-progress detector
         // stops a loop's task, and a caller's session has no task to stop.
-        let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
+        let files = self.files.as_deref().map(std::path::Path::to_path_buf);
+        let config = AgentConfig { no_progress: false, files, ..AgentConfig::default() };
         let agent = Agent::for_caller(port.as_ref(), config);
         let call = ToolCall { name: tool.name().to_owned(), args };
         match tokio::time::timeout(CALL_DEADLINE, session.call(&agent, call)).await {
@@ -133,6 +137,19 @@ fn take_short_refs(refs: &RefBook, tool: ToolName, args: &mut Value) -> Result<V
             RefArg::Key(key) => {
                 if let Some(given) = args.get_mut(key) {
                     put_full_ref(refs, given, true, &mut taken)?;
+                }
+            }
+            RefArg::RefOrSelector(key) => {
+                if let Some(given) = args.get_mut(key) {
+                    put_full_ref(refs, given, false, &mut taken)?;
+                }
+            }
+            // Each item names its element as `ref` (a ref) or `selector`.
+            RefArg::EachRef(key) => {
+                if let Some(Value::Array(items)) = args.get_mut(key) {
+                    for given in items.iter_mut().filter_map(|item| item.get_mut("ref")) {
+                        put_full_ref(refs, given, true, &mut taken)?;
+                    }
                 }
             }
             // Each value is a ref or a CSS selector: only a short ref is put in its place.

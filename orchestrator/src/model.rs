@@ -58,6 +58,11 @@ navguard::closed_set! {
         PermissionDenied = "PERMISSION_DENIED",
         TargetNotFound = "TARGET_NOT_FOUND",
         TargetNotInteractable = "TARGET_NOT_INTERACTABLE",
+        /// The action ran and the page does not hold its effect (a value put back, no drop
+        /// received); the message says what the page holds.
+        ActionNotApplied = "ACTION_NOT_APPLIED",
+        /// The element is there, but the executor cannot act on it (a closed shadow root).
+        NotSupported = "NOT_SUPPORTED",
         NavigationInProgress = "NAVIGATION_IN_PROGRESS",
         Timeout = "TIMEOUT",
         ConfirmationRequired = "CONFIRMATION_REQUIRED",
@@ -97,6 +102,8 @@ impl ObservationCode {
             // A dialog blocks the page: nothing on it can be acted on until it is answered.
             // A covered, hidden or disabled target likewise: it is there, a click would miss it.
             FailureKind::Dialog | FailureKind::NotInteractable => Self::TargetNotInteractable,
+            FailureKind::NotApplied => Self::ActionNotApplied,
+            FailureKind::NotSupported => Self::NotSupported,
         }
     }
 }

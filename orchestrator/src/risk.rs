@@ -93,7 +93,12 @@ impl RiskPolicy {
     ) -> (Risk, Option<String>) {
         match kind.spec().risk {
             // What the tool acts on decides: the control, its words, its form.
+            RiskHint::Control if kind == ToolName::FillForm || kind == ToolName::Drag => {
+                self.elements_risk(kind, params, observed)
+            }
             RiskHint::Control => self.control_risk(kind, element(target, observed), target, params),
+            // Files of the user's leave for the page: always asked.
+            RiskHint::Files => (Risk::High, Some("it gives the page files from the user's folder".to_owned())),
             RiskHint::None | RiskHint::Navigation | RiskHint::Dialog | RiskHint::Done => (Risk::Low, None),
         }
     }
@@ -119,10 +124,7 @@ impl RiskPolicy {
         let submits = params.get("submit").and_then(Value::as_bool) == Some(true);
         let enter = params.get("key").and_then(Value::as_str).is_some_and(|k| k.eq_ignore_ascii_case("enter"));
         let post_form = element.filter(|e| in_post_form(e));
-        let posts_to = |e: &Map<String, Value>| {
-            let action = e.get("form").and_then(|f| f.get("action")).and_then(Value::as_str).unwrap_or("its page");
-            format!("it submits a form that posts to {action}")
-        };
+        let posts_to = |e: &Map<String, Value>| format!("it submits a form that posts to {}", action_of(e));
         match kind {
             ToolName::Click => {
                 if let Some(e) = post_form.filter(|e| is_submit_control(e)) {
@@ -141,10 +143,69 @@ impl RiskPolicy {
                 (Risk::Low, None)
             }
             ToolName::Type if submits && post_form.is_some() => (Risk::High, post_form.map(posts_to)),
+            // A choice in a form that posts is part of what it sends.
+            ToolName::SelectOption if post_form.is_some() => {
+                (Risk::High, post_form.map(|e| format!("it changes a field of a form that posts to {}", action_of(e))))
+            }
             ToolName::PressKey if enter && post_form.is_some() => (Risk::High, post_form.map(posts_to)),
             _ => (Risk::Medium, None),
         }
     }
+}
+
+impl RiskPolicy {
+    /// The risk of an action on the elements its params name (`fill_form`'s fields, `drag`'s
+    /// two ends): a field of a form that posts makes filling high; a drop target or dragged
+    /// element whose name says a risky word (a "Delete" bin) makes a drag high; else medium.
+    fn elements_risk(
+        &self,
+        kind: ToolName,
+        params: &Map<String, Value>,
+        observed: Option<&Observation>,
+    ) -> (Risk, Option<String>) {
+        let named = |value: &Value| {
+            let (by, value) = match value {
+                Value::String(text) => (TargetBy::Ref, text),
+                Value::Object(item) => match (item.get("ref"), item.get("selector")) {
+                    (Some(Value::String(r)), _) => (TargetBy::Ref, r),
+                    (_, Some(Value::String(s))) => (TargetBy::Selector, s),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let by_ref = Target { by, value: value.clone() };
+            let by_selector = Target { by: TargetBy::Selector, value: value.clone() };
+            element(Some(&by_ref), observed).or_else(|| element(Some(&by_selector), observed))
+        };
+        let elements: Vec<&Map<String, Value>> = match kind {
+            ToolName::FillForm => {
+                params.get("fields").and_then(Value::as_array).into_iter().flatten().filter_map(named).collect()
+            }
+            _ => ["from", "to"].iter().filter_map(|k| params.get(*k)).filter_map(named).collect(),
+        };
+        if kind == ToolName::FillForm
+            && let Some(e) = elements.iter().find(|e| in_post_form(e))
+        {
+            return (Risk::High, Some(format!("it fills a form that posts to {}", action_of(e))));
+        }
+        if kind == ToolName::Drag {
+            for e in &elements {
+                let said = e.get("name").and_then(Value::as_str).unwrap_or_default();
+                if let Some(word) = self.risky_word_in(said) {
+                    return (
+                        Risk::High,
+                        Some(format!("it drags onto or from {said:?}, and \"{word}\" is a risky word")),
+                    );
+                }
+            }
+        }
+        (Risk::Medium, None)
+    }
+}
+
+/// Where the form an element belongs to posts.
+fn action_of(element: &Map<String, Value>) -> &str {
+    element.get("form").and_then(|f| f.get("action")).and_then(Value::as_str).unwrap_or("its page")
 }
 
 /// A button or submit input: what submits its form when clicked.
@@ -213,5 +274,33 @@ mod tests {
         assert_eq!(policy.classify(ToolName::Type, target.as_ref(), &Map::new(), Some(&page)), Risk::Medium);
         assert_eq!(policy.classify(ToolName::Type, target.as_ref(), &submit, Some(&page)), Risk::High);
         assert_eq!(policy.classify(ToolName::Navigate, None, &Map::new(), None), Risk::Low);
+    }
+
+    #[test]
+    fn the_new_tools_are_judged_by_what_they_act_on_and_an_upload_is_always_high() {
+        let page = observed(json!([
+            {"ref": "d.1", "selector": "#color", "role": "combobox", "tag": "select", "form": {"method": "post", "action": "/submit"}},
+            {"ref": "d.2", "selector": "#sort", "role": "combobox", "tag": "select"},
+            {"ref": "d.3", "selector": "#bin", "role": "region", "name": "Delete bin"},
+            {"ref": "d.4", "selector": "#a", "role": "button", "name": "A"},
+            {"ref": "d.5", "selector": "#zone", "role": "region", "name": "Drop here"},
+        ]));
+        let policy = RiskPolicy::default();
+        let params = |v: Value| v.as_object().cloned().unwrap();
+        let judge =
+            |kind, target: Option<Target>, p: Value| policy.classify(kind, target.as_ref(), &params(p), Some(&page));
+        assert_eq!(judge(ToolName::SelectOption, by_selector("#color"), json!({"values": ["Red"]})), Risk::High);
+        assert_eq!(judge(ToolName::SelectOption, by_selector("#sort"), json!({"values": ["New"]})), Risk::Medium);
+        assert_eq!(judge(ToolName::FillForm, None, json!({"fields": [{"ref": "d.1", "value": "Red"}]})), Risk::High);
+        assert_eq!(
+            judge(ToolName::FillForm, None, json!({"fields": [{"selector": "#sort", "value": "New"}]})),
+            Risk::Medium
+        );
+        assert_eq!(judge(ToolName::Drag, None, json!({"from": "d.4", "to": "d.3"})), Risk::High);
+        assert_eq!(judge(ToolName::Drag, None, json!({"from": "#a", "to": "#zone"})), Risk::Medium);
+        assert_eq!(judge(ToolName::UploadFile, by_selector("#file"), json!({"paths": ["a.csv"]})), Risk::High);
+        for low in [ToolName::Hover, ToolName::Scroll, ToolName::Extract, ToolName::Screenshot] {
+            assert_eq!(judge(low, by_selector("#a"), json!({})), Risk::Low, "{low}");
+        }
     }
 }

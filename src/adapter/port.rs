@@ -2,6 +2,7 @@
 
 mod capture;
 mod click;
+mod gesture;
 
 use super::error::{general, navigation_error, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
@@ -15,8 +16,8 @@ use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::{CallFunction, Evaluate, EvaluateResult, GetRealms, InRealm};
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
-    BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Key, NavEvent, NavEventKind, PageScript,
-    PortDiagnostics, RequestLog, Shot, TabId, TabInfo, Target,
+    BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Gesture, Key, NavEvent, NavEventKind,
+    PageScript, PortDiagnostics, RequestLog, Shot, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use serde_json::Value;
@@ -388,6 +389,14 @@ impl BrowserPort for BidiPort {
 
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
         self.click_target(tab, target).await
+    }
+
+    async fn gesture(&self, tab: &TabId, gesture: &Gesture) -> Result<(), BrowserError> {
+        self.perform_gesture(tab, gesture).await
+    }
+
+    async fn set_files(&self, tab: &TabId, target: &Target, paths: &[std::path::PathBuf]) -> Result<(), BrowserError> {
+        self.put_files(tab, target, paths).await
     }
 
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError> {

@@ -60,7 +60,11 @@ pub(super) const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
 pub(super) const CLICKABLE: PageScript =
     crate::browser::page_script_finding!("clickable", "port/clickable.js", "target, names");
 
-/// [`CLICKABLE`]'s arguments for `target`: what to find, and the words of its answers.
+/// The element a target names, or why there is none, unchecked (for what needs no pointer).
+pub(super) const ELEMENT_NODE: PageScript =
+    crate::browser::page_script_finding!("element node", "port/element_node.js", "target, names");
+
+/// [`CLICKABLE`]'s (and [`ELEMENT_NODE`]'s) arguments for `target`: what to find, and the words of its answers.
 pub(super) fn clickable_args(target: &Target) -> [Value; 2] {
     let mut names = Staleness::finder_names();
     names["notInteractable"] = json!(NOT_INTERACTABLE);

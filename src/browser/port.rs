@@ -5,9 +5,10 @@ use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
 use super::script::PageScript;
-use super::types::{Dialog, FrameId, FrameInfo, Shot, TabId, TabInfo, Target};
+use super::types::{Dialog, FrameId, FrameInfo, Gesture, Shot, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -103,6 +104,20 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     /// own document, or the element a ref names, in the frame the ref names if it names one (a
     /// stale ref fails with [`BrowserError::StaleRef`], clicking nothing).
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError>;
+    /// Performs `gesture` with the real pointer, each target found and checked as a click's
+    /// is (scrolled into view, not covered, hidden or disabled; a stale ref refused). A port
+    /// without a pointer refuses it as bad input.
+    async fn gesture(&self, tab: &TabId, gesture: &Gesture) -> Result<(), BrowserError> {
+        let _ = tab;
+        Err(BrowserError::InvalidArgument(format!("this browser port has no pointer for {gesture:?}")))
+    }
+    /// Makes the file input `target` names hold the files at `paths` (read by the browser; a
+    /// caller checks first that they may be read). Its page receives the `input` and `change`
+    /// events a person's choice sends. A port without files refuses it as bad input.
+    async fn set_files(&self, tab: &TabId, target: &Target, paths: &[PathBuf]) -> Result<(), BrowserError> {
+        let _ = (tab, paths);
+        Err(BrowserError::InvalidArgument(format!("this browser port cannot put files in {target}")))
+    }
     /// Focuses the element (by a click) and types `text`.
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError>;
     /// Presses and releases a key in the tab.

@@ -28,7 +28,8 @@ macro_rules! page_script {
 /// A page script that finds its element first: the function in `$file` (beside the Rust code
 /// that uses it) is called with the arguments `$args` (as written in JavaScript), with
 /// `findElement` (`src/browser/find_element.js`: an element by a CSS selector or a ref, or why
-/// there is none) in its scope. Its arguments begin with [`Target::finder_arg`] and
+/// there is none) and `refOf` (`src/browser/ref_of.js`: the ref an element has, as the
+/// snapshot gives refs) in its scope. Its arguments hold [`Target::finder_arg`]s and
 /// [`Staleness::finder_names`].
 macro_rules! page_script_finding {
     ($name:literal, $file:literal, $args:literal) => {
@@ -39,6 +40,8 @@ macro_rules! page_script_finding {
                 $args,
                 ") => {\n  const findElement = ",
                 include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/find_element.js")),
+                ";\n  const refOf = ",
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/ref_of.js")),
                 ";\n  const run = ",
                 include_str!($file),
                 ";\n  return run(",

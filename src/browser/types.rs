@@ -221,6 +221,17 @@ pub enum Shot {
     Element(Target),
 }
 
+/// A gesture of the real pointer (input the page receives as a person's), on targets found and
+/// checked as a click's is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Gesture {
+    /// The pointer moved onto the element's middle and left there, until the next input moves
+    /// it.
+    Hover(Target),
+    /// Pressed on `from`, moved onto `to` in steps, released there.
+    Drag { from: Target, to: Target },
+}
+
 impl Shot {
     /// The longest side a picture of the whole page may have, in CSS pixels: a page longer
     /// than that is taken from its top to there (browsers refuse far larger pictures, and a

@@ -22,13 +22,17 @@ pub struct ExecutorArgs {
     /// remove, send, publish, post, checkout, transfer).
     #[arg(long, value_name = "words", value_delimiter = ',')]
     pub risk_words: Option<Vec<String>>,
+    /// The folder `upload_file` may take files from (none by default: every upload is
+    /// refused); a path outside it, or a link that leads outside it, is refused.
+    #[arg(long, value_name = "dir")]
+    pub files: Option<PathBuf>,
     #[command(flatten)]
     pub browser: BrowserOptions,
 }
 
 /// Runs until stopped; a bad argument or environment exits 2, any other failure 1.
 pub async fn executor(args: ExecutorArgs) -> ExitCode {
-    let ExecutorArgs { server, data_dir, secrets, risk_words, browser } = args;
+    let ExecutorArgs { server, data_dir, secrets, risk_words, files, browser } = args;
     let config = navguard_orchestrator::executor::ExecutorConfig {
         server,
         browser: browser.browser,
@@ -38,6 +42,7 @@ pub async fn executor(args: ExecutorArgs) -> ExitCode {
         secrets,
         secret: secret(),
         risk: risk_policy(risk_words),
+        files,
     };
     match navguard_orchestrator::executor::run(config).await {
         Ok(()) => ExitCode::SUCCESS,

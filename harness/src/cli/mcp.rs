@@ -21,18 +21,22 @@ pub struct McpArgs {
     /// browser is left open at the end. `navguard compare` runs the server so.
     #[arg(long, value_name = "ws-url")]
     pub join: Option<String>,
+    /// The folder `upload_file` may take files from (none by default: every upload is
+    /// refused); a path outside it, or a link that leads outside it, is refused.
+    #[arg(long, value_name = "dir")]
+    pub files: Option<std::path::PathBuf>,
 }
 
 /// Serves until the client ends its input or shuts the session down, or SIGTERM; exits 1 when
 /// no MCP client spoke to it.
 pub async fn mcp(args: McpArgs) -> ExitCode {
-    let McpArgs { browser, webdriver_url, headed, join } = args;
+    let McpArgs { browser, webdriver_url, headed, join, files } = args;
     let config = BrowserConfig { browser, webdriver_url, headless: !headed, ..BrowserConfig::default() };
     let reach = match join {
         Some(bidi_url) => Reach::Join { bidi_url, config },
         None => Reach::Launch(config),
     };
-    match navguard_mcp::serve_stdio(reach).await {
+    match navguard_mcp::serve_stdio(reach, files).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("navguard mcp: {e}");

@@ -146,6 +146,8 @@ fn class_of(kind: Option<FailureKind>) -> FailureClass {
         FailureKind::Timeout | FailureKind::WaitExpired => FailureClass::Timeout,
         FailureKind::NavigationFailed | FailureKind::NotCommitted | FailureKind::Restricted => FailureClass::Navigation,
         FailureKind::Dialog => FailureClass::Dialog,
+        FailureKind::NotApplied => FailureClass::NotApplied,
+        FailureKind::NotSupported => FailureClass::NotSupported,
         FailureKind::BadInput | FailureKind::FailedVerification | FailureKind::Refused | FailureKind::Browser => {
             FailureClass::Other
         }

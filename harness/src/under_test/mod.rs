@@ -54,6 +54,10 @@ navguard::closed_set! {
         Timeout = "timeout",
         Navigation = "navigation",
         Dialog = "dialog",
+        /// The action ran and the page does not hold its effect (a value put back, no drop).
+        NotApplied = "not-applied",
+        /// The element is there, but the agent cannot act on it (a closed shadow root).
+        NotSupported = "not-supported",
         Other = "other",
     }
 }

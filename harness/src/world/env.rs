@@ -26,6 +26,28 @@ pub struct ScenarioEnv {
     pub site: FixtureSite,
     /// When the scenario began.
     pub started: Instant,
+    /// The scenario's own folder of files to upload (`{files}`: `report.csv` and `photo.png`),
+    /// the folder its agent is allowed to upload from; removed with the scenario.
+    pub files: tempfile::TempDir,
+}
+
+/// The files of a scenario's `{files}` folder: a small table, and a picture of one pixel.
+const SCENARIO_FILES: [(&str, &[u8]); 2] = [
+    ("report.csv", b"item,count\nbooks,3\n"),
+    (
+        "photo.png",
+        b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\x9c\x63\x00\x01\x00\x00\x05\x00\x01\x0d\x0a\x2d\xb4\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82",
+
+    ),
+];
+
+/// A new `{files}` folder.
+fn scenario_files() -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("navguard-files-").tempdir()?;
+    for (name, bytes) in SCENARIO_FILES {
+        std::fs::write(dir.path().join(name), bytes)?;
+    }
+    Ok(dir)
 }
 
 impl NavWorld {
@@ -45,11 +67,13 @@ impl NavWorld {
             (browser, Some(session), port)
         };
         let site = FixtureSite::start().await.map_err(SetupError::Site)?;
+        let files = scenario_files().map_err(SetupError::Files)?;
+        self.agent.config.files = Some(files.path().to_path_buf());
         let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
         let started = Instant::now();
         self.conformance.agent_description = settings.agent;
         self.conformance.call_timeout = settings.call_timeout;
-        self.env = Some(ScenarioEnv { browser, session, port: shared, user_context: port, site, started });
+        self.env = Some(ScenarioEnv { browser, session, port: shared, user_context: port, site, started, files });
         Ok(())
     }
 

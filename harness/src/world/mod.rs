@@ -80,10 +80,10 @@ impl NavWorld {
         Ok(&self.env()?.site)
     }
 
-    /// Expands `{site}` and `{other}`.
+    /// Expands `{site}`, `{other}` and `{files}`.
     pub fn expand(&self, text: &str) -> String {
         match &self.env {
-            Some(env) => env.site.expand(text),
+            Some(env) => env.site.expand(text).replace("{files}", &env.files.path().to_string_lossy()),
             None => text.to_owned(),
         }
     }

@@ -71,6 +71,8 @@ pub struct ExecutorConfig {
     pub secret: Option<String>,
     /// What the last-moment check judges high-risk (the orchestrator's words, as a rule).
     pub risk: RiskPolicy,
+    /// The folder `upload_file` may take files from (`--files`; none by default).
+    pub files: Option<PathBuf>,
 }
 
 /// The orchestrator's URL, if it is an http URL on loopback.
@@ -112,6 +114,7 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
         journal,
         secrets,
         risk: config.risk.clone(),
+        files: config.files.clone(),
     });
     let cancel = CancellationToken::new();
     let outcome = tokio::select! {

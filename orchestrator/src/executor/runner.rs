@@ -38,6 +38,8 @@ pub(super) struct Shared {
     pub(super) journal: Journal,
     pub(super) secrets: Secrets,
     pub(super) risk: RiskPolicy,
+    /// The folder `upload_file` may take files from (`--files`).
+    pub(super) files: Option<std::path::PathBuf>,
 }
 
 /// Why the planner gave no turn.
@@ -239,15 +241,27 @@ impl<'a> RemotePlanner<'a> {
             args.insert(key, value);
         }
         for value in args.values_mut() {
-            if let Value::String(text) = value {
+            self.put_secrets(value)?;
+        }
+        Ok(ToolCall { name: action.kind.name().to_owned(), args: Value::Object(args) })
+    }
+
+    /// `{secret:NAME}` replaced in every string `value` holds, nested ones too (`fill_form`'s
+    /// fields).
+    fn put_secrets(&self, value: &mut Value) -> Result<(), (ObservationCode, String)> {
+        match value {
+            Value::String(text) => {
                 *text = self
                     .shared
                     .secrets
                     .substitute(text)
                     .map_err(|e| (ObservationCode::UnknownSecret, e.to_string()))?;
             }
+            Value::Array(items) => items.iter_mut().try_for_each(|v| self.put_secrets(v))?,
+            Value::Object(map) => map.values_mut().try_for_each(|v| self.put_secrets(v))?,
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
         }
-        Ok(ToolCall { name: action.kind.name().to_owned(), args: Value::Object(args) })
+        Ok(())
     }
 
     /// Journals the action's result, then reports it.
@@ -367,7 +381,12 @@ pub(super) async fn run_task(shared: Arc<Shared>, port: &dyn BrowserPort, first:
     let task_id = first.task_id.clone();
     let planner = RemotePlanner::new(&shared, port, first);
     // The orchestrator plans and judges progress; the core keeps the page right under it.
-    let config = AgentConfig { round_limit: u32::MAX, no_progress: false, ..AgentConfig::default() };
+    let config = AgentConfig {
+        round_limit: u32::MAX,
+        no_progress: false,
+        files: shared.files.clone(),
+        ..AgentConfig::default()
+    };
     let agent = Agent::new(port, &planner, config);
     let mut task = Task::default();
     let mut stops = 0;

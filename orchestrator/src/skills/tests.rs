@@ -38,7 +38,7 @@ fn broken_files_are_named_by_file_and_line_and_the_rest_are_served() {
         named,
         [
             "binary/SKILL.md:1: not UTF-8 text; the skill is left out",
-            "broken/SKILL.md:4: `allowed-tools`: unknown tool \"fly\": expected one of open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, snapshot, list_tabs, scroll, extract, screenshot; the skill is left out",
+            "broken/SKILL.md:4: `allowed-tools`: unknown tool \"fly\": expected one of open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, snapshot, list_tabs, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form; the skill is left out",
         ]
     );
     let missing = Skills::load(Path::new("/nonexistent/skills")).unwrap_err();

@@ -22,9 +22,23 @@
 // headers came, its `await response.json()` (or an `XMLHttpRequest`'s load) only once the body
 // ended, which can be long after; until then what the page does with the answer has not
 // happened, so the agent's look waits for those reads.
+//
+// And the closed shadow roots its scripts attach: a closed root hides its elements from every
+// script of the page, the agent's look among them, so each is kept as it is attached (the
+// page's call otherwise unchanged), and the look lists its elements as it lists an open one's.
 () => {
   const key = Symbol.for("navguard.timers");
   if (window[key]) return;
+  const attachShadow = Element.prototype.attachShadow;
+  const closedRoots = new WeakMap();
+  Element.prototype.attachShadow = {
+    attachShadow(init) {
+      const root = attachShadow.call(this, init);
+      if (init && init.mode === "closed") closedRoots.set(this, root);
+      return root;
+    },
+  }.attachShadow;
+  window[Symbol.for("navguard.closedRoot")] = (host) => closedRoots.get(host) || null;
   // The page's own timer functions, taken before they are counted.
   const set = window.setTimeout.bind(window);
   const clear = window.clearTimeout.bind(window);

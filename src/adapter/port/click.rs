@@ -1,11 +1,39 @@
 //! A click on a target: the element found and checked where a click would land, a ref refused
-//! as stale when its document went or is going, then the input.
+//! as stale when its document went or is going, then the input. The pointer's other gestures
+//! and a file input's files find their elements the same way.
 
 use super::BidiPort;
-use crate::adapter::target::{CLICKABLE, NOT_INTERACTABLE, Place, clickable_args, is_no_such_node};
+use crate::adapter::target::{CLICKABLE, ELEMENT_NODE, NOT_INTERACTABLE, Place, clickable_args, is_no_such_node};
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::CallFunction;
 use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, Staleness, TabId, Target};
+
+/// How an element to act on is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Lookup {
+    /// Found, and checked to be where the pointer lands (not covered, hidden or disabled;
+    /// scrolled into view first).
+    Clickable,
+    /// Found only: what is done to it needs no pointer (a file input a page hides behind its
+    /// label takes its files all the same).
+    Found,
+}
+
+/// A command on a target's node that failed because the node or its frame went: the ref is
+/// stale, and nothing was done.
+pub(super) fn gone_as_stale(done: Result<(), BrowserError>, target: &Target) -> Result<(), BrowserError> {
+    match (done, target) {
+        // The document was replaced between the resolve and the command: the node reference
+        // died with it.
+        (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
+            Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
+        }
+        (Err(BrowserError::FrameGone { .. }), Target::Ref(reference)) => {
+            Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone })
+        }
+        (done, _) => done,
+    }
+}
 
 impl BidiPort {
     /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
@@ -15,29 +43,23 @@ impl BidiPort {
         // The tab's focus emulation (once per tab, before its first input) is asked for while the
         // target is found: the two do not depend on each other.
         let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
-        let (node, ()) = tokio::join!(self.node_to_click(&place, target), focus);
-        let clicked = self.input(&place, PerformActions::click(place.context(), &node?)).await;
-        match (clicked, target) {
-            // The document was replaced between the resolve and the click: the node reference
-            // died with it. Still a stale ref, and nothing was clicked.
-            (Err(BrowserError::Browser { source, .. }), Target::Ref(reference)) if is_no_such_node(&*source) => {
-                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentReplaced })
-            }
-            (Err(BrowserError::FrameGone { .. }), Target::Ref(reference)) => {
-                Err(BrowserError::StaleRef { reference: reference.clone(), why: Staleness::FrameGone })
-            }
-            (clicked, _) => clicked,
-        }
+        let (node, ()) = tokio::join!(self.node_for(&place, target, Lookup::Clickable), focus);
+        gone_as_stale(self.input(&place, PerformActions::click(place.context(), &node?)).await, target)
     }
 
-    /// The target's node, found as [`BidiPort::clickable_id`] finds it. A ref whose document a
+    /// The target's node, found as [`BidiPort::element_id`] finds it. A ref whose document a
     /// navigation began to replace since the look began is stale, and nothing is pressed on a
     /// page that is going: the look's answer brings in the events sent before it. A look that
     /// failed otherwise than on the page's word (its realm went with a reload whose events
     /// were still on their way) is followed by a tab read, which brings those in.
-    async fn node_to_click(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
+    pub(super) async fn node_for(
+        &self,
+        place: &Place,
+        target: &Target,
+        lookup: Lookup,
+    ) -> Result<String, BrowserError> {
         let from = self.scope.log.len();
-        let found = self.clickable_id(place, target).await;
+        let found = self.element_id(place, target, lookup).await;
         let Target::Ref(reference) = target else { return found };
         let lookup_failed = found.as_ref().is_err_and(|e| !e.is_stale_ref() && !e.is_dialog_open());
         if lookup_failed {
@@ -69,11 +91,15 @@ impl BidiPort {
     /// else the ref is stale. Where a click lands: not covered by another element (an overlay,
     /// a cookie banner), not hidden, not disabled. A click on a covered target would press
     /// whatever covers it and look like success; this refuses it, naming the cover, and clicks
-    /// nothing.
-    async fn clickable_id(&self, place: &Place, target: &Target) -> Result<String, BrowserError> {
+    /// nothing. With [`Lookup::Found`], the element is found and not checked.
+    async fn element_id(&self, place: &Place, target: &Target, lookup: Lookup) -> Result<String, BrowserError> {
+        let script = match lookup {
+            Lookup::Clickable => CLICKABLE,
+            Lookup::Found => ELEMENT_NODE,
+        };
         // A look, not an action: the page gets no user activation from it.
         let command =
-            CallFunction::new(&place.context(), CLICKABLE.function, &clickable_args(target)).without_user_activation();
+            CallFunction::new(&place.context(), script.function, &clickable_args(target)).without_user_activation();
         let found = match self.evaluate_raw(place, command, self.call_timeout).await {
             // The frame the ref was taken in has gone with its iframe: so has the element.
             Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {

@@ -34,11 +34,14 @@ async (limits) => {
       if (type === "checkbox" || type === "radio") return type;
       return "textbox";
     }
+    if (el.isContentEditable) return "textbox";
     return "generic";
   };
   const labelled = (el) => {
     const by = el.getAttribute("aria-labelledby");
-    if (by) return by.split(/\s+/).map((id) => document.getElementById(id)?.innerText || "").join(" ");
+    const root = el.getRootNode();
+    const byId = (id) => (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+    if (by) return by.split(/\s+/).map((id) => byId(id)?.innerText || "").join(" ");
     if (el.labels && el.labels.length) return Array.from(el.labels, (l) => l.innerText).join(" ");
     return "";
   };
@@ -47,9 +50,28 @@ async (limits) => {
     || el.getAttribute("title") || el.getAttribute("name") || "");
   const isField = (el) => ["input", "textarea", "select"].includes(el.tagName.toLowerCase())
     && !["submit", "button", "reset", "image"].includes((el.type || "").toLowerCase());
-  const pick = "a[href], button, input:not([type=hidden]), select, textarea, [role=button], [onclick]";
+  // What an agent acts on: links, buttons, fields, editors, elements draggable or clickable, and
+  // the widgets that say their role (a combobox's options, a drop zone named as a region).
+  const pick = "a[href], button, input:not([type=hidden]), select, textarea, [onclick], [draggable=true], "
+    + "[contenteditable=''], [contenteditable=true], [role=button], [role=link], [role=checkbox], [role=radio], "
+    + "[role=switch], [role=tab], [role=menuitem], [role=option], [role=combobox], [role=listbox], "
+    + "[role=textbox], [role=slider], [role=region][aria-label]";
+  // In tree order, into shadow roots at any depth: the open ones, and the closed ones the page
+  // watch kept as they were attached.
+  const closedRoot = window[Symbol.for("navguard.closedRoot")];
+  const shadowOf = (el) => el.shadowRoot || (typeof closedRoot === "function" ? closedRoot(el) : null);
+  const listed = [];
+  const walk = (root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el && listed.length < limits.max; el = walker.nextNode()) {
+      if (el.matches(pick)) listed.push(el);
+      const inner = shadowOf(el);
+      if (inner) walk(inner);
+    }
+  };
+  walk(document);
   const selector = (el, i) => el.id ? "#" + CSS.escape(el.id) : `${el.tagName.toLowerCase()}:nth-of-type(${i + 1})`;
-  const elements = Array.from(document.querySelectorAll(pick)).slice(0, limits.max).map((el, i) => {
+  const elements = listed.map((el) => {
     const out = {
       ref: refOf(el),
       selector: selector(el, Array.from(el.parentNode.children).filter(c => c.tagName === el.tagName).indexOf(el)),

@@ -234,6 +234,8 @@ fn repair_reason(e: &ToolError) -> RepairReason {
         | FailureKind::NavigationFailed
         | FailureKind::NotCommitted
         | FailureKind::Dialog
+        | FailureKind::NotApplied
+        | FailureKind::NotSupported
         | FailureKind::Browser => RepairReason::ExecuteError,
     }
 }

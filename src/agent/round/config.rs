@@ -79,6 +79,10 @@ pub struct AgentConfig {
     /// Segments a task may run before it pauses to ask whether to go on (`None`: no limit
     /// but the round limit).
     pub segments_allowed: Option<u32>,
+    /// The folder `upload_file` may take files from (`None`: none; every upload is refused).
+    /// A path outside it, or a link inside it that leads outside, is refused before the
+    /// browser sees it.
+    pub files: Option<std::path::PathBuf>,
 }
 
 impl AgentConfig {
@@ -131,6 +135,7 @@ impl Default for AgentConfig {
             target_wait: Self::TARGET_WAIT,
             segment_rounds: Self::SEGMENT_ROUNDS,
             segments_allowed: None,
+            files: None,
         }
     }
 }

@@ -20,6 +20,11 @@ impl<'a> Args<'a> {
         Self { tool, map }
     }
 
+    /// The tool whose arguments these are.
+    pub(crate) fn tool(&self) -> ToolName {
+        self.tool
+    }
+
     /// The argument as it came, `null` included.
     pub(crate) fn raw(&self, arg: &str) -> Option<&'a Value> {
         self.map.get(arg)
@@ -57,6 +62,19 @@ impl<'a> Args<'a> {
             None => Err(self.missing(arg)),
             Some(Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(self.bad(arg, "a string", other)),
+        }
+    }
+
+    /// A non-empty list of non-empty strings; one string is taken as a list of one.
+    pub(crate) fn strings(&self, arg: &'static str, expected: &'static str) -> Result<Vec<String>, ToolError> {
+        let non_empty = |v: &Value| v.as_str().is_some_and(|s| !s.is_empty());
+        match self.given(arg) {
+            None => Err(self.missing(arg)),
+            Some(Value::String(one)) if !one.is_empty() => Ok(vec![one.clone()]),
+            Some(Value::Array(list)) if !list.is_empty() && list.iter().all(non_empty) => {
+                Ok(list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            }
+            Some(other) => Err(self.bad(arg, expected, other)),
         }
     }
 

@@ -3,8 +3,10 @@
 // value (a password's never: "[redacted]"), whether a checkbox or radio is checked, a select's
 // options with the chosen ones marked, a link's address, whether it is disabled. The element
 // is found as a click finds it (findElement): null when a selector matches nothing, the
-// staleness's name when a ref's document or element is gone.
-(target, names, caps) => {
+// staleness's name when a ref's document or element is gone. With `want` ({text, whole}), it
+// also says whether the field holds that text (`holds`: the whole of it, or among what it
+// holds), compared here so that a password's value is compared and never sent back.
+(target, names, caps, want) => {
   const el = findElement(target, names);
   if (!el || typeof el === "string") return el;
   const fold = (s) => (s || "").replace(/\s+/g, " ").trim();
@@ -13,6 +15,7 @@
   const out = { tag };
   const text = fold(el.innerText === undefined ? el.textContent : el.innerText);
   if (text) out.text = text.slice(0, caps.text);
+  if (tag === "input") out.type = type || "text";
   if (tag === "select") {
     out.options = Array.from(el.options, (o) => ({ value: o.value, label: fold(o.label || o.text), selected: o.selected }));
     out.value = el.value;
@@ -31,5 +34,11 @@
   if (el.getAttribute("aria-checked") !== null) out.checked = el.getAttribute("aria-checked") === "true";
   if (tag === "a" && el.href) out.href = el.href;
   if (el.disabled || el.getAttribute("aria-disabled") === "true") out.disabled = true;
+  if (want) {
+    const editor = el.isContentEditable;
+    const held = editor ? fold(el.innerText) : String(el.value ?? "");
+    const wanted = editor ? fold(want.text) : want.text;
+    out.holds = want.whole ? held === wanted : held.includes(wanted);
+  }
   return out;
 }

@@ -88,6 +88,35 @@ pub(crate) enum ToolFailure {
     /// `extract` was given both an element and fields.
     #[error("pass either \"fields\" or one element (\"ref\" or \"selector\"), not both")]
     FieldsAndElement,
+    /// `select_option` was given an element that holds no options.
+    #[error("{target} is {what}, not a select, combobox or listbox")]
+    NotASelect { target: String, what: String },
+    /// `select_option` (or a select of `fill_form`) named options the control does not have,
+    /// even after waiting for late ones.
+    #[error("{target} has no option {}; its options are {}", quoted(missing), quoted(options))]
+    NoSuchOption { target: String, missing: Vec<String>, options: Vec<String> },
+    /// More than one option for a control that takes one.
+    #[error("{target} takes one option, and {given} were given")]
+    OneOptionOnly { target: String, given: usize },
+    /// `drag` was given one element twice (or one inside the other).
+    #[error("\"from\" and \"to\" name the same element: drag it onto another")]
+    DragOntoItself,
+    /// `upload_file` in a run that allows no folder.
+    #[error("no folder is allowed for uploads in this run (start it with --files DIR)")]
+    NoFilesAllowed,
+    /// `upload_file` was given a path it must not or cannot read.
+    #[error("{path:?}: {why}")]
+    FileRefused { path: String, why: String },
+    /// More than one file for an input that takes one.
+    #[error("{target} takes one file, and {given} were given")]
+    OneFileOnly { target: String, given: usize },
+    /// `upload_file` was given an element that takes no files.
+    #[error("{target} is {what}, not a file input")]
+    NotAFileInput { target: String, what: String },
+    /// `fill_form` was given a value its field cannot take (a radio unchosen, text for a
+    /// checkbox).
+    #[error("{target}: {why}")]
+    FieldValue { target: String, why: String },
     /// `wait_for` was given nothing to wait for.
     #[error("give \"selector\", \"text\" or \"url\" to wait for")]
     NothingToWaitFor,
@@ -124,9 +153,21 @@ pub(crate) enum ToolFailure {
     /// answered (or a dialog opened while the call waited on the page).
     #[error("{dialog}; answer it with handle_dialog")]
     DialogOpen { dialog: Dialog },
+    /// The action ran and the page does not hold its effect; `holds` says what it holds.
+    #[error("not applied: {holds}")]
+    NotApplied { holds: String },
+    /// The tool cannot act on this element here; `why` says why.
+    #[error("not supported: {why}")]
+    NotSupported { why: String },
     /// The browser failed the call.
     #[error(transparent)]
     Browser(BrowserError),
+}
+
+/// Texts as a message lists them: each quoted, comma-separated.
+fn quoted(texts: &[String]) -> String {
+    let quoted: Vec<String> = texts.iter().map(|t| format!("{t:?}")).collect();
+    if quoted.is_empty() { "none".to_owned() } else { quoted.join(", ") }
 }
 
 impl ToolFailure {
@@ -210,6 +251,13 @@ crate::closed_set! {
         Dialog = "dialog",
         /// The browser failed the call otherwise.
         Browser = "browser",
+        /// The action ran, and the page does not hold its effect (a select's value put back, a
+        /// field that holds other than what was typed, a drop nobody received): the message
+        /// names what the page holds instead.
+        NotApplied = "not-applied",
+        /// The element is there, but the tool cannot act on it here (inside a closed shadow
+        /// root, a drag between two frames).
+        NotSupported = "not-supported",
     }
 }
 
@@ -265,6 +313,15 @@ impl ToolFailure {
             | Self::NothingToWaitFor
             | Self::NothingToScroll
             | Self::FieldsAndElement
+            | Self::NotASelect { .. }
+            | Self::NoSuchOption { .. }
+            | Self::OneOptionOnly { .. }
+            | Self::DragOntoItself
+            | Self::NoFilesAllowed
+            | Self::FileRefused { .. }
+            | Self::NotAFileInput { .. }
+            | Self::OneFileOnly { .. }
+            | Self::FieldValue { .. }
             | Self::NoFocusedTab => FailureKind::BadInput,
             Self::TargetNotFound { .. } => FailureKind::NotFound,
             Self::TimedOut { .. } => FailureKind::Timeout,
@@ -274,6 +331,8 @@ impl ToolFailure {
             Self::DoneRefused { .. } => FailureKind::Refused,
             Self::NotCommitted { .. } => FailureKind::NotCommitted,
             Self::DialogOpen { .. } => FailureKind::Dialog,
+            Self::NotApplied { .. } => FailureKind::NotApplied,
+            Self::NotSupported { .. } => FailureKind::NotSupported,
             Self::Browser(e) => FailureKind::of_browser(e),
         }
     }

@@ -117,6 +117,11 @@ impl ToolContext<'_> {
             Tool::Scroll { how } => self.scroll(tabs, &how).await,
             Tool::Extract { what } => self.extract(tabs, &what).await,
             Tool::Screenshot { target, full_page } => self.screenshot(tabs, target.as_ref(), full_page).await,
+            Tool::SelectOption { target, values } => self.select_option(tabs, &target, &values).await,
+            Tool::Hover { target } => self.hover(tabs, &target).await,
+            Tool::Drag { from, to } => self.drag(tabs, &from, &to).await,
+            Tool::UploadFile { target, paths } => self.upload_file(tabs, &target, &paths).await,
+            Tool::FillForm { fields } => self.fill_form(tabs, &fields).await,
         }
     }
 
@@ -207,36 +212,56 @@ impl ToolContext<'_> {
         Ok(format!("tab {tab} is going back"))
     }
 
-    /// A real input action on the focused tab, then the action settle.
-    async fn act(&self, tabs: &TaskTabs, act: Act<'_>) -> ToolRun {
-        let tool = act.tool();
-        let tab = match focused(tabs, tool) {
-            Ok(tab) => tab,
-            Err(e) => return ToolRun::err(e),
-        };
-        if let Some(Target::Ref(reference)) = act.target()
-            && let Some(owner) = tabs.document_tab(&reference.document).filter(|owner| **owner != tab)
-        {
-            let failure =
-                ToolFailure::RefOfAnotherTab { reference: reference.clone(), owner: owner.clone(), focused: tab };
-            return ToolRun::err(failure.of(tool));
-        }
-        if let Some(Target::Css(selector)) = act.target()
-            && let Err(e) = self.wait_for_target(&tab, selector, tool).await
-        {
-            return ToolRun::err(e);
+    /// The focused tab, once each target of an input is ready for it: a ref of the focused
+    /// tab's document (not of another tab's), a selector's element present and visible.
+    pub(super) async fn ready_for_input<'t>(
+        &self,
+        tabs: &TaskTabs,
+        tool: ToolName,
+        targets: impl IntoIterator<Item = &'t Target>,
+    ) -> Result<TabId, ToolError> {
+        let tab = focused(tabs, tool)?;
+        let targets: Vec<&Target> = targets.into_iter().collect();
+        for target in &targets {
+            match target {
+                Target::Ref(reference) => {
+                    if let Some(owner) = tabs.document_tab(&reference.document).filter(|owner| **owner != tab) {
+                        let failure = ToolFailure::RefOfAnotherTab {
+                            reference: reference.clone(),
+                            owner: owner.clone(),
+                            focused: tab,
+                        };
+                        return Err(failure.of(tool));
+                    }
+                }
+                Target::Css(selector) => self.wait_for_target(&tab, selector, tool).await?,
+            }
         }
         // A ref names an element of the observed document; while a navigation replaces that
         // document (the user reloaded, the page redirects itself), acting on it would act on a
         // page that is going: the ref is stale, observe again. The events tell it without a
         // round trip; the port looks at them again once it has found the element, whose
         // answer brings in what was on its way, before it sends any input.
-        if let Some(Target::Ref(reference)) = act.target()
+        let first_ref = targets.iter().find_map(|t| match t {
+            Target::Ref(reference) => Some(reference),
+            Target::Css(_) => None,
+        });
+        if let Some(reference) = first_ref
             && self.port.tab_from_events(&tab).await.is_ok_and(|info| info.pending_url.is_some())
         {
             let stale = BrowserError::StaleRef { reference: reference.clone(), why: Staleness::DocumentLeaving };
-            return ToolRun::err(browser(tool)(stale));
+            return Err(browser(tool)(stale));
         }
+        Ok(tab)
+    }
+
+    /// A real input action on the focused tab, then the action settle.
+    async fn act(&self, tabs: &TaskTabs, act: Act<'_>) -> ToolRun {
+        let tool = act.tool();
+        let tab = match self.ready_for_input(tabs, tool, act.target()).await {
+            Ok(tab) => tab,
+            Err(e) => return ToolRun::err(e),
+        };
         self.phase.set(format!("the {tool} to be delivered"));
         let streams = ActionStreams::subscribe(self.port);
         if let Err(e) = act.perform(self.port, &tab).await {
@@ -245,7 +270,18 @@ impl ToolContext<'_> {
         self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
         match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await {
             Ok(settled) => {
-                let text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
+                let mut text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
+                // Typing is read back from the field, once its handlers ran: a framework that
+                // kept its own value, or a page that refused the text, is not applied.
+                if let Act::Type(target, typed, false) = act
+                    && settled.end != ActionSettleEnd::Leaving
+                {
+                    match self.typed_holds(&tab, target, typed).await {
+                        Some(Ok(holds)) => text.push_str(&format!("; {target} holds {holds:?}")),
+                        Some(Err(holds)) => return ToolRun::err(ToolFailure::NotApplied { holds }.of(tool)),
+                        None => {}
+                    }
+                }
                 ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(tool)(e)),
@@ -377,7 +413,7 @@ impl ToolContext<'_> {
 
     /// Waits until a click's or a typing's target is present and visible (Playwright's
     /// actionability wait), at most the configured target wait.
-    async fn wait_for_target(&self, tab: &TabId, selector: &str, tool: ToolName) -> Result<(), ToolError> {
+    pub(super) async fn wait_for_target(&self, tab: &TabId, selector: &str, tool: ToolName) -> Result<(), ToolError> {
         self.phase.set(format!("{selector} to be present and visible"));
         let until = Expectation(vec![(ExpectKey::Visible, selector.to_owned())]);
         let verdict = check_now_and_on(self.port, tab, &until, self.config.target_wait).await.map_err(browser(tool))?;

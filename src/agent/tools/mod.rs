@@ -8,8 +8,10 @@
 //! model's tool list all derive from the table.
 
 mod args;
+mod controls;
 mod error;
 mod execute;
+mod pointer;
 mod reading;
 mod spec;
 mod tool;

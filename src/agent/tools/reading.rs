@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use std::time::Duration;
 
 /// What an element holds now (see the script's own comment).
-const ELEMENT: PageScript = page_script_finding!("element", "element.js", "target, names, caps");
+pub(super) const ELEMENT: PageScript = page_script_finding!("element", "element.js", "target, names, caps, want");
 
 /// The page's URL, title and whole visible text.
 const PAGE_TEXT: PageScript = crate::page_script!("page text", "page_text.js");
@@ -22,22 +22,22 @@ const PAGE_TEXT: PageScript = crate::page_script!("page text", "page_text.js");
 const SCROLL: PageScript = page_script_finding!("scroll", "scroll.js", "target, names, how, pick");
 
 /// What came into view since the scroll.
-const CAME_INTO_VIEW: PageScript = crate::page_script!("came into view", "came_into_view.js");
+pub(super) const CAME_INTO_VIEW: PageScript = crate::page_script!("came into view", "came_into_view.js");
 
 /// The elements whose coming into view a scroll tells (those the snapshot gives refs to).
-const INTERACTIVE: &str = "a[href], button, input:not([type=hidden]), select, textarea, [role], [onclick]";
+pub(super) const INTERACTIVE: &str = "a[href], button, input:not([type=hidden]), select, textarea, [role], [onclick]";
 
 /// The most characters of one element's text `extract` gives.
-const ELEMENT_TEXT_CHARS: u64 = 4_000;
+pub(super) const ELEMENT_TEXT_CHARS: u64 = 4_000;
 /// The most characters of the page's text `extract` gives.
 const PAGE_TEXT_CHARS: u64 = 20_000;
 /// The most elements a scroll's answer names.
-const CAME_INTO_VIEW_MAX: u64 = 20;
+pub(super) const CAME_INTO_VIEW_MAX: u64 = 20;
 /// How long a script in a frame may take: a frame that does not answer is not waited for long.
 const FRAME_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Calls `script` where `target` is: the frame a ref names, else the tab's own document.
-async fn call_at(
+pub(super) async fn call_at(
     port: &dyn BrowserPort,
     tab: &TabId,
     target: Option<&Target>,
@@ -59,7 +59,7 @@ async fn call_at(
 
 /// Whether a script's answer about an element found it (an object), rather than telling why not
 /// (`null`, or a staleness's name).
-fn found(answer: &Value) -> bool {
+pub(super) fn found(answer: &Value) -> bool {
     answer.is_object()
 }
 
@@ -103,7 +103,7 @@ impl ToolContext<'_> {
     }
 
     /// What one element holds now, or why it cannot be read.
-    async fn read_element(&self, tab: &TabId, target: &Target) -> Result<Value, BrowserError> {
+    pub(super) async fn read_element(&self, tab: &TabId, target: &Target) -> Result<Value, BrowserError> {
         let args = [target.finder_arg(), Staleness::finder_names(), json!({ "text": ELEMENT_TEXT_CHARS })];
         let answer = call_at(self.port, tab, Some(target), &ELEMENT, &args).await?;
         if found(&answer) { Ok(answer) } else { Err(BrowserError::element_not_found(tab, target, &answer)) }
@@ -230,7 +230,7 @@ fn scroll_words(how: &Scrolling, moved: &Value) -> String {
 }
 
 /// What came into view, in words.
-fn came_words(came: &Value) -> String {
+pub(super) fn came_words(came: &Value) -> String {
     let elements = came.get("elements").and_then(Value::as_array).cloned().unwrap_or_default();
     if elements.is_empty() {
         return "nothing new came into view".to_owned();

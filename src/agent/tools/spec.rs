@@ -9,7 +9,7 @@
 
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
-use super::tool::{Extracting, ScrollAmount, ScrollDirection, Scrolling, Tool, ToolName};
+use super::tool::{Extracting, Field, FieldValue, ScrollAmount, ScrollDirection, Scrolling, Tool, ToolName};
 use crate::agent::closed_loop::{ExpectKey, Expectation};
 use crate::browser::Key;
 use serde_json::{Value, json};
@@ -54,6 +54,8 @@ pub enum RiskHint {
     Dialog,
     /// It ends the task.
     Done,
+    /// It gives the page files of the user's: always high.
+    Files,
 }
 
 /// Where a tool's arguments hold refs, so that a caller that writes refs its own way (an MCP
@@ -64,6 +66,11 @@ pub enum RefArg {
     Key(&'static str),
     /// The argument is an object whose values are each a ref or a CSS selector.
     ValuesOf(&'static str),
+    /// The argument is a ref or a CSS selector.
+    RefOrSelector(&'static str),
+    /// The argument is a list of objects, each of which names its element as `ref` (or
+    /// `selector`).
+    EachRef(&'static str),
 }
 
 /// Who is offered a tool: the round loop's model, a caller that drives the core one call at a
@@ -162,6 +169,10 @@ impl ToolName {
                 offered: Offered::Everywhere,
                 refs: &[RefArg::Key("ref")],
             }
+        }
+        /// A user's input on the focused tab's page: tried again only unless delivered.
+        const fn input(spec: ToolSpec) -> ToolSpec {
+            ToolSpec { input: true, needs_the_page: true, repeat: Repeat::UnlessDelivered, ..spec }
         }
         match self {
             Self::OpenUrl => ToolSpec {
@@ -433,6 +444,82 @@ impl ToolName {
                     parse_screenshot,
                 )
             },
+            Self::SelectOption => ToolSpec {
+                risk: RiskHint::Control,
+                ..input(spec(
+                    self,
+                    "Choose options of a select (a native <select>, or an ARIA combobox or listbox: opened with a click, its option clicked), each by its label or value; options that come late are waited for. The answer says what the control holds after the page's handlers ran; a control that does not hold the choice fails as not-applied.",
+                    || {
+                        object(
+                            on_element(
+                                json!({"values": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "the options to choose, each its label or its value (more than one for a multiple select only)"}}),
+                            ),
+                            &["values"],
+                        )
+                    },
+                    parse_select_option,
+                ))
+            },
+            Self::Hover => ToolSpec {
+                ..input(spec(
+                    self,
+                    "Move the pointer onto an element of the focused tab's page and leave it there (a menu that opens on hover stays open until the next call moves the pointer). The answer says what came into view.",
+                    || object(on_element(json!({})), &[]),
+                    |a| Ok(Tool::Hover { target: a.target()? }),
+                ))
+            },
+            Self::Drag => ToolSpec {
+                risk: RiskHint::Control,
+                refs: &[RefArg::RefOrSelector("from"), RefArg::RefOrSelector("to")],
+                ..input(spec(
+                    self,
+                    "Drag an element onto another with the pointer (HTML5 drag and drop, or a list driven by pointer events). The answer says whether the target received the drop; a drag nobody received fails as not-applied.",
+                    || {
+                        object(
+                            with_expect(
+                                json!({"from": {"type": "string", "description": "the element to drag: a ref from the observation, or a CSS selector"}, "to": {"type": "string", "description": "the element to drop it on: a ref, or a CSS selector"}}),
+                            ),
+                            &["from", "to"],
+                        )
+                    },
+                    parse_drag,
+                ))
+            },
+            Self::UploadFile => ToolSpec {
+                risk: RiskHint::Files,
+                ..input(spec(
+                    self,
+                    "Put files in a file input of the focused tab's page: paths inside the folder this run allows (relative to it, or absolute inside it). The answer names the files the input holds.",
+                    || {
+                        object(
+                            on_element(
+                                json!({"paths": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "the files, inside the allowed folder"}}),
+                            ),
+                            &["paths"],
+                        )
+                    },
+                    parse_upload_file,
+                ))
+            },
+            Self::FillForm => ToolSpec {
+                risk: RiskHint::Control,
+                refs: &[RefArg::EachRef("fields")],
+                ..input(spec(
+                    self,
+                    "Fill fields of the focused tab's page, in order: a text field or editor gets its whole text typed (what it held is cleared first), a select its option (label or value), a checkbox checked or not (true or false), a radio chosen (true). The answer says what each field holds after the page's handlers ran; a field that holds other than its value fails the call as not-applied. Nothing is submitted.",
+                    || {
+                        object(
+                            with_expect(json!({"fields": {
+                                "type": "array",
+                                "minItems": 1,
+                                "items": {"type": "object", "properties": naming_element(json!({"value": {"type": ["string", "boolean"], "description": "the text, the option, or true/false for a checkbox (true for a radio)"}})), "required": ["value"]},
+                            }})),
+                            &["fields"],
+                        )
+                    },
+                    parse_fill_form,
+                ))
+            },
             Self::ListTabs => ToolSpec {
                 offered: Offered::ToCallers,
                 ..spec(
@@ -509,6 +596,55 @@ fn parse_screenshot(a: &Args<'_>) -> Result<Tool, ToolError> {
         return Err(a.bad("full_page", "false (or absent) when an element is named", &Value::Bool(true)));
     }
     Ok(Tool::Screenshot { target, full_page })
+}
+
+/// `select_option`: the control, and one value or more (each a label or a value).
+fn parse_select_option(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let target = a.target()?;
+    Ok(Tool::SelectOption { target, values: a.strings("values", "a non-empty list of option labels or values")? })
+}
+
+/// `drag`: two elements, each a ref or a selector, not the same one.
+fn parse_drag(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let element = |arg: &'static str| match a.given(arg) {
+        None => Err(a.missing(arg)),
+        Some(value) => a.ref_or_selector(arg, value),
+    };
+    let (from, to) = (element("from")?, element("to")?);
+    if from == to {
+        return Err(a.bad("to", "another element than \"from\"", a.given("to").unwrap_or(&Value::Null)));
+    }
+    Ok(Tool::Drag { from, to })
+}
+
+/// `upload_file`: the file input, and the paths (checked against the allowed folder when the
+/// call runs: the folder is the run's, not the model's).
+fn parse_upload_file(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let target = a.target()?;
+    Ok(Tool::UploadFile { target, paths: a.strings("paths", "a non-empty list of file paths")? })
+}
+
+/// `fill_form`: each field names its element (ref or selector) and its value.
+fn parse_fill_form(a: &Args<'_>) -> Result<Tool, ToolError> {
+    let list = match a.given("fields") {
+        None => return Err(a.missing("fields")),
+        Some(Value::Array(list)) if !list.is_empty() => list,
+        Some(other) => return Err(a.bad("fields", "a non-empty list of {ref or selector, value}", other)),
+    };
+    let field = |entry: &Value| {
+        let Value::Object(map) = entry else {
+            return Err(a.bad("fields", "a list of objects, each {ref or selector, value}", entry));
+        };
+        let one = Args::new(a.tool(), map);
+        let value = match one.given("value") {
+            None => return Err(one.missing("value")),
+            Some(Value::String(text)) => FieldValue::Text(text.clone()),
+            Some(Value::Bool(checked)) => FieldValue::Checked(*checked),
+            Some(other) => return Err(one.bad("value", "a string, or true or false", other)),
+        };
+        Ok(Field { target: one.target()?, value })
+    };
+    Ok(Tool::FillForm { fields: list.iter().map(field).collect::<Result<_, _>>()? })
 }
 
 fn parse_close_tabs(a: &Args<'_>) -> Result<Tool, ToolError> {

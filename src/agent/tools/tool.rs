@@ -84,7 +84,34 @@ crate::closed_set! {
         Extract { what: Extracting } = "extract",
         /// A PNG of the focused tab's viewport, its whole page, or one element.
         Screenshot { target: Option<Target>, full_page: bool } = "screenshot",
+        /// Chooses options of a native select, or the option of an ARIA combobox or listbox,
+        /// each by its label or value.
+        SelectOption { target: Target, values: Vec<String> } = "select_option",
+        /// Moves the pointer onto an element and leaves it there.
+        Hover { target: Target } = "hover",
+        /// Drags an element onto another.
+        Drag { from: Target, to: Target } = "drag",
+        /// Puts files of the folder the run allows in a file input.
+        UploadFile { target: Target, paths: Vec<String> } = "upload_file",
+        /// Gives each field of a form its value.
+        FillForm { fields: Vec<Field> } = "fill_form",
     }
+}
+
+/// One field of `fill_form`, and what it is to hold.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Field {
+    pub target: Target,
+    pub value: FieldValue,
+}
+
+/// What `fill_form` puts in a field.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum FieldValue {
+    /// A text field's or editor's whole text, or a select's option (its label or value).
+    Text(String),
+    /// A checkbox checked or not; a radio chosen.
+    Checked(bool),
 }
 
 crate::closed_set! {
@@ -301,16 +328,55 @@ mod tests {
     }
 
     #[test]
+    fn parses_the_tools_that_change_controls_and_names_what_is_wrong() {
+        let css = |s: &str| Target::Css(s.into());
+        assert_eq!(
+            parse_tool("select_option", &json!({"selector": "#pick", "values": "Two"})).unwrap(),
+            Tool::SelectOption { target: css("#pick"), values: vec!["Two".into()] }
+        );
+        assert_eq!(err("select_option", json!({"selector": "#pick"})), "select_option: missing argument \"values\"");
+        assert!(err("select_option", json!({"selector": "#p", "values": []})).contains("a non-empty list of option"));
+        assert_eq!(
+            parse_tool("drag", &json!({"from": "#a", "to": "k3x9q2a.4"})).unwrap(),
+            Tool::Drag { from: css("#a"), to: Target::Ref(ElementRef::top("k3x9q2a", 4)) }
+        );
+        assert!(err("drag", json!({"from": "#a", "to": "#a"})).contains("another element than \"from\""));
+        assert_eq!(err("drag", json!({"from": "#a"})), "drag: missing argument \"to\"");
+        assert!(
+            err("upload_file", json!({"selector": "#f", "paths": [""]})).contains("a non-empty list of file paths")
+        );
+        assert_eq!(
+            parse_tool(
+                "fill_form",
+                &json!({"fields": [{"selector": "#n", "value": "Ada"}, {"ref": "d1.2", "value": true}]})
+            )
+            .unwrap(),
+            Tool::FillForm {
+                fields: vec![
+                    Field { target: css("#n"), value: FieldValue::Text("Ada".into()) },
+                    Field { target: Target::Ref(ElementRef::top("d1", 2)), value: FieldValue::Checked(true) },
+                ]
+            }
+        );
+        assert!(err("fill_form", json!({"fields": [{"selector": "#n", "value": 3}]})).contains("argument \"value\""));
+        assert_eq!(
+            err("fill_form", json!({"fields": [{"value": "x"}]})),
+            "fill_form: missing argument \"ref\" or \"selector\""
+        );
+        assert!(err("fill_form", json!({"fields": {}})).contains("a non-empty list of {ref or selector, value}"));
+    }
+
+    #[test]
     fn the_tab_set_is_every_tool_but_the_ones_that_create_a_tab() {
         assert_eq!(
             ToolSet::Creation.to_string(),
             "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+             wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
         );
         assert_eq!(
             ToolSet::Tab.to_string(),
             "focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, ask_user, done, scroll, extract, screenshot"
+             wait_for_network_idle, ask_user, done, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
         );
     }
 
@@ -319,7 +385,7 @@ mod tests {
         assert_eq!(
             ToolSet::Caller.to_string(),
             "open_url, focus_tab, navigate, go_back, click, type, press_key, handle_dialog, close_tabs, wait, wait_for, \
-             wait_for_network_idle, done, snapshot, list_tabs, scroll, extract, screenshot"
+             wait_for_network_idle, done, snapshot, list_tabs, scroll, extract, screenshot, select_option, hover, drag, upload_file, fill_form"
         );
     }
 
@@ -330,7 +396,7 @@ mod tests {
             err.to_string(),
             "open_url: not offered in this turn; the tools offered are focus_tab, navigate, go_back, click, type, press_key, \
              handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, \
-             screenshot"
+             screenshot, select_option, hover, drag, upload_file, fill_form"
         );
         assert_eq!(err.kind(), crate::agent::FailureKind::BadInput);
     }
