@@ -246,6 +246,36 @@ fn a_task_runs_on_the_browser_secrets_are_typed_never_reported_and_a_post_waits_
     assert!(html.contains("data:image/png;base64,") && !html.contains(PASSWORD));
 }
 
+/// What an action's own calls brought back is its evidence: an extract's JSON in the
+/// observation's `extracted`, a screenshot's picture among the action's screenshots (after the
+/// pictures before and after it).
+#[test]
+fn an_extract_and_a_screenshot_are_the_action_s_evidence() {
+    let site = Site::start();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("serve"));
+    let _executor = Executor::start(&server, dir.path(), "chromium", None);
+    let plan = json!([
+        {"round": 1, "tool": "extract", "args": {"selector": "#color"}},
+        {"round": 2, "tool": "screenshot", "args": {}},
+        {"round": 3, "tool": "done", "args": {"summary": "read"}},
+    ]);
+    let task = start_task(&server, &site.url("/form-full"), plan);
+    wait_status(&server, &task, "SUCCEEDED");
+    let lines = audit(&server, &task);
+    let reported = events(&lines, "reported");
+    let of = |n: usize| {
+        let id = format!("{task}-a{n}");
+        reported.iter().find(|l| l["actionId"] == id.as_str()).copied().unwrap_or_else(|| panic!("{id}: {lines:?}"))
+    };
+    let read = &of(0)["observation"]["extracted"]["extract"];
+    assert_eq!(read["tag"], "select", "{}", of(0));
+    assert_eq!(read["value"], "red", "{}", of(0));
+    let shots = of(1)["screenshots"].as_array().unwrap();
+    assert_eq!(shots.len(), 3, "before, after and the screenshot's own: {}", of(1));
+    assert_eq!(of(0)["screenshots"].as_array().unwrap().len(), 2, "an extract takes no picture: {}", of(0));
+}
+
 #[test]
 fn a_denied_action_never_runs_the_task_goes_on_and_a_page_that_claims_approval_confirms_nothing() {
     let site = Site::start();

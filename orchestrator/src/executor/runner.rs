@@ -8,7 +8,9 @@
 use super::client::{CallError, Client};
 use super::journal::{Entry, Journal, JournalError};
 use super::secrets::Secrets;
-use crate::model::{Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TargetBy, TaskStatus};
+use crate::model::{
+    Action, Artifacts, Observation, ObservationCode, ReportedError, Risk, TargetBy, TaskStatus, ToolName,
+};
 use crate::permissions::origin_of;
 use crate::risk::RiskPolicy;
 use async_trait::async_trait;
@@ -113,7 +115,8 @@ impl<'a> RemotePlanner<'a> {
         if let Some(flight) = state.in_flight.take() {
             let errors = request.previous.iter().filter_map(reported_error).collect();
             let after = self.screenshot(request.observation).await;
-            let seen = self.observation(request.observation, errors, [flight.before, after]);
+            let mut seen = self.observation(request.observation, errors, [flight.before, after]);
+            self.add_evidence(&mut seen, request.previous);
             self.finish(state, &flight.action, &seen).await?;
         }
         if let Some(url) = state.open.take() {
@@ -284,6 +287,23 @@ impl<'a> RemotePlanner<'a> {
                 Ok(())
             }
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// What the action's own calls brought back, into its observation: a `screenshot`'s picture
+    /// among the screenshots (after the before and after pictures), an `extract`'s JSON as
+    /// `extracted.extract`, the secrets' values redacted as everywhere in an observation.
+    fn add_evidence(&self, seen: &mut Observation, calls: &[CallResult]) {
+        for call in calls.iter().filter(|c| c.failure.is_none()) {
+            if let Some(png) = &call.picture {
+                seen.artifacts.screenshots.push(base64::engine::general_purpose::STANDARD.encode(png));
+            }
+            if call.tool == ToolName::Extract.name()
+                && let Ok(mut read) = serde_json::from_str::<Value>(call.result.text())
+            {
+                self.shared.secrets.redact(&mut read);
+                seen.extracted.insert("extract".into(), read);
+            }
         }
     }
 
