@@ -92,6 +92,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         text: include_str!("../builtin/features/agents/user_hand.feature"),
     },
     BuiltIn {
+        path: "features/agents/interaction.feature",
+        text: include_str!("../builtin/features/agents/interaction.feature"),
+    },
+    BuiltIn {
         path: "features/agents/downloads.feature",
         text: include_str!("../builtin/features/agents/downloads.feature"),
     },

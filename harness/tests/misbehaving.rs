@@ -71,11 +71,12 @@ fn description(dir: &Path, kind: Kind, mode: &str, at: u32) -> PathBuf {
         Kind::Mcp => {
             // navguard's own MCP agent, its command put behind the proxy.
             let real = std::fs::read_to_string(workspace().join("agents/navguard-mcp.toml")).unwrap();
-            let start = "command = \"{navguard}\"\nargs = [\"mcp\", \"--join\", \"{bidi_session}\"]";
+            let start =
+                "command = \"{navguard}\"\nargs = [\"mcp\", \"--join\", \"{bidi_session}\", \"--files\", \"{files}\"]";
             assert!(real.contains(start), "agents/navguard-mcp.toml starts `navguard mcp --join`");
             let behind = format!(
                 "command = \"{python}\"\nargs = [\"{proxy}\", \"mcp\", \"{mode}\", \"{at}\", \"--\", \"{{navguard}}\", \
-                 \"mcp\", \"--join\", \"{{bidi_session}}\"]\ntimeout_ms = {timeout_ms}"
+                 \"mcp\", \"--join\", \"{{bidi_session}}\", \"--files\", \"{{files}}\"]\ntimeout_ms = {timeout_ms}"
             );
             real.replace("name = \"navguard-mcp\"", &format!("name = \"{name}\"")).replace(start, &behind)
         }

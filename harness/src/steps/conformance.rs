@@ -29,6 +29,7 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
             chromium: chromium.display().to_string(),
             cdp_endpoint: world.env()?.browser.cdp_endpoint().map(str::to_owned),
             bidi_session: Some(world.env()?.browser.bidi_url().to_owned()),
+            files: Some(world.env()?.files.path().to_path_buf()),
         };
         let started = crate::under_test::start(world.conformance.agent_description.clone(), at)
             .await
@@ -387,6 +388,15 @@ async fn answer_shows(world: &mut NavWorld, n: u32, text: String) -> StepResult 
         Ok(())
     } else {
         Err(StepError::Expectation(format!("call {n}'s answer does not show {text:?}; {}", said(a))))
+    }
+}
+
+#[then(expr = "call {int} answered with a picture")]
+async fn answered_with_a_picture(world: &mut NavWorld, n: u32) -> StepResult {
+    let a = answer(world, n)?;
+    match a.picture {
+        Some(bytes) if bytes > 0 => Ok(()),
+        _ => Err(StepError::Expectation(format!("call {n}'s answer holds no PNG; {}", said(a)))),
     }
 }
 

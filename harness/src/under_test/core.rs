@@ -37,11 +37,12 @@ struct CoreState {
 }
 
 impl CoreAgent {
-    /// The core on `port`, with its default settings (both guards on).
-    pub fn new(port: Arc<dyn BrowserPort>) -> Self {
+    /// The core on `port`, with its default settings (both guards on), allowed to upload from
+    /// `files`.
+    pub fn new(port: Arc<dyn BrowserPort>, files: Option<std::path::PathBuf>) -> Self {
         // A scenario repeats a call on purpose (a stale ref, then the same click again): the
         // no-progress detector would judge the scenario, not the agent.
-        let config = AgentConfig { no_progress: false, ..AgentConfig::default() };
+        let config = AgentConfig { no_progress: false, files, ..AgentConfig::default() };
         let state = CoreState { port, config, session: Session::new() };
         Self { state: Arc::new(tokio::sync::Mutex::new(state)), focused: Arc::default() }
     }
@@ -64,6 +65,7 @@ impl CoreState {
         };
         let mut out = page_answer(answer.page);
         out.text = format!("{}\n{}", answer.call.result.text(), out.text);
+        out.picture = answer.call.picture.as_deref().and_then(super::png_size);
         out.tabs = answer
             .tabs
             .map(|tabs| tabs.into_iter().map(|t| TabSeen { title: t.title, url: t.url, current: t.focused }).collect());
@@ -131,6 +133,15 @@ impl CoreState {
                 Err(why) => Answer::failed(FailureClass::NotFound, why),
             },
             NeutralTool::HandleDialog => self.run("handle_dialog", json!({"accept": args.get("accept")})).await,
+            // The profile's interaction tools are the core's, with its own arguments.
+            NeutralTool::Scroll
+            | NeutralTool::Extract
+            | NeutralTool::Screenshot
+            | NeutralTool::SelectOption
+            | NeutralTool::Hover
+            | NeutralTool::Drag
+            | NeutralTool::UploadFile
+            | NeutralTool::FillForm => self.run(tool.name(), args.clone()).await,
         }
     }
 }

@@ -406,14 +406,16 @@ impl Description {
         self.start.files.iter().map(|(name, text)| (scratch.join(name), fill(text))).collect()
     }
 
-    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{navguard}` and
-    /// `{scratch}` into a word of its start.
+    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{navguard}`,
+    /// `{scratch}` and `{files}` into a word of its start.
     fn filler(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> impl Fn(&str) -> String {
         let here = self.here.display().to_string();
         let scratch = scratch.display().to_string();
         let chromium = chromium.to_owned();
         let endpoint = at.cdp.unwrap_or_default().to_owned();
         let bidi = at.bidi.unwrap_or_default().to_owned();
+        // Started without a scenario (the check before a run), it may upload from its own folder.
+        let files = at.files.map_or_else(|| scratch.clone(), str::to_owned);
         let navguard = navguard_command().display().to_string();
         move |word: &str| {
             word.replace("{here}", &here)
@@ -422,6 +424,7 @@ impl Description {
                 .replace("{bidi_session}", &bidi)
                 .replace("{navguard}", &navguard)
                 .replace("{scratch}", &scratch)
+                .replace("{files}", &files)
         }
     }
 
@@ -591,7 +594,7 @@ mod tests {
     use super::*;
 
     fn cdp(url: &'static str) -> BrowserAt<'static> {
-        BrowserAt { cdp: Some(url), bidi: None }
+        BrowserAt { cdp: Some(url), bidi: None, files: None }
     }
     use serde_json::json;
 

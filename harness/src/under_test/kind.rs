@@ -59,11 +59,11 @@ impl Kind {
     pub(crate) const fn endpoint_without_browser(self) -> BrowserAt<'static> {
         match self {
             // Never started by the check: it needs a scenario's tabs.
-            Self::InProcess => BrowserAt { cdp: None, bidi: None },
-            Self::Mcp => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS) },
+            Self::InProcess => BrowserAt { cdp: None, bidi: None, files: None },
+            Self::Mcp => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS), files: None },
             // Given no endpoint, a jsonl agent starts its own browser: the check must not
             // depend on one it cannot reach.
-            Self::Jsonl => BrowserAt { cdp: None, bidi: None },
+            Self::Jsonl => BrowserAt { cdp: None, bidi: None, files: None },
         }
     }
 

@@ -6,6 +6,7 @@ use super::description::Description;
 use super::process::AgentProcess;
 use super::{AgentError, AgentUnderTest, Answer, BrowserAt, ElementSeen, Failure, NeutralTool, PageSeen, TabSeen};
 use async_trait::async_trait;
+use base64::Engine as _;
 use rmcp::RoleClient;
 use rmcp::ServiceExt as _;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
@@ -213,25 +214,29 @@ pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
         text,
         took: Duration::ZERO,
         broken: false,
+        picture: None,
     }
 }
 
 impl McpAgent {
     async fn call_tool(&self, params: CallToolRequestParams) -> Answer {
         match self.call_tool_text(params).await {
-            Ok((text, flagged)) => self.read(text, flagged),
+            Ok(reply) => Answer { picture: reply.picture, ..self.read(reply.text, reply.flagged) },
             Err(failed) => failed,
         }
     }
 
-    /// One call's text and whether the agent flagged it as an error; a call that got no answer
-    /// of the tool's is the failed answer.
-    async fn call_tool_text(&self, params: CallToolRequestParams) -> Result<(String, bool), Answer> {
+    /// One call's reply; a call that got no answer of the tool's is the failed answer.
+    async fn call_tool_text(&self, params: CallToolRequestParams) -> Result<Reply, Answer> {
         match self.client.call_tool(params).await {
             Ok(result) => {
                 let text: Vec<&str> =
                     result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.as_str()).collect();
-                Ok((text.join("\n"), result.is_error == Some(true)))
+                let picture = result.content.iter().filter_map(|c| c.as_image()).find_map(|image| {
+                    let png = base64::engine::general_purpose::STANDARD.decode(&image.data).ok()?;
+                    super::png_size(&png)
+                });
+                Ok(Reply { text: text.join("\n"), flagged: result.is_error == Some(true), picture })
             }
             Err(e) => Err(self.connection_failed(e)),
         }
@@ -253,6 +258,14 @@ impl McpAgent {
             }
         }
     }
+}
+
+/// What one tool call of the agent's answered: its text, whether it flagged it as an error, and
+/// the size of the PNG it held, if it held one.
+struct Reply {
+    text: String,
+    flagged: bool,
+    picture: Option<usize>,
 }
 
 /// Adds a step's answer `text` to the texts `kept` (a step's `keep_as`), as `<label>: <text>`.
@@ -361,11 +374,13 @@ impl AgentUnderTest for McpAgent {
         for step in map.steps().iter().filter(|s| s.runs(args)) {
             let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(args));
             match (&step.keep_as, self.call_tool_text(params).await) {
-                (Some(label), Ok((text, false))) => {
+                (Some(label), Ok(Reply { text, flagged: false, picture })) => {
                     keep(&mut kept, label, &text);
-                    answer = self.read(kept.clone(), false);
+                    answer = Answer { picture, ..self.read(kept.clone(), false) };
                 }
-                (_, Ok((text, flagged))) => answer = self.read(format!("{kept}{text}"), flagged),
+                (_, Ok(Reply { text, flagged, picture })) => {
+                    answer = Answer { picture, ..self.read(format!("{kept}{text}"), flagged) };
+                }
                 (_, Err(failed)) => answer = failed,
             }
             if !answer.succeeded() {

@@ -40,6 +40,15 @@ navguard::closed_set! {
         SelectTab = "select_tab",
         CloseTab = "close_tab",
         HandleDialog = "handle_dialog",
+        /// The interaction tools (`docs/interaction.md`), with the core's own arguments.
+        Scroll = "scroll",
+        Extract = "extract",
+        Screenshot = "screenshot",
+        SelectOption = "select_option",
+        Hover = "hover",
+        Drag = "drag",
+        UploadFile = "upload_file",
+        FillForm = "fill_form",
     }
 }
 
@@ -113,6 +122,14 @@ pub struct Answer {
     /// protocol does not allow, or could not be written to). Nothing it did can be waited for.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub broken: bool,
+    /// The size of the PNG the answer held (a screenshot's), in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<usize>,
+}
+
+/// The size of `bytes` when they are a PNG.
+pub(crate) fn png_size(bytes: &[u8]) -> Option<usize> {
+    bytes.starts_with(b"\x89PNG\r\n\x1a\n").then_some(bytes.len())
 }
 
 fn as_ms<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
@@ -193,6 +210,8 @@ pub struct StartAt {
     pub cdp_endpoint: Option<String>,
     /// The harness's BiDi session's WebSocket URL (`{bidi_session}`).
     pub bidi_session: Option<String>,
+    /// The scenario's folder of files to upload (`{files}`), the one the agent may upload from.
+    pub files: Option<std::path::PathBuf>,
 }
 
 /// Where an agent that attaches can reach the harness's browser.
@@ -202,6 +221,9 @@ pub struct BrowserAt<'a> {
     pub cdp: Option<&'a str>,
     /// The BiDi session's WebSocket URL (`{bidi_session}`): another BiDi client joins it.
     pub bidi: Option<&'a str>,
+    /// The scenario's folder of files to upload (`{files}`; the agent's own `{scratch}` when
+    /// it is started without a scenario).
+    pub files: Option<&'a str>,
 }
 
 /// The `navguard` command (`{navguard}`): `NAVGUARD_COMMAND` when set, else this program when it
@@ -223,13 +245,14 @@ pub(crate) fn navguard_command() -> std::path::PathBuf {
 pub async fn start(description: Option<Arc<Description>>, at: StartAt) -> Result<Box<dyn AgentUnderTest>, AgentError> {
     let started = match description {
         Some(d) => {
-            let reach = BrowserAt { cdp: at.cdp_endpoint.as_deref(), bidi: at.bidi_session.as_deref() };
+            let files = at.files.as_deref().and_then(std::path::Path::to_str);
+            let reach = BrowserAt { cdp: at.cdp_endpoint.as_deref(), bidi: at.bidi_session.as_deref(), files };
             start_kind(d, &at.chromium, Reach::Scenario(reach)).await?
         }
         None => None,
     };
     // navguard's core runs in process, on the scenario's own tabs.
-    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port))))
+    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port, at.files))))
 }
 
 /// The browser an agent being started can reach.

@@ -155,6 +155,8 @@ impl Reply {
             },
             took: Duration::ZERO,
             broken: false,
+            // The JSON-lines protocol carries no pictures.
+            picture: None,
         }
     }
 }

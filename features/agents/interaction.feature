@@ -1,0 +1,150 @@
+@conformance
+Feature: Interaction beyond click and type
+  The field's trackers are full of tool layers that report an interaction done when the page did
+  not take it: a select reported chosen while the site's script put the old value back, a click
+  "done" on an element outside the viewport, a drag that completes with nothing dropped, a hover
+  menu gone by the next call, elements inside shadow roots that no snapshot shows. Each scenario
+  judges by what the page holds (read by the harness in the browser) and the fixture site's log,
+  never by what the agent says it did.
+
+  @contract-agent-select
+  Scenario: A select whose page puts the old value back is not reported as chosen
+    Given the agent under test is on "{site}/select?revert=100"
+    When the agent under test is called:
+      | call | tool          | args                                          |
+      | 1    | snapshot      | {}                                            |
+      | 2    | select_option | {"ref": "{ref:Pick}", "values": ["Three"]}    |
+    Then call 2 failed as "not-applied"
+    And the agent's page shows "Picked: one"
+
+  @contract-agent-select
+  Scenario: Options that come only once the select is opened are chosen all the same
+    Given the agent under test is on "{site}/select?late=400"
+    When the agent under test is called:
+      | call | tool          | args                                          |
+      | 1    | snapshot      | {}                                            |
+      | 2    | select_option | {"ref": "{ref:Pick}", "values": ["Three"]}    |
+    Then call 2 succeeded
+    And the agent's page shows "Picked: three"
+
+  @contract-agent-select
+  Scenario: An ARIA combobox's option is chosen, and the page's handler saw it
+    Given the agent under test is on "{site}/select?kind=combobox"
+    When the agent under test is called:
+      | call | tool          | args                                          |
+      | 1    | snapshot      | {}                                            |
+      | 2    | select_option | {"ref": "{ref:Pick}", "values": ["Two"]}      |
+    Then call 2 succeeded
+    And the agent's page shows "Picked: two"
+
+  @contract-agent-offscreen
+  Scenario: A button straddling the bottom of the viewport is pressed, once
+    Given the agent under test is on "{site}/offscreen?at=straddle"
+    When the agent under test is called:
+      | call | tool     | args                  |
+      | 1    | snapshot | {}                    |
+      | 2    | click    | {"ref": "{ref:Far}"}  |
+    Then call 2 succeeded
+    And the fixture site served "/pressed" 1 time
+
+  @contract-agent-shadow
+  Scenario: A button inside nested shadow roots is listed, and pressed
+    Given the agent under test is on "{site}/shadow?depth=3"
+    When the agent under test is called:
+      | call | tool     | args                   |
+      | 1    | snapshot | {}                     |
+      | 2    | click    | {"ref": "{ref:Deep}"}  |
+    Then call 1's answer lists "Deep"
+    And the fixture site served "/pressed" 1 time
+
+  @contract-agent-hover
+  Scenario: A hover menu stays open for the click on its item
+    Given the agent under test is on "{site}/hover-menu"
+    When the agent under test is called:
+      | call | tool     | args                       |
+      | 1    | snapshot | {}                         |
+      | 2    | hover    | {"ref": "{ref:Menu}"}      |
+      | 3    | snapshot | {}                         |
+      | 4    | click    | {"ref": "{ref:Settings}"}  |
+    Then call 2 succeeded
+    And call 3's answer lists "Settings"
+    And call 4 answered with the page titled "Settings"
+
+  @contract-agent-drag
+  Scenario Outline: A drag onto the drop zone is received there
+    Given the agent under test is on "{site}/drag?kind=<kind>"
+    When the agent under test is called:
+      | call | tool     | args                                          |
+      | 1    | snapshot | {}                                            |
+      | 2    | drag     | {"from": "{ref:A}", "to": "{ref:Drop here}"}  |
+    Then call 2 succeeded
+    And the agent's page shows "Dropped: A"
+    And the fixture site served "/pressed" 1 time
+
+    Examples:
+      | kind    |
+      | html5   |
+      | pointer |
+
+  @contract-agent-drag
+  Scenario: A drag onto what takes no drop is not reported as dropped
+    Given the agent under test is on "{site}/drag?kind=html5"
+    When the agent under test is called:
+      | call | tool     | args                                  |
+      | 1    | snapshot | {}                                    |
+      | 2    | drag     | {"from": "{ref:A}", "to": "{ref:C}"}  |
+    Then call 2 failed as "not-applied"
+    And the fixture site served "/pressed" 0 times
+
+  @contract-agent-upload
+  Scenario: A file is put in the file input, and the input holds it
+    Given the agent under test is on "{site}/upload"
+    When the agent under test is called:
+      | call | tool        | args                                                      |
+      | 1    | snapshot    | {}                                                        |
+      | 2    | upload_file | {"ref": "{ref:Attach}", "paths": ["{files}/report.csv"]}  |
+    Then call 2 succeeded
+    And call 2's answer shows "report.csv"
+
+  @contract-agent-form
+  Scenario: A form filled in one call posts every field as the page held it
+    Given the agent under test is on "{site}/form-full"
+    When the agent under test is called:
+      | call | tool      | args |
+      | 1    | snapshot  | {}   |
+      | 2    | fill_form | {"fields": [{"ref": "{ref:Name}", "value": "Ada"}, {"ref": "{ref:Agree}", "value": true}, {"ref": "{ref:Color}", "value": "Blue"}]} |
+      | 3    | click     | {"ref": "{ref:Send}"} |
+    Then call 2 succeeded
+    And call 3 answered with the page titled "Submitted"
+    And the agent's page shows "Ada"
+    And the agent's page shows "blue"
+    And the fixture site served "/submit" 1 time
+
+  @contract-agent-controlled-input
+  Scenario: Text typed into a framework's controlled input is what the framework holds
+    Given the agent under test is on "{site}/editor?kind=controlled"
+    When the agent under test is called:
+      | call | tool     | args                                    |
+      | 1    | snapshot | {}                                      |
+      | 2    | type     | {"ref": "{ref:Name}", "text": "Ada"}    |
+    Then call 2 succeeded
+    And the agent's page shows "Echo: Ada"
+
+  @contract-agent-infinite-scroll
+  Scenario: Scrolled to its end, a feed's next items are there when the scroll answers
+    Given the agent under test is on "{site}/infinite?batch=10&delay=300"
+    When the agent under test is called:
+      | call | tool     | args            |
+      | 1    | snapshot | {}              |
+      | 2    | scroll   | {"by": "end"}   |
+      | 3    | snapshot | {}              |
+    Then call 2 succeeded
+    And call 3's answer lists "Item 20"
+
+  @contract-agent-screenshot
+  Scenario: A screenshot answers a picture
+    Given the agent under test is on "{site}/offscreen?at=below"
+    When the agent under test is called:
+      | call | tool       | args  |
+      | 1    | screenshot | {}    |
+    Then call 1 answered with a picture
