@@ -483,6 +483,11 @@ fn allowed_files(allowed: Option<&Path>, paths: &[String]) -> Result<Vec<PathBuf
                 return Err(refuse(path, "a path holds no NUL character".into()));
             }
             let full = folder.join(path);
+            // Outside as written (`..` out of it, another absolute path) is said so whether or
+            // not such a file exists; a link is followed below.
+            if !lexically(&full).starts_with(&folder) {
+                return Err(refuse(path, format!("it is outside the folder this run allows ({})", folder.display())));
+            }
             let real = full.canonicalize().map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => refuse(path, "no such file in the allowed folder".into()),
                 _ => refuse(path, format!("it cannot be read ({e})")),
@@ -496,6 +501,22 @@ fn allowed_files(allowed: Option<&Path>, paths: &[String]) -> Result<Vec<PathBuf
             Ok(real)
         })
         .collect()
+}
+
+/// `path` with its `.` and `..` taken as written, no link followed (`a/b/../c` is `a/c`).
+fn lexically(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -521,6 +542,8 @@ mod tests {
         assert!(take(&[&absolute]).is_ok());
         for (path, why) in [
             ("../secret.txt", "outside the folder this run allows"),
+            ("../../../../../../../../nowhere/at/all", "outside the folder this run allows"),
+            ("sub/../../secret.txt", "outside the folder this run allows"),
             ("link.txt", "outside the folder this run allows"),
             ("/etc/hostname", "outside the folder this run allows"),
             ("missing.csv", "no such file in the allowed folder"),
