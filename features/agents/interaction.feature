@@ -57,6 +57,16 @@ Feature: Interaction beyond click and type
     Then call 1's answer lists "Deep"
     And the fixture site served "/pressed" 1 time
 
+  @contract-agent-nested-frames
+  Scenario: A button in frames inside frames from alternating origins is listed, and pressed
+    Given the agent under test is on "{site}/nested-frames?depth=3&cross=yes"
+    When the agent under test is called:
+      | call | tool     | args                    |
+      | 1    | snapshot | {}                      |
+      | 2    | click    | {"ref": "{ref:Press}"}  |
+    Then call 1's answer lists "Press"
+    And the fixture site served "/pressed" 1 time
+
   @contract-agent-hover
   Scenario: A hover menu stays open for the click on its item
     Given the agent under test is on "{site}/hover-menu"

@@ -72,3 +72,19 @@ Feature: The agent reaches every element it must act on, and its answers read ba
     When the agent runs the task
     Then the task succeeds
     And tool call "type" in round 1 answered '#name holds "Ada"'
+
+  @contract-core-nested-frames
+  Scenario Outline: A button in frames inside frames, across origins or not, has a ref and is pressed
+    Given the agent starts on "{site}/nested-frames?depth=3&cross=<cross>"
+    And the model plans:
+      | round | tool  | args                  |
+      | 1     | click | {"ref": "{ref:#b}"}   |
+      | 2     | done  | {"summary": "pressed"} |
+    When the agent runs the task
+    Then the task succeeds
+    And the fixture site served "/pressed" 1 time
+
+    Examples:
+      | cross |
+      | yes   |
+      | no    |

@@ -38,6 +38,7 @@ pub(crate) const EDITOR: &str = include_str!("../pages/editor.html");
 pub(crate) const FORM_FULL: &str = include_str!("../pages/form-full.html");
 pub(crate) const SHIFT: &str = include_str!("../pages/shift.html");
 pub(crate) const PRINT: &str = include_str!("../pages/print.html");
+pub(crate) const NESTED_FRAMES: &str = include_str!("../pages/nested-frames.html");
 
 /// Fills `{{key}}` slots; the values must already be escaped for where they go.
 pub(crate) fn render(template: &str, slots: &[(&str, String)]) -> String {

@@ -6,10 +6,12 @@
 
 use super::{Page, Query_};
 use crate::params::{BadParam, Params};
-use crate::template::{self, js_string, render};
-use axum::extract::Query;
-use axum::http::StatusCode;
+use crate::state::SiteState;
+use crate::template::{self, html, js_string, render};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
+use base64::Engine as _;
 
 /// Where `/offscreen` puts its button.
 const OFFSCREEN_AT: [&str; 4] = ["below", "right", "straddle", "clipped"];
@@ -133,6 +135,65 @@ pub(super) async fn print() -> Response {
     Html(template::PRINT).into_response()
 }
 
+/// The deepest `/nested-frames` goes.
+const MAX_NESTING: u64 = 8;
+
+/// `/nested-frames`: a page titled `Nested` framing the next level, `depth` levels deep (at most
+/// 8), each level on the other origin with `cross=yes`; the innermost frames `/button`.
+pub(super) async fn nested_frames(State(state): State<SiteState>, headers: HeaderMap, Query(q): Query_) -> Page {
+    let p = Params(q);
+    let depth = p.count("depth", 2)?.clamp(1, MAX_NESTING);
+    let cross = p.choice("cross", &["yes", "no"], "yes or no")?.unwrap_or("no");
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    let origin = match cross {
+        "yes" => state.other_origin(host).unwrap_or_default().to_owned(),
+        _ => String::new(),
+    };
+    let src = match depth {
+        1 => format!("{origin}/button?label=Press&title=Innermost"),
+        _ => format!("{origin}/nested-frames?depth={}&cross={cross}", depth - 1),
+    };
+    let slots = [("depth", depth.to_string()), ("src", html(&src)), ("height", (120 + 90 * depth).to_string())];
+    Ok(Html(render(template::NESTED_FRAMES, &slots)).into_response())
+}
+
+/// A one-page PDF reading "navguard PDF".
+const PDF: &[u8] = b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n\
+2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n\
+3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 300 144]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n\
+4 0 obj<</Length 42>>stream\nBT /F1 18 Tf 20 70 Td (navguard PDF) Tj ET\nendstream endobj\n\
+5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n";
+
+/// `/pdf`: a small PDF, shown in the browser (`inline=yes`) or sent as an attachment.
+pub(super) async fn pdf(Query(q): Query_) -> Page {
+    let p = Params(q);
+    let disposition = match p.choice("inline", &["yes", "no"], "yes or no")?.unwrap_or("no") {
+        "yes" => "inline; filename=\"navguard.pdf\"",
+        _ => "attachment; filename=\"navguard.pdf\"",
+    };
+    let headers = [(header::CONTENT_TYPE, "application/pdf"), (header::CONTENT_DISPOSITION, disposition)];
+    Ok((headers, PDF).into_response())
+}
+
+/// `/auth`: a page titled `Private`, answered 401 with a basic-auth challenge until the
+/// credentials `user` and `pass` (default `ada` and `lovelace`) come.
+pub(super) async fn auth(headers: HeaderMap, Query(q): Query_) -> Page {
+    let p = Params(q);
+    let (user, pass) = (p.text("user", "ada"), p.text("pass", "lovelace"));
+    let expected = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{user}:{pass}")));
+    if headers.get(header::AUTHORIZATION).and_then(|h| h.to_str().ok()) == Some(expected.as_str()) {
+        let page = format!(
+            "<!doctype html><html><head><meta charset=\"utf-8\"><title>Private</title></head>\
+             <body><h1>Private</h1><p id=\"who\">Signed in as {}</p></body></html>",
+            html(&user)
+        );
+        return Ok(Html(page).into_response());
+    }
+    let challenge = HeaderValue::from_static("Basic realm=\"navguard\", charset=\"UTF-8\"");
+    let page = "<!doctype html><html><head><title>Sign in</title></head><body>Sign in first</body></html>";
+    Ok((StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, challenge)], Html(page)).into_response())
+}
+
 /// `/bought` and `/ad`: what `/shift`'s buttons fetch, so the site's log counts each press.
 pub(super) async fn counted() -> Response {
     StatusCode::NO_CONTENT.into_response()
@@ -140,8 +201,59 @@ pub(super) async fn counted() -> Response {
 
 #[cfg(test)]
 mod tests {
-    use crate::routes::tests::{get, state};
-    use axum::http::StatusCode;
+    use crate::routes::tests::{get, send, state};
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode, header};
+
+    #[tokio::test]
+    async fn nested_frames_alternate_origins_down_to_the_button() {
+        let (_shutdown, state) = state();
+        state.set_origins("http://127.0.0.1:1000", "http://127.0.0.1:2000");
+        let on =
+            |host: &'static str, uri: &str| Request::get(uri).header(header::HOST, host).body(Body::empty()).unwrap();
+        let (_, _, top) = send(&state, on("127.0.0.1:1000", "/nested-frames?depth=3&cross=yes")).await;
+        assert!(top.contains(r#"src="http://127.0.0.1:2000/nested-frames?depth=2&amp;cross=yes""#), "{top}");
+        let (_, _, middle) = send(&state, on("127.0.0.1:2000", "/nested-frames?depth=2&cross=yes")).await;
+        assert!(middle.contains(r#"src="http://127.0.0.1:1000/nested-frames?depth=1&amp;cross=yes""#), "{middle}");
+        let (_, _, last) = send(&state, on("127.0.0.1:1000", "/nested-frames?depth=1&cross=yes")).await;
+        assert!(last.contains(r#"src="http://127.0.0.1:2000/button?label=Press&amp;title=Innermost""#), "{last}");
+        let (_, _, same) = send(&state, on("127.0.0.1:1000", "/nested-frames")).await;
+        assert!(
+            same.contains(r#"src="/nested-frames?depth=1&amp;cross=no""#) && same.contains("<title>Nested</title>")
+        );
+        assert_eq!(get(&state, "/nested-frames?cross=maybe").await.0, StatusCode::BAD_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn a_pdf_is_shown_or_sent_as_asked() {
+        let (_shutdown, state) = state();
+        let response =
+            |uri: &str| crate::routes::app(state.clone()).oneshot(Request::get(uri).body(Body::empty()).unwrap());
+        use tower::ServiceExt as _;
+        for (uri, disposition) in [("/pdf?inline=yes", "inline"), ("/pdf", "attachment")] {
+            let answer = response(uri).await.unwrap();
+            assert_eq!(answer.headers()[header::CONTENT_TYPE], "application/pdf");
+            assert!(answer.headers()[header::CONTENT_DISPOSITION].to_str().unwrap().starts_with(disposition));
+            let body = axum::body::to_bytes(answer.into_body(), 1 << 20).await.unwrap();
+            assert!(body.starts_with(b"%PDF-1.4") && body.ends_with(b"%%EOF\n"));
+        }
+    }
+
+    #[tokio::test]
+    async fn auth_asks_until_the_credentials_come() {
+        use base64::Engine as _;
+        let (_shutdown, state) = state();
+        let signed = |user_pass: &str| {
+            let value = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(user_pass));
+            Request::get("/auth?user=ada&pass=x%3Ay").header(header::AUTHORIZATION, value).body(Body::empty()).unwrap()
+        };
+        let (status, _, body) = send(&state, Request::get("/auth").body(Body::empty()).unwrap()).await;
+        assert_eq!((status, body.contains("Sign in first")), (StatusCode::UNAUTHORIZED, true));
+        assert_eq!(send(&state, signed("ada:wrong")).await.0, StatusCode::UNAUTHORIZED);
+        let (status, _, body) = send(&state, signed("ada:x:y")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert!(body.contains("<title>Private</title>") && body.contains("Signed in as ada"), "{body}");
+    }
 
     #[tokio::test]
     async fn each_page_renders_its_parameters_and_refuses_bad_ones() {

@@ -32,7 +32,10 @@ use cached::cached;
 use forms::{delete, form, login, order, session, shop, submit};
 use hazards::{anchors, button, download, fetch_then_go, overlay, poll, pressed, rerender, upload};
 use held::{data, events, gate, never, slow};
-use interaction::{counted, drag, editor, form_full, hover_menu, infinite, offscreen, print, select, shadow, shift};
+use interaction::{
+    auth, counted, drag, editor, form_full, hover_menu, infinite, nested_frames, offscreen, pdf, print, select, shadow,
+    shift,
+};
 use loading::{busy, fetches, spa, stream};
 use navigation::{js_redirect, meta_refresh, redirect, reset, status};
 use pages::{close_self, counter, dialog, frame, injected, late, link, page, popup};
@@ -91,6 +94,9 @@ pub const ROUTES: &[&str] = &[
     "/form-full",
     "/shift?after=MS",
     "/print",
+    "/nested-frames?depth=N&cross=yes",
+    "/pdf?inline=yes",
+    "/auth?user=U&pass=P",
 ];
 
 /// The router of one origin.
@@ -146,6 +152,9 @@ pub fn app(state: SiteState) -> Router {
         .route("/form-full", get(form_full))
         .route("/shift", get(shift))
         .route("/print", get(print))
+        .route("/nested-frames", get(nested_frames))
+        .route("/pdf", get(pdf))
+        .route("/auth", get(auth))
         .route("/bought", get(counted))
         .route("/ad", get(counted))
         .with_state(state)
