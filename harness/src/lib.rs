@@ -1,4 +1,5 @@
-//! navguard's conformance harness: the fixture site, the step definitions and the runner, the
+//! navguard's conformance harness: the step definitions and the runner (over the fixture site,
+//! the crate `navguard-fixtures`, re-exported as [`fixtures`]), the
 //! reports, the timeline, the gate and validate, the agents under test, and the `navguard`
 //! command's commands ([`cli`]). `cargo test --test features` and the `navguard` command both
 //! link this crate, so both run the same steps and the same code.
