@@ -6,19 +6,10 @@
 use std::path::{Path, PathBuf};
 
 /// The crates' source folders, from the workspace's root.
-const SOURCES: &[&str] = &[
-    "src",
-    "fixtures-site/src",
-    "mcp/src",
-    "orchestrator/src",
-    "harness/src",
-];
+const SOURCES: &[&str] = &["src", "fixtures-site/src", "mcp/src", "orchestrator/src", "harness/src"];
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the harness sits in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the harness sits in the workspace").to_path_buf()
 }
 
 /// Every `.rs` file under `dir`, relative to `root`.
@@ -76,8 +67,7 @@ fn unnamed(doc: &str, source: &str) -> Vec<String> {
 
 #[test]
 fn every_module_is_named_in_the_architecture() {
-    let doc = std::fs::read_to_string(workspace().join("docs/architecture.md"))
-        .expect("docs/architecture.md");
+    let doc = std::fs::read_to_string(workspace().join("docs/architecture.md")).expect("docs/architecture.md");
     let missing: Vec<String> = SOURCES.iter().flat_map(|s| unnamed(&doc, s)).collect();
     assert!(
         missing.is_empty(),

@@ -7,8 +7,9 @@ use super::{Page, Query_};
 use crate::params::Params;
 use crate::state::SiteState;
 use crate::template::{self, html, render};
+use axum::body::Bytes;
 use axum::extract::{Query, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 /// Where `/login` sends the user by default.
@@ -28,12 +29,23 @@ pub(super) async fn form(Query(q): Query_) -> Page {
     Ok(Html(render(template::FORM, &slots)).into_response())
 }
 
-pub(super) async fn submit(State(state): State<SiteState>, method: Method, Query(q): Query_, body: String) -> Page {
+pub(super) async fn submit(
+    State(state): State<SiteState>,
+    method: Method,
+    headers: HeaderMap,
+    Query(q): Query_,
+    body: Bytes,
+) -> Page {
     let p = Params(q);
     let delay = p.ms("delay", 0)?;
     let title = p.text("title", "Submitted");
-    let fields: String = url::form_urlencoded::parse(body.as_bytes())
-        .chain(p.0.iter().map(|(k, v)| (k.into(), v.into())))
+    let posted = match multipart_boundary(&headers) {
+        Some(boundary) => multipart_fields(&body, &boundary),
+        None => url::form_urlencoded::parse(&body).into_owned().collect(),
+    };
+    let fields: String = posted
+        .into_iter()
+        .chain(p.0.iter().map(|(k, v)| (k.clone(), v.clone())))
         .map(|(k, v)| format!("<dt>{}</dt><dd>{}</dd>", html(&k), html(&v)))
         .collect();
     if !hold(&state, delay).await {
@@ -41,6 +53,38 @@ pub(super) async fn submit(State(state): State<SiteState>, method: Method, Query
     }
     let slots = [("title", html(&title)), ("method", method.to_string()), ("fields", fields)];
     Ok(Html(render(template::SUBMIT, &slots)).into_response())
+}
+
+/// The boundary of a `multipart/form-data` body (a form with a file input posts one).
+fn multipart_boundary(headers: &HeaderMap) -> Option<String> {
+    let kind = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    let (mime, rest) = kind.split_once(';')?;
+    if !mime.trim().eq_ignore_ascii_case("multipart/form-data") {
+        return None;
+    }
+    let boundary = rest.split(';').find_map(|p| p.trim().strip_prefix("boundary="))?;
+    Some(boundary.trim_matches('"').to_owned())
+}
+
+/// Each part of a multipart body as `(name, value)`: a file's value is its file name (its bytes
+/// are not shown), a field's its text.
+fn multipart_fields(body: &[u8], boundary: &str) -> Vec<(String, String)> {
+    let body = String::from_utf8_lossy(body);
+    let delimiter = format!("--{boundary}");
+    body.split(delimiter.as_str())
+        .filter_map(|part| {
+            let (head, value) = part.strip_prefix("\r\n")?.split_once("\r\n\r\n")?;
+            let disposition = head.lines().find(|l| l.to_ascii_lowercase().starts_with("content-disposition:"))?;
+            let param = |key: &str| {
+                disposition.split(';').find_map(|p| {
+                    Some(p.trim().strip_prefix(key)?.strip_prefix("=\"")?.trim_end_matches('"').to_owned())
+                })
+            };
+            let name = param("name")?;
+            let value = param("filename").unwrap_or_else(|| value.trim_end_matches("\r\n").to_owned());
+            Some((name, value))
+        })
+        .collect()
 }
 
 pub(super) async fn login(Query(q): Query_) -> Page {
@@ -100,6 +144,21 @@ mod tests {
         );
         let (_, _, body) = send(&state, get("/form")).await;
         assert!(body.contains("<input id=\"q\" name=\"q\" type=\"text\">"), "{body}");
+    }
+
+    #[tokio::test]
+    async fn a_multipart_post_lists_its_fields_and_its_files_by_name() {
+        let (_shutdown, state) = state();
+        let body: &[u8] = b"--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhi there\r\n--XyZ\r\n\
+            Content-Disposition: form-data; name=\"file\"; filename=\"photo.png\"\r\nContent-Type: image/png\r\n\r\n\x89PNG\xff\x00\r\n--XyZ--\r\n";
+        let request = axum::http::Request::post("/submit")
+            .header(header::CONTENT_TYPE, "multipart/form-data; boundary=XyZ")
+            .body(axum::body::Body::from(body))
+            .unwrap();
+        let (status, _, page) = send(&state, request).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        assert!(page.contains("<dt>note</dt><dd>hi there</dd>"), "{page}");
+        assert!(page.contains("<dt>file</dt><dd>photo.png</dd>"), "{page}");
     }
 
     fn get(uri: &str) -> axum::http::Request<axum::body::Body> {

@@ -93,6 +93,11 @@ pub struct ToolStep {
     /// from tools of their own, read by `[answer]` patterns such as `(?m)^URL: (\S+)`.
     #[serde(default)]
     pub keep_as: Option<String>,
+    /// For an argument that is a list, each item's shape in the agent's words: the template is
+    /// filled from the item's own keys (a `fill_form` field's `ref` and `value`, and `role`, the
+    /// role the agent's own snapshot gave that ref), as `args` is from the call's.
+    #[serde(default)]
+    pub each: serde_json::Map<String, Value>,
 }
 
 /// A neutral tool in the agent's words: one call, or several in order (the answer is the
@@ -473,9 +478,9 @@ impl ToolStep {
         fn walk(key: &str, value: &Value) -> Result<(), String> {
             match value {
                 Value::String(s) => match placeholder(s) {
-                    Some(Placeholder { conversion: Some(c), .. }) if c != "number" => {
-                        Err(format!("args.{key}: {s:?}: no conversion {c:?} (the one there is: {{arg:number}})"))
-                    }
+                    Some(Placeholder { conversion: Some(c), .. }) if !CONVERSIONS.contains(&c) => Err(format!(
+                        "args.{key}: {s:?}: no conversion {c:?} (those there are: {{arg:number}}, {{arg:text}}, {{arg:first}})"
+                    )),
                     _ => Ok(()),
                 },
                 Value::Array(items) => items.iter().try_for_each(|i| walk(key, i)),
@@ -483,7 +488,14 @@ impl ToolStep {
                 _ => Ok(()),
             }
         }
-        self.args.iter().try_for_each(|(k, v)| walk(k, v))
+        self.args.iter().try_for_each(|(k, v)| walk(k, v))?;
+        self.each.iter().try_for_each(|(k, v)| {
+            if self.args.contains_key(k) {
+                walk(&format!("each.{k}"), v)
+            } else {
+                Err(format!("each.{k}: no argument {k} in args to take its items from"))
+            }
+        })
     }
 
     /// Whether the step runs for a neutral call's `args`.
@@ -503,9 +515,24 @@ impl ToolStep {
         {
             map.insert("index0".into(), Value::from(index.saturating_sub(1)));
         }
-        self.args.iter().map(|(k, v)| (k.clone(), fill_value(v, &args))).filter(|(_, v)| !v.is_null()).collect()
+        let each_item = |key: &str, value: Value| match (self.each.get(key), value) {
+            (Some(template), Value::Array(items)) => {
+                Value::Array(items.iter().map(|item| fill_value(template, item)).collect())
+            }
+            (_, value) => value,
+        };
+        self.args
+            .iter()
+            .map(|(k, v)| (k.clone(), each_item(k, fill_value(v, &args))))
+            .filter(|(_, v)| !v.is_null())
+            .collect()
     }
 }
+
+/// The conversions a placeholder may name: `{arg:number}` (a string holding a number as that
+/// number), `{arg:text}` (any value as a string: `true` as `"true"`) and `{arg:first}` (a
+/// list's first item, for an agent whose tool takes one where the neutral tool takes several).
+const CONVERSIONS: &[&str] = &["number", "text", "first"];
 
 /// A string that is one placeholder alone: `{name}`, `{name|yes|no}` or `{name:conversion}`.
 struct Placeholder<'a> {
@@ -542,6 +569,11 @@ fn fill_value(template: &Value, args: &Value) -> Value {
                         Value::String(if value.as_bool() == Some(true) { yes } else { no }.to_owned())
                     }
                     (None, Some("number")) => as_number(value),
+                    (None, Some("text")) => as_text(value),
+                    (None, Some("first")) => match value {
+                        Value::Array(items) => items.into_iter().next().unwrap_or(Value::Null),
+                        other => other,
+                    },
                     (None, _) => value,
                 };
             }
@@ -557,6 +589,14 @@ fn fill_value(template: &Value, args: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(|i| fill_value(i, args)).collect()),
         Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), fill_value(v, args))).collect()),
         other => other.clone(),
+    }
+}
+
+/// Any value but null as a string: a string as it is, anything else as its JSON.
+fn as_text(value: Value) -> Value {
+    match value {
+        Value::Null | Value::String(_) => value,
+        other => Value::String(other.to_string()),
     }
 }
 
@@ -713,6 +753,36 @@ keep_as = "URL"
     }
 
     #[test]
+    fn a_list_argument_is_mapped_item_by_item() {
+        // As Playwright MCP's form takes it: each field names its control's kind, its value as text.
+        let text = r#"
+name = "a"
+kind = "mcp"
+[start]
+command = "x"
+[tools.fill_form]
+call = "browser_fill_form"
+args = { fields = "{fields}" }
+each = { fields = { target = "{ref}", name = "the field {ref}", type = "{role}", value = "{value:text}" } }
+"#;
+        let d = Description::parse(text, "a.toml", Path::new(".")).unwrap();
+        let step = &d.tool(NeutralTool::FillForm).unwrap().steps()[0];
+        let args = json!({"fields": [
+            {"ref": "e3", "value": "Ada", "role": "textbox"},
+            {"ref": "e4", "value": true, "role": "checkbox"},
+            {"ref": "e5", "value": "Blue"},
+        ]});
+        assert_eq!(
+            Value::Object(step.fill(&args)),
+            json!({"fields": [
+                {"target": "e3", "name": "the field e3", "type": "textbox", "value": "Ada"},
+                {"target": "e4", "name": "the field e4", "type": "checkbox", "value": "true"},
+                {"target": "e5", "name": "the field e5", "type": null, "value": "Blue"},
+            ]})
+        );
+    }
+
+    #[test]
     fn mistakes_are_named_with_their_place() {
         let cases = [
             ("name = \"a\"\nkind = \"grpc\"", "agent kind"),
@@ -746,6 +816,10 @@ keep_as = "URL"
             (
                 "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[[after_start]]\nkall = \"l\"",
                 "unknown field `kall`",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[tools.fill_form]\ncall = \"f\"\neach = { fields = { v = \"{value}\" } }",
+                "[tools.fill_form] each.fields: no argument fields",
             ),
         ];
         for (text, named) in cases {

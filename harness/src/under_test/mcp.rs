@@ -13,7 +13,7 @@ use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Imple
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -33,6 +33,9 @@ pub struct McpAgent {
     pub server: String,
     /// Why its stdout stopped being passed on, once a line was not one of its messages.
     screened: tokio::sync::watch::Receiver<Option<String>>,
+    /// The role its answers gave each ref, for a mapping whose list items name the role (a
+    /// form's fields, each with its kind of control).
+    roles: HashMap<String, String>,
 }
 
 impl std::fmt::Debug for McpAgent {
@@ -117,7 +120,7 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        let agent = Self { description, client, process, offered, server, screened: garbage };
+        let agent = Self { description, client, process, offered, server, screened: garbage, roles: HashMap::new() };
         if prepare && let Err(e) = agent.after_start(deadline).await {
             agent.end().await;
             return Err(e);
@@ -273,6 +276,21 @@ pub fn keep(kept: &mut String, label: &str, text: &str) {
     kept.push_str(&format!("{label}: {}\n", text.trim_end()));
 }
 
+/// A call's `args` with each list item that names a `ref` given `role`: the role the agent's own
+/// snapshots gave that ref (an item whose ref they never showed gets none).
+fn with_roles(args: &Value, roles: &HashMap<String, String>) -> Value {
+    let mut args = args.clone();
+    for value in args.as_object_mut().into_iter().flat_map(|map| map.values_mut()) {
+        for item in value.as_array_mut().into_iter().flatten() {
+            let role = item.get("ref").and_then(Value::as_str).and_then(|r| roles.get(r)).cloned();
+            if let (Some(role), Some(item)) = (role, item.as_object_mut()) {
+                item.insert("role".into(), Value::String(role));
+            }
+        }
+    }
+    args
+}
+
 /// Passes the server's stdout on to the MCP client line by line, and stops at the first line
 /// that is not a JSON-RPC message (a program that prints a banner or its usage) or that is our
 /// own `initialize` sent back (a program that echoes): the receiver gets why, at once, instead
@@ -372,7 +390,8 @@ impl AgentUnderTest for McpAgent {
         // The texts of the steps kept (`keep_as`), each as `<label>: <text>`.
         let mut kept = String::new();
         for step in map.steps().iter().filter(|s| s.runs(args)) {
-            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(step.fill(args));
+            let filled = if step.each.is_empty() { step.fill(args) } else { step.fill(&with_roles(args, &self.roles)) };
+            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(filled);
             match (&step.keep_as, self.call_tool_text(params).await) {
                 (Some(label), Ok(Reply { text, flagged: false, picture })) => {
                     keep(&mut kept, label, &text);
@@ -394,6 +413,9 @@ impl AgentUnderTest for McpAgent {
             failure.message.push_str(&self.process.stderr_tail());
         }
         answer.took = started.elapsed();
+        for element in answer.elements.iter().flatten() {
+            self.roles.insert(element.reference.clone(), element.role.clone());
+        }
         answer
     }
 
@@ -404,7 +426,7 @@ impl AgentUnderTest for McpAgent {
 
 #[cfg(test)]
 mod tests {
-    use super::{Description, keep, not_json_rpc, read};
+    use super::{Description, keep, not_json_rpc, read, with_roles};
     use crate::under_test::{Answer, ElementSeen, FailureClass};
 
     /// A real answer of a built-in agent's, recorded on Debian's Chromium 156
@@ -537,5 +559,16 @@ mod tests {
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some());
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}").is_none());
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}").is_none());
+    }
+
+    #[test]
+    fn list_items_get_the_role_the_agents_snapshot_gave_their_ref() {
+        use serde_json::json;
+        let roles = [("e3".to_owned(), "combobox".to_owned())].into_iter().collect();
+        let args = json!({"fields": [{"ref": "e3", "value": "Blue"}, {"ref": "e9", "value": "x"}], "ref": "e3"});
+        assert_eq!(
+            with_roles(&args, &roles),
+            json!({"fields": [{"ref": "e3", "value": "Blue", "role": "combobox"}, {"ref": "e9", "value": "x"}], "ref": "e3"})
+        );
     }
 }

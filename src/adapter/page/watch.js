@@ -1,5 +1,5 @@
 // What the agent asks of a page it waits on, counted from before the page's own scripts run;
-// the page behaves exactly as before.
+// the page behaves as before (but for its print dialog: see below).
 //
 // Its soon-due timers, for the wait for a quiet page: which `setTimeout`s the page set that
 // fire within half a second, and a way to wait until those pending now have fired (or were
@@ -26,9 +26,15 @@
 // And the closed shadow roots its scripts attach: a closed root hides its elements from every
 // script of the page, the agent's look among them, so each is kept as it is attached (the
 // page's call otherwise unchanged), and the look lists its elements as it lists an open one's.
+//
+// One thing it changes: `window.print()` returns at once, as it does in headless Chromium,
+// without a print dialog. Firefox opens its dialog modal and holds the page's script (and the
+// click that ran it) until a person closes it, which no WebDriver BiDi command can; an agent
+// has no printer to choose, so the page's script goes on past the call.
 () => {
   const key = Symbol.for("navguard.timers");
   if (window[key]) return;
+  window.print = function print() {};
   const attachShadow = Element.prototype.attachShadow;
   const closedRoots = new WeakMap();
   Element.prototype.attachShadow = {
