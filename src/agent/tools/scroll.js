@@ -9,12 +9,18 @@
 // two frames and a task after the move: what the page does because it was scrolled (an
 // IntersectionObserver's callback that fetches more, a scroll listener) has begun by then,
 // so the wait after the scroll sees its requests (a page that draws no frames is not waited
-// for past half a second).
+// for past half a second). It moves only after the page has drawn a frame as it stands: an
+// IntersectionObserver learns that its element left the view only at a frame, so a feed that
+// appended a batch since its last frame would otherwise never see its end leave and come back,
+// and would not load the next batch (Firefox ESR, two scrolls to the end in a row).
 async (target, names, how, pick) => {
-  const reacted = () => new Promise((done) => {
+  const frames = (n) => new Promise((done) => {
     setTimeout(done, 500);
-    requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0)));
+    const next = (left) => (left === 0 ? setTimeout(done, 0) : requestAnimationFrame(() => next(left - 1)));
+    next(n);
   });
+  const reacted = () => frames(2);
+  await frames(1);
   const seen = (window[Symbol.for("navguard.seen")] ??= new WeakSet());
   const inView = (el) => {
     const box = el.getBoundingClientRect();
