@@ -65,6 +65,11 @@ pub struct Start {
     /// text's placeholders filled in as the command line's (browser-use's `config.json`).
     #[serde(default)]
     pub files: BTreeMap<String, String>,
+    /// The folder it runs in: `{scratch}` or `{files}` (or a folder inside one of them), so a
+    /// tool that reads or writes beside its working folder (Playwright MCP takes files to upload
+    /// only from there) stays in the run's own folders; by default navguard's own.
+    #[serde(default)]
+    pub cwd: Option<String>,
     /// How long its start (and handshake) may take.
     #[serde(default = "start_timeout")]
     pub timeout_ms: u64,
@@ -245,6 +250,20 @@ impl Description {
                 step.check().map_err(|why| bad(format!("[[{table}]] {}: {why}", step.call)))?;
             }
         }
+        if let Some(cwd) = &file.start.cwd {
+            let rest = cwd.strip_prefix("{scratch}").or_else(|| cwd.strip_prefix("{files}"));
+            let inside = rest.is_some_and(|rest| {
+                rest.is_empty()
+                    || rest.strip_prefix('/').is_some_and(|sub| {
+                        Path::new(sub).components().all(|c| matches!(c, std::path::Component::Normal(_)))
+                    })
+            });
+            if !inside {
+                return Err(bad(format!(
+                    "[start] cwd = {cwd:?}: not one of the run's own folders ({{scratch}} or {{files}}, or a folder inside one, no ..)"
+                )));
+            }
+        }
         for name in file.start.files.keys() {
             let path = Path::new(name);
             let inside = path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
@@ -406,6 +425,12 @@ impl Description {
     pub fn env(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> BTreeMap<String, String> {
         let fill = self.filler(chromium, at, scratch);
         self.start.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect()
+    }
+
+    /// Its `[start] cwd`, placeholders filled in; `None`: navguard's own.
+    pub fn cwd(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> Option<PathBuf> {
+        let fill = self.filler(chromium, at, scratch);
+        self.start.cwd.as_deref().map(|cwd| PathBuf::from(fill(cwd)))
     }
 
     /// Its `[start] files`: each one's path in `scratch` and its text, placeholders filled in.
@@ -632,6 +657,24 @@ keep_as = "URL"
 "#;
 
     #[test]
+    fn a_description_runs_in_the_run_s_own_folder_it_names() {
+        let at = BrowserAt { cdp: None, bidi: None, files: Some("/tmp/files-of-the-scenario") };
+        let scratch = Path::new("/tmp/scratch-of-the-agent");
+        let parse = |cwd: &str| {
+            let text = format!("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"{cwd}\"");
+            Description::parse(&text, "a.toml", Path::new(".")).unwrap()
+        };
+        assert_eq!(parse("{files}").cwd("c", at, scratch), Some(PathBuf::from("/tmp/files-of-the-scenario")));
+        assert_eq!(
+            parse("{scratch}/home").cwd("c", at, scratch),
+            Some(PathBuf::from("/tmp/scratch-of-the-agent/home"))
+        );
+        let plain =
+            Description::parse("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"", "a.toml", Path::new("."));
+        assert_eq!(plain.unwrap().cwd("c", at, scratch), None);
+    }
+
+    #[test]
     fn a_description_can_write_files_fill_its_env_and_make_calls_around_the_scenario() {
         let d = Description::parse(STARTED, "started.toml", Path::new("/x")).unwrap();
         // Naming {cdp_endpoint} in an env value or a file is attaching too.
@@ -730,6 +773,18 @@ each = { fields = { target = "{ref}", name = "the field {ref}", type = "{role}",
             (
                 "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\nfiles = { \"/etc/x\" = \"{}\" }",
                 "[start] files.\"/etc/x\"",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"/tmp\"",
+                "[start] cwd = \"/tmp\": not one of the run's own folders",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"{files}/../up\"",
+                "[start] cwd = \"{files}/../up\"",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"{files}x\"",
+                "[start] cwd = \"{files}x\"",
             ),
             (
                 "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\n[[after_start]]\nkall = \"l\"",

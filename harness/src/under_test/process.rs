@@ -7,6 +7,7 @@ use super::description::Description;
 use super::{AgentError, BrowserAt};
 use navguard::adapter::GroupGuard;
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -74,19 +75,26 @@ impl AgentProcess {
         }
         let (command, args) = description.command_line(chromium, at, scratch.path());
         let env = description.env(chromium, at, scratch.path());
-        let process = Self::spawn(&description.name, &command, &args, &env)?;
+        let cwd = description.cwd(chromium, at, scratch.path());
+        let process = Self::spawn(&description.name, &command, &args, &env, cwd.as_deref())?;
         Ok(Self { _scratch: Some(scratch), ..process })
     }
 
-    /// Starts `command args` with `env` added, for agent `agent`.
+    /// Starts `command args` with `env` added, for agent `agent`, in folder `cwd` (else
+    /// navguard's own).
     pub fn spawn(
         agent: &str,
         command: &str,
         args: &[String],
         env: &BTreeMap<String, String>,
+        cwd: Option<&Path>,
     ) -> Result<Self, AgentError> {
         let mark = process_mark();
-        let mut child = Command::new(command)
+        let mut command_line = Command::new(command);
+        if let Some(cwd) = cwd {
+            command_line.current_dir(cwd);
+        }
+        let mut child = command_line
             .args(args)
             .envs(env)
             .env(MARK_VARIABLE, &mark)
