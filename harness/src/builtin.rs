@@ -117,6 +117,10 @@ const AGENT_SCENARIOS: &[BuiltIn] = &[
         path: "features/agents/removed.feature",
         text: include_str!("../builtin/features/agents/removed.feature"),
     },
+    BuiltIn {
+        path: "features/agents/documents.feature",
+        text: include_str!("../builtin/features/agents/documents.feature"),
+    },
 ];
 
 /// The built-in agents' descriptions: (name, description).

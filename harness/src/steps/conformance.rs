@@ -4,7 +4,7 @@
 //! harness's browser, the browser's own events are the truth of what a call really did.
 
 use crate::error::{StepError, StepResult};
-use crate::under_test::{AgentUnderTest, Answer, FailureClass, NeutralTool};
+use crate::under_test::{AgentUnderTest, Answer, ElementSeen, FailureClass, NeutralTool};
 use crate::world::user_action::{self, UserAction};
 use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
@@ -39,8 +39,34 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
     world.conformance.agent.as_mut().ok_or_else(|| StepError::Setup("no agent".into()))
 }
 
+/// Roles of a page's structure, never what a call acts on: where one of these shares its name
+/// with a control (a heading "Editor" above the editor "Editor", the document titled "Menu"
+/// above the button "Menu", a label "Pick" that a snapshot lists without a role beside the
+/// select it names), `{ref:<name>}` is the control.
+const STRUCTURE_ROLES: [&str; 11] = [
+    "",
+    "heading",
+    "paragraph",
+    "generic",
+    "text",
+    "StaticText",
+    "LabelText",
+    "none",
+    "presentation",
+    "document",
+    "RootWebArea",
+];
+
+/// Of the elements a snapshot listed, the one `{ref:<name>}` means: the first with that
+/// accessible name that is not part of the page's structure, else the first with that name.
+fn named<'a>(elements: &'a [ElementSeen], name: &str) -> Option<&'a ElementSeen> {
+    let mut with_name = elements.iter().filter(|e| e.name == name);
+    let first = with_name.clone().next();
+    with_name.find(|e| !STRUCTURE_ROLES.contains(&e.role.as_str())).or(first)
+}
+
 /// `{ref:<name>}` and `{ref:<name>@<n>}` in a call's args: the ref an answer's snapshot gave the
-/// first element with that accessible name.
+/// element with that accessible name (`named`).
 fn resolve_refs(conformance: &Conformance, args: &str) -> StepResult<String> {
     static REF: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\{ref:([^}@]+)(?:@(\d+))?\}").expect("a valid pattern"));
@@ -56,10 +82,8 @@ fn resolve_refs(conformance: &Conformance, args: &str) -> StepResult<String> {
         let Some(call) = call else {
             return Err(StepError::Setup(format!("{{ref:{name}}}: no answer so far held a snapshot")));
         };
-        let found = conformance
-            .answer(call)
-            .and_then(|a| a.elements.as_ref())
-            .and_then(|elements| elements.iter().find(|e| e.name == name));
+        let found =
+            conformance.answer(call).and_then(|a| a.elements.as_ref()).and_then(|elements| named(elements, name));
         let Some(element) = found else {
             return Err(StepError::Setup(format!(
                 "{{ref:{name}}}: call {call}'s answer lists no element named {name:?}"
@@ -391,6 +415,16 @@ async fn answer_shows(world: &mut NavWorld, n: u32, text: String) -> StepResult 
     }
 }
 
+#[then(expr = "call {int}'s answer does not show {string}")]
+async fn answer_does_not_show(world: &mut NavWorld, n: u32, text: String) -> StepResult {
+    let a = answer(world, n)?;
+    if shows(a, &text) {
+        Err(StepError::Expectation(format!("call {n}'s answer shows {text:?}; {}", said(a))))
+    } else {
+        Ok(())
+    }
+}
+
 #[then(expr = "call {int} answered with a picture")]
 async fn answered_with_a_picture(world: &mut NavWorld, n: u32) -> StepResult {
     let a = answer(world, n)?;
@@ -432,16 +466,64 @@ async fn served_if_dialog(world: &mut NavWorld, n: u32, path: String, times: usi
 const PAGE_TEXT: PageScript =
     PageScript { name: "page text", function: "() => document.body ? document.body.innerText : ''" };
 
-/// The browser's own read of the agent's page, not the agent's word.
-#[then(expr = "the agent's page shows {string}")]
-async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
+/// The text of the page in the agent's tab: the browser's own read, not the agent's word.
+async fn agents_page_text(world: &NavWorld) -> StepResult<String> {
     let tab = agents_tab(world).await?;
     let shown = world.port()?.call(&tab, &PAGE_TEXT, &[]).await?;
-    let shown = shown.as_str().unwrap_or_default();
+    Ok(shown.as_str().unwrap_or_default().to_owned())
+}
+
+/// The start of a page's text, on one line, for a failure's message.
+fn text_start(shown: &str) -> String {
+    shown.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect()
+}
+
+#[then(expr = "the agent's page shows {string}")]
+async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
+    let shown = agents_page_text(world).await?;
     if shown.contains(&text) {
         Ok(())
     } else {
-        let start: String = shown.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(200).collect();
+        let start = text_start(&shown);
         Err(StepError::Expectation(format!("the agent's page does not show {text:?}; it shows {start:?}")))
+    }
+}
+
+#[then(expr = "the agent's page does not show {string}")]
+async fn agents_page_does_not_show(world: &mut NavWorld, text: String) -> StepResult {
+    let shown = agents_page_text(world).await?;
+    if shown.contains(&text) {
+        let start = text_start(&shown);
+        Err(StepError::Expectation(format!("the agent's page shows {text:?}; it shows {start:?}")))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn element(reference: &str, role: &str, name: &str) -> ElementSeen {
+        ElementSeen { reference: reference.into(), role: role.into(), name: name.into() }
+    }
+
+    #[test]
+    fn a_control_is_taken_over_a_heading_of_its_name() {
+        let elements =
+            [element("e2", "heading", "Editor"), element("e3", "textbox", "Editor"), element("e4", "button", "Send")];
+        assert_eq!(named(&elements, "Editor").map(|e| e.reference.as_str()), Some("e3"));
+        assert_eq!(named(&elements, "Send").map(|e| e.reference.as_str()), Some("e4"));
+        assert_eq!(named(&elements, "Nothing"), None);
+        // As Chrome DevTools MCP lists them: the page itself, then a label without a role.
+        let elements =
+            [element("1_0", "RootWebArea", "Pick"), element("1_2", "", "Pick"), element("1_3", "combobox", "Pick")];
+        assert_eq!(named(&elements, "Pick").map(|e| e.reference.as_str()), Some("1_3"));
+    }
+
+    #[test]
+    fn a_name_only_a_heading_has_is_the_heading() {
+        let elements = [element("e1", "heading", "Menu"), element("e2", "heading", "Menu")];
+        assert_eq!(named(&elements, "Menu").map(|e| e.reference.as_str()), Some("e1"));
     }
 }

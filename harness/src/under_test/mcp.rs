@@ -554,6 +554,21 @@ mod tests {
     }
 
     #[test]
+    fn playwright_mcp_s_recorded_interaction_answers_are_read() {
+        let description = Description::find("playwright-mcp").unwrap();
+        // Its select on an ARIA combobox: flagged as an error, which is no timeout or dialog.
+        let refused = read(&description, recorded("playwright-mcp", "select_option_combobox"), true);
+        let failure = refused.failure.unwrap();
+        assert_eq!(failure.class, FailureClass::Other);
+        assert!(failure.message.contains("Element is not a <select> element"), "{failure:?}");
+        // Its upload answers with the page, and names no file.
+        let uploaded = read(&description, recorded("playwright-mcp", "file_upload"), false);
+        assert!(uploaded.succeeded(), "{uploaded:?}");
+        assert_eq!(uploaded.page.unwrap().title, "Upload");
+        assert!(!uploaded.text.contains(".csv"));
+    }
+
+    #[test]
     fn a_banner_or_an_echo_is_not_an_mcp_server() {
         assert!(not_json_rpc("Usage: agent [options]\n").is_some_and(|w| w.contains("not JSON-RPC")));
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some());
