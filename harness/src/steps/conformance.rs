@@ -150,9 +150,42 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
             (Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, no_answer(&name, deadline)) }, true)
         }
     };
+    let answer = if !unanswered
+        && answer.succeeded()
+        && answer.page.is_none()
+        && agent.looks_after(tool)
+        && agent.supports(NeutralTool::Snapshot)
+    {
+        with_next_look(agent.as_mut(), answer, deadline).await
+    } else {
+        answer
+    };
     tracing::debug!(target: "navguard::call", "call {n} {tool} answered in {} ms", answer.took.as_millis());
     world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
+}
+
+/// An answer that carried no page, completed by the agent's next look, taken at once as its
+/// model would take it: the look's page, its elements where the answer had none, and the
+/// dialog it tells of. A look that fails or does not answer leaves the answer without a page.
+async fn with_next_look(agent: &mut dyn AgentUnderTest, answer: Answer, deadline: Duration) -> Answer {
+    let look = match tokio::time::timeout(deadline, agent.call(NeutralTool::Snapshot, &serde_json::json!({}))).await {
+        Ok(look) => look,
+        Err(_) => Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, "its look gave no answer") },
+    };
+    let said = match &look.failure {
+        Some(f) => format!("it failed as {}: {}", f.class, f.message),
+        None => look.text.clone(),
+    };
+    Answer {
+        page: look.page,
+        elements: answer.elements.or(look.elements),
+        dialog: answer.dialog.or(look.dialog),
+        text: format!("{}\n[its next look, taken at once]\n{said}", answer.text),
+        took: answer.took + look.took,
+        looked: true,
+        ..answer
+    }
 }
 
 #[given(expr = "the agent under test is on {string}")]

@@ -35,6 +35,10 @@ pub struct Description {
     pub errors: Vec<(FailureClass, regex::Regex)>,
     /// Answers that are failures even though the agent did not flag them.
     pub fails_when: Vec<regex::Regex>,
+    /// The neutral calls whose answers carry no page (`looks_after`: agent-browser's click
+    /// answers "Done"): after one that succeeded, the harness takes the agent's next look (its
+    /// snapshot) at once, as its model would, and judges the page that look shows.
+    pub looks_after: Vec<NeutralTool>,
     /// Calls made once after its start, before the scenario's first (`[[after_start]]`:
     /// Vibium's `browser_launch`); one that fails is a start that failed.
     pub after_start: Vec<ToolStep>,
@@ -181,6 +185,8 @@ struct File {
     #[serde(default)]
     fails_when: Vec<String>,
     #[serde(default)]
+    looks_after: Vec<String>,
+    #[serde(default)]
     after_start: Vec<ToolStep>,
     #[serde(default)]
     before_end: Vec<ToolStep>,
@@ -300,6 +306,20 @@ impl Description {
             }
         }
         let fails_when = file.fails_when.iter().map(|p| regex("fails_when", p)).collect::<Result<_, _>>()?;
+        let mut looks_after = Vec::new();
+        for name in &file.looks_after {
+            let tool: NeutralTool = name.parse().map_err(|e| bad(format!("looks_after {name:?}: {e}")))?;
+            if tool == NeutralTool::Snapshot {
+                return Err(bad("looks_after \"snapshot\": a snapshot is the look itself".into()));
+            }
+            if file.kind.has_tool_calls() && !tools.contains_key(&tool) {
+                return Err(bad(format!("looks_after {name:?}: the description maps no {name} ([tools.{name}])")));
+            }
+            looks_after.push(tool);
+        }
+        if !looks_after.is_empty() && file.kind.has_tool_calls() && !tools.contains_key(&NeutralTool::Snapshot) {
+            return Err(bad("looks_after: the agent has no snapshot to look with ([tools.snapshot])".into()));
+        }
         if file.kind.needs_start_command() && file.start.command.trim().is_empty() {
             return Err(bad("[start] command is missing: how is the agent started?".into()));
         }
@@ -314,6 +334,7 @@ impl Description {
             answer,
             errors,
             fails_when,
+            looks_after,
             after_start: file.after_start,
             before_end: file.before_end,
             source: source.to_owned(),
@@ -657,6 +678,18 @@ keep_as = "URL"
 "#;
 
     #[test]
+    fn the_agents_whose_actions_answer_no_page_are_looked_at_after_them() {
+        let looks = |name: &str| Description::find(name).unwrap().looks_after;
+        assert_eq!(
+            looks("agent-browser"),
+            [NeutralTool::Click, NeutralTool::Type, NeutralTool::PressKey, NeutralTool::HandleDialog]
+        );
+        assert_eq!(looks("browser-use"), [NeutralTool::Click, NeutralTool::Type]);
+        // Playwright MCP's actions answer with the page's URL and title.
+        assert!(looks("playwright-mcp").is_empty());
+    }
+
+    #[test]
     fn a_description_runs_in_the_run_s_own_folder_it_names() {
         let at = BrowserAt { cdp: None, bidi: None, files: Some("/tmp/files-of-the-scenario") };
         let scratch = Path::new("/tmp/scratch-of-the-agent");
@@ -773,6 +806,19 @@ each = { fields = { target = "{ref}", name = "the field {ref}", type = "{role}",
             (
                 "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\nfiles = { \"/etc/x\" = \"{}\" }",
                 "[start] files.\"/etc/x\"",
+            ),
+            ("name = \"a\"\nkind = \"mcp\"\nlooks_after = [\"fly\"]\n[start]\ncommand = \"x\"", "looks_after \"fly\""),
+            (
+                "name = \"a\"\nkind = \"mcp\"\nlooks_after = [\"snapshot\"]\n[start]\ncommand = \"x\"",
+                "looks_after \"snapshot\": a snapshot is the look itself",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\nlooks_after = [\"click\"]\n[start]\ncommand = \"x\"\n[tools.snapshot]\ncall = \"s\"",
+                "looks_after \"click\": the description maps no click",
+            ),
+            (
+                "name = \"a\"\nkind = \"mcp\"\nlooks_after = [\"click\"]\n[start]\ncommand = \"x\"\n[tools.click]\ncall = \"c\"",
+                "looks_after: the agent has no snapshot to look with",
             ),
             (
                 "name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"/tmp\"",

@@ -218,6 +218,7 @@ pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
         took: Duration::ZERO,
         broken: false,
         picture: None,
+        looked: false,
     }
 }
 
@@ -375,6 +376,10 @@ impl AgentUnderTest for McpAgent {
 
     fn stderr(&self) -> Option<super::process::StderrKept> {
         Some(self.process.stderr_kept())
+    }
+
+    fn looks_after(&self, tool: NeutralTool) -> bool {
+        self.description.looks_after.contains(&tool)
     }
 
     fn supports(&self, tool: NeutralTool) -> bool {

@@ -125,6 +125,11 @@ pub struct Answer {
     /// The size of the PNG the answer held (a screenshot's), in bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub picture: Option<usize>,
+    /// The answer carried no page, and its page (and elements, where it had none) are those
+    /// of the agent's next look, taken at once after it (its description's `looks_after`);
+    /// `took` counts both calls.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub looked: bool,
 }
 
 /// The size of `bytes` when they are a PNG.
@@ -306,6 +311,12 @@ pub trait AgentUnderTest: Send {
     /// Calls `tool` with the scenario's `args` (refs already resolved); the caller puts the
     /// deadline on it.
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer;
+
+    /// Whether its answers to `tool` carry no page, so that its next look, taken at once, is
+    /// what tells where the call left the page (its description's `looks_after`).
+    fn looks_after(&self, _tool: NeutralTool) -> bool {
+        false
+    }
 
     /// Ends the agent: its process (and anything it started) is gone when this returns.
     async fn close(self: Box<Self>);

@@ -219,6 +219,10 @@ impl AgentUnderTest for JsonlAgent {
         Some(self.process.stderr_kept())
     }
 
+    fn looks_after(&self, tool: NeutralTool) -> bool {
+        self.description.looks_after.contains(&tool)
+    }
+
     fn supports(&self, tool: NeutralTool) -> bool {
         self.offered.as_ref().is_none_or(|offered| offered.contains(&tool))
     }

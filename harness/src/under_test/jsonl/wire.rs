@@ -157,6 +157,7 @@ impl Reply {
             broken: false,
             // The JSON-lines protocol carries no pictures.
             picture: None,
+            looked: false,
         }
     }
 }
