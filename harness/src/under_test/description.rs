@@ -682,7 +682,13 @@ keep_as = "URL"
         let looks = |name: &str| Description::find(name).unwrap().looks_after;
         assert_eq!(
             looks("agent-browser"),
-            [NeutralTool::Click, NeutralTool::Type, NeutralTool::PressKey, NeutralTool::HandleDialog]
+            [
+                NeutralTool::Click,
+                NeutralTool::Type,
+                NeutralTool::PressKey,
+                NeutralTool::HandleDialog,
+                NeutralTool::SelectOption
+            ]
         );
         assert_eq!(looks("browser-use"), [NeutralTool::Click, NeutralTool::Type]);
         // Playwright MCP's actions answer with the page's URL and title.

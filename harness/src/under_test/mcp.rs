@@ -432,7 +432,7 @@ impl AgentUnderTest for McpAgent {
 #[cfg(test)]
 mod tests {
     use super::{Description, keep, not_json_rpc, read, with_roles};
-    use crate::under_test::{Answer, ElementSeen, FailureClass};
+    use crate::under_test::{Answer, ElementSeen, FailureClass, NeutralTool};
 
     /// A real answer of a built-in agent's, recorded on Debian's Chromium 156
     /// (`harness/tests/recorded/<agent>/<name>.txt`).
@@ -556,6 +556,18 @@ mod tests {
         let description = Description::find("vibium").unwrap();
         let refused = read(&description, recorded("vibium", "navigate_refused"), true);
         assert_eq!(refused.failure.unwrap().class, FailureClass::Navigation);
+    }
+
+    #[test]
+    fn agent_browser_s_recorded_select_answers_are_read() {
+        let description = Description::find("agent-browser").unwrap();
+        // It answers the option it chose, with no page: the harness looks next.
+        let chosen = read(&description, recorded("agent-browser", "select"), false);
+        assert!(chosen.succeeded(), "{chosen:?}");
+        assert!(chosen.page.is_none() && chosen.text.contains("\"selected\""), "{chosen:?}");
+        assert!(description.looks_after.contains(&NeutralTool::SelectOption));
+        let missing = read(&description, recorded("agent-browser", "select_no_option"), true);
+        assert_eq!(missing.failure.unwrap().class, FailureClass::Other);
     }
 
     #[test]
