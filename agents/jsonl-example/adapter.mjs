@@ -12,6 +12,7 @@ import { chromium, errors } from 'playwright-core';
 const VERSION = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version;
 const T = 20_000;    // timeout of every browser call (the harness gives a tool 30 s)
 const GRACE = 300;   // after an action, how long a navigation it causes has to start
+const REACH = 5_000; // how long an interaction waits for its element to be ready (as Playwright MCP)
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -181,7 +182,7 @@ function collect() {
   };
   const sel = 'a[href],button,input:not([type=hidden]),textarea,select,summary,h1,h2,h3,h4,h5,h6,' +
     '[contenteditable=""],[contenteditable=true],[role=button],[role=link],[role=checkbox],[role=radio],' +
-    '[role=textbox],[role=searchbox],[role=combobox],[role=tab],[role=menuitem],[role=switch],[role=heading]';
+    '[role=textbox],[role=searchbox],[role=combobox],[role=tab],[role=menuitem],[role=switch],[role=heading],[role=region]';
   const elements = [];
   for (const el of document.querySelectorAll(sel)) {
     if (!el.checkVisibility({ visibilityProperty: true })) continue;
@@ -201,6 +202,44 @@ async function locate(p, ref) {
   const loc = p.locator(`[data-agent-ref="${ref}"]`).first();
   if (!(await loc.count())) throw new AdapterError('stale-ref', `ref ${ref}: its element is gone: take a new snapshot`);
   return loc;
+}
+
+// What a control holds now, read in the page once its handlers ran: a select's chosen options
+// (label and value), a checkbox's or radio's state, a field's value, an editor's text.
+function held(loc) {
+  return withTimeout(loc.evaluate((el) => {
+    if (el.tagName === 'SELECT') return { options: [...el.selectedOptions].map((o) => ({ label: o.label, value: o.value })) };
+    if (el.type === 'checkbox' || el.type === 'radio') return { checked: el.checked };
+    if (el.type === 'file') return { files: [...el.files].map((f) => f.name) };
+    return { value: el.isContentEditable ? el.innerText.trim() : el.value };
+  }), 'reading the control');
+}
+
+// Whether a control holds what it was given: an option chosen by its label or value, a
+// checkbox's state, a field's text.
+function holds(now, wanted) {
+  if (now.options) return [wanted].flat().every((w) => now.options.some((o) => o.label === String(w) || o.value === String(w)));
+  if (now.checked !== undefined) return now.checked === (wanted === true || wanted === 'true');
+  return now.value === String(wanted);
+}
+
+// Gives a control its value as a person would: an option chosen, a box checked or not, text
+// filled; says what it holds then, and fails as not-applied when that is not what was asked.
+async function give(p, loc, value) {
+  const kind = await withTimeout(loc.evaluate((el) => (el.tagName === 'SELECT' ? 'select' : el.type)), 'reading the control');
+  await guarded(p, () => settle(p, () => {
+    if (kind === 'select') return loc.selectOption([value].flat().map(String), { timeout: REACH });
+    if (kind === 'checkbox' || kind === 'radio') return loc.setChecked(value === true || value === 'true', { timeout: REACH });
+    return loc.fill(String(value ?? ''), { timeout: REACH });
+  }));
+  const now = await held(loc);
+  if (!holds(now, value)) throw new AdapterError('not-applied', `it holds ${JSON.stringify(now)}, not ${JSON.stringify(value)}`);
+  return now;
+}
+
+// An element named by a ref, else by a CSS selector (extract's fields).
+async function target(p, refOrSelector) {
+  return /^[a-z0-9]+:\d+$/.test(String(refOrSelector)) ? locate(p, refOrSelector) : p.locator(String(refOrSelector)).first();
 }
 
 // ---- tools ---------------------------------------------------------------------------------
@@ -288,6 +327,69 @@ const TOOLS = {
   async close_tab({ index }) {
     await withTimeout(tabAt(index).close(), 'close_tab');  // the 'close' listener fixes `current`
     return { ...(current ? await done(current) : {}), tabs: await tabList() };
+  },
+  async select_option({ ref, values }) {
+    const p = page();
+    const loc = await locate(p, ref);
+    if (!(await withTimeout(loc.evaluate((el) => el.tagName === 'SELECT'), 'reading the control'))) {
+      throw new AdapterError('not-supported', `${ref} is no <select>: open the combobox with click, then click its option`);
+    }
+    const now = await give(p, loc, values ?? []);
+    return done(p, { text: `the select holds ${now.options.map((o) => o.label).join(', ')}` });
+  },
+  async fill_form({ fields }) {
+    const p = page();
+    const said = [];
+    for (const { ref, value } of fields ?? []) said.push(`${ref}: ${JSON.stringify(await give(p, await locate(p, ref), value))}`);
+    return done(p, { text: said.join('\n') });
+  },
+  async upload_file({ ref, paths }) {
+    const p = page();
+    const loc = await locate(p, ref);
+    await guarded(p, () => settle(p, () => loc.setInputFiles((paths ?? []).map(String), { timeout: REACH })));
+    return done(p, { text: `the input holds ${(await held(loc)).files?.join(', ') ?? 'no files'}` });
+  },
+  async hover({ ref }) {
+    const p = page();
+    const loc = await locate(p, ref);
+    await guarded(p, () => settle(p, () => loc.hover({ timeout: REACH })));
+    return done(p);
+  },
+  async drag({ from, to }) {
+    // Playwright presses, moves and releases the mouse; whether the target took a drop is not
+    // something it can tell, so the answer is the page, not a claim.
+    const p = page();
+    const [source, dest] = [await locate(p, from), await locate(p, to)];
+    await guarded(p, () => settle(p, () => source.dragTo(dest, { timeout: REACH })));
+    return done(p);
+  },
+  async scroll({ ref, by, direction }) {
+    const p = page();
+    if (ref !== undefined && by === undefined) {
+      const loc = await locate(p, ref);
+      await guarded(p, () => settle(p, () => loc.scrollIntoViewIfNeeded({ timeout: REACH })));
+    } else {
+      const move = (how) => {
+        const up = how.direction === 'up';
+        const step = how.by === 'end' ? document.scrollingElement.scrollHeight : innerHeight * 0.85;
+        window.scrollBy({ top: up ? -step : step, behavior: 'instant' });
+      };
+      await guarded(p, () => settle(p, () => withTimeout(p.evaluate(move, { by, direction }), 'scroll')));
+    }
+    return done(p);
+  },
+  async extract({ ref, fields }) {
+    const p = page();
+    const read = async (loc) => withTimeout(loc.evaluate((el) => (el.tagName === 'SELECT'
+      ? [...el.selectedOptions].map((o) => o.label).join(', ')
+      : 'value' in el && el.tagName !== 'BUTTON' ? el.value : el.innerText.trim())), 'extract');
+    if (fields) {
+      const out = {};
+      for (const [name, where] of Object.entries(fields)) out[name] = await read(await target(p, where));
+      return done(p, { text: JSON.stringify(out) });
+    }
+    const text = ref === undefined ? await withTimeout(p.evaluate(() => document.body.innerText), 'extract') : await read(await locate(p, ref));
+    return done(p, { text });
   },
   async handle_dialog({ accept, text }) {
     const p = page();
