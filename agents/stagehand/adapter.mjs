@@ -341,6 +341,49 @@ const TOOLS = {
     const now = await browser.context.activePage();
     return { ...(now ? await done(now) : {}), tabs: (await tabList()).tabs };
   },
+  // The interaction tools, each one of Stagehand's own calls; what Stagehand answers is passed on.
+  async select_option({ ref, values }) {
+    const p = await page();
+    const { loc } = locate(p, ref);
+    let chosen = [];
+    await guarded((t) => t === p.pageId, async () => { chosen = await loc.selectOption((values ?? []).map(String)); });
+    return done(p, { text: `selected: ${JSON.stringify(chosen)}` });
+  },
+  async hover({ ref }) {
+    const p = await page();
+    const { loc } = locate(p, ref);
+    await guarded((t) => t === p.pageId, () => loc.hover());
+    return done(p);
+  },
+  async drag({ from, to }) {
+    // Its locators have no drag: the page's dragAndDrop between the two elements' centres.
+    const p = await page();
+    const [a, b] = [locate(p, from).loc, locate(p, to).loc];
+    await guarded((t) => t === p.pageId, async () => {
+      const [start, end] = [await a.centroid(), await b.centroid()];
+      await p.dragAndDrop(start.x, start.y, end.x, end.y);
+    });
+    return done(p);
+  },
+  async upload_file({ ref, paths }) {
+    const p = await page();
+    const { loc } = locate(p, ref);
+    await guarded((t) => t === p.pageId, () => loc.setInputFiles((paths ?? []).map(String)));
+    return done(p);
+  },
+  async fill_form({ fields }) {
+    const p = await page();
+    await guarded((t) => t === p.pageId, async () => {
+      for (const { ref, value } of fields ?? []) {
+        const { loc, role } = locate(p, ref);
+        if (role === 'select') await loc.selectOption([value].flat().map(String));
+        else if (role === 'checkbox' || role === 'radio') {
+          if ((await loc.isChecked()) !== (value === true || value === 'true')) await loc.click();
+        } else await loc.fill(String(value ?? ''));
+      }
+    });
+    return done(p);
+  },
   async handle_dialog({ accept, text }) {
     const p = await page();
     const d = dialogs.open.get(p.pageId);
