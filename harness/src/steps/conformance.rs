@@ -4,7 +4,7 @@
 //! harness's browser, the browser's own events are the truth of what a call really did.
 
 use crate::error::{StepError, StepResult};
-use crate::under_test::{AgentUnderTest, Answer, ElementSeen, FailureClass, NeutralTool};
+use crate::under_test::{AgentUnderTest, Answer, BrowserAt, ElementSeen, FailureClass, NeutralTool, StartAt};
 use crate::world::user_action::{self, UserAction};
 use crate::world::{BeforeCall, CallMade, Conformance, EVENT_DEADLINE, NavWorld};
 use cucumber::gherkin::Step;
@@ -24,16 +24,15 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
             true => navguard::adapter::BrowserKind::Chromium.binary().map_err(|e| StepError::Setup(e.to_string()))?,
             false => std::path::PathBuf::new(),
         };
-        let at = crate::under_test::StartAt {
-            port: world.port()?.clone(),
-            chromium: chromium.display().to_string(),
-            cdp_endpoint: world.env()?.browser.cdp_endpoint().map(str::to_owned),
-            bidi_session: Some(world.env()?.browser.bidi_url().to_owned()),
-            files: Some(world.env()?.files.path().to_path_buf()),
-        };
-        let started = crate::under_test::start(world.conformance.agent_description.clone(), at)
-            .await
-            .map_err(|e| StepError::Setup(e.to_string()))?;
+        let chromium = chromium.display().to_string();
+        let env = world.env()?;
+        let files =
+            env.files.path().to_str().ok_or_else(|| StepError::Setup("the files folder's path is not UTF-8".into()))?;
+        let browser =
+            BrowserAt { cdp: env.browser.cdp_endpoint(), bidi: Some(env.browser.bidi_url()), files: Some(files) };
+        let at = StartAt { port: world.port()?.clone(), chromium: &chromium, browser };
+        let description = world.conformance.agent_description.clone();
+        let started = crate::under_test::start(description, at).await.map_err(|e| StepError::Setup(e.to_string()))?;
         world.conformance.agent = Some(started);
     }
     world.conformance.agent.as_mut().ok_or_else(|| StepError::Setup("no agent".into()))

@@ -204,19 +204,15 @@ pub enum AgentError {
     Browser { agent: String, browser: String, supported: String },
 }
 
-/// Where an agent is started: the scenario's browser and what an agent needs to reach it.
+/// Where an agent is started: the scenario's browser, its tabs, and how an agent reaches it.
 #[allow(missing_debug_implementations, reason = "the port is a trait object without Debug")]
-pub struct StartAt {
+pub struct StartAt<'a> {
     /// The scenario's own tabs, for an in-process agent.
     pub port: Arc<dyn navguard::browser::BrowserPort>,
     /// The Chromium binary (`{chromium}`).
-    pub chromium: String,
-    /// The harness's browser's DevTools endpoint (`{cdp_endpoint}`), when it has one.
-    pub cdp_endpoint: Option<String>,
-    /// The harness's BiDi session's WebSocket URL (`{bidi_session}`).
-    pub bidi_session: Option<String>,
-    /// The scenario's folder of files to upload (`{files}`), the one the agent may upload from.
-    pub files: Option<std::path::PathBuf>,
+    pub chromium: &'a str,
+    /// How an agent that attaches reaches the scenario's browser, and the folder of files.
+    pub browser: BrowserAt<'a>,
 }
 
 /// Where an agent that attaches can reach the harness's browser.
@@ -247,47 +243,33 @@ pub(crate) fn navguard_command() -> std::path::PathBuf {
 }
 
 /// Starts the agent `description` describes for a scenario (navguard's core when `None`).
-pub async fn start(description: Option<Arc<Description>>, at: StartAt) -> Result<Box<dyn AgentUnderTest>, AgentError> {
+pub async fn start(
+    description: Option<Arc<Description>>,
+    at: StartAt<'_>,
+) -> Result<Box<dyn AgentUnderTest>, AgentError> {
     let started = match description {
-        Some(d) => {
-            let files = at.files.as_deref().and_then(std::path::Path::to_str);
-            let reach = BrowserAt { cdp: at.cdp_endpoint.as_deref(), bidi: at.bidi_session.as_deref(), files };
-            start_kind(d, &at.chromium, Reach::Scenario(reach)).await?
-        }
+        Some(d) => start_kind(d, at.chromium, Some(at.browser)).await?,
         None => None,
     };
     // navguard's core runs in process, on the scenario's own tabs.
-    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port, at.files))))
-}
-
-/// The browser an agent being started can reach.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Reach<'a> {
-    /// A scenario's browser.
-    Scenario(BrowserAt<'a>),
-    /// None: the check before a run ([`preflight`]) only starts the agent and lists its tools.
-    NoBrowser,
+    let files = at.browser.files.map(std::path::PathBuf::from);
+    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port, files))))
 }
 
 /// The one place an agent's kind becomes a running agent, for a scenario and for the check
-/// before a run alike. `None`: the kind has no process to start (navguard's core runs in the
-/// harness, on a scenario's tabs).
+/// before a run alike. `browser`: the scenario's, or `None` for the check before a run
+/// ([`preflight`]), which only starts the agent and lists its tools. `None` back: the kind has
+/// no process to start (navguard's core runs in the harness, on a scenario's tabs).
 pub(crate) async fn start_kind(
     description: Arc<Description>,
     chromium: &str,
-    reach: Reach<'_>,
+    browser: Option<BrowserAt<'_>>,
 ) -> Result<Option<Box<dyn AgentUnderTest>>, AgentError> {
     let kind = description.kind;
-    let endpoint = match reach {
-        Reach::Scenario(at) => at,
-        Reach::NoBrowser => kind.endpoint_without_browser(),
-    };
+    let endpoint = browser.unwrap_or_else(|| kind.endpoint_without_browser());
     let agent: Box<dyn AgentUnderTest> = match kind {
         Kind::InProcess => return Ok(None),
-        Kind::Mcp => {
-            let prepare = matches!(reach, Reach::Scenario(_));
-            Box::new(mcp::McpAgent::start(description, chromium, endpoint, prepare).await?)
-        }
+        Kind::Mcp => Box::new(mcp::McpAgent::start(description, chromium, endpoint, browser.is_some()).await?),
         Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(description, chromium, endpoint).await?),
     };
     Ok(Some(agent))

@@ -3,7 +3,7 @@
 //! not as the same failure in every scenario.
 
 use super::description::Description;
-use super::{AgentError, NeutralTool, Reach, start_kind};
+use super::{AgentError, NeutralTool, start_kind};
 use std::sync::Arc;
 
 /// The tools every scenario needs: its `Given the agent under test is on` navigates, and its
@@ -23,7 +23,7 @@ pub struct Ready {
 /// Starts the agent once (not for navguard's core, which is in process), checks it offers what
 /// every scenario needs, and ends it.
 pub async fn check(description: Arc<Description>, chromium: &str) -> Result<Ready, AgentError> {
-    let Some(agent) = start_kind(Arc::clone(&description), chromium, Reach::NoBrowser).await? else {
+    let Some(agent) = start_kind(Arc::clone(&description), chromium, None).await? else {
         // navguard's core is part of the harness: it has every tool, and nothing to start.
         return Ok(Ready { version: format!("navguard {}", env!("CARGO_PKG_VERSION")), lacking: Vec::new() });
     };
