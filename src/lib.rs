@@ -25,3 +25,15 @@ pub mod conversation;
 pub mod names;
 pub mod prelude;
 pub mod store;
+
+/// What the workspace's other crates use of the core's insides and no embedder may rely on (it
+/// changes in any release, and is not in the docs): the agent's own steps, which the harness's
+/// benchmarks and tests time and check alone on a real browser (an embedder runs them through
+/// `Agent::run`), and the process-group guard the adapter keeps around the WebDriver server,
+/// under which the harness also puts the agents it tests.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::adapter::launch::GroupGuard;
+    pub use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
+    pub use crate::agent::settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
+}

@@ -4,7 +4,7 @@
 //! 300 to 500 ms, started on load), waits for the load, then for network idle; the latency is
 //! the wait's end, minus the port's receipt of the last `responseCompleted`, minus the window.
 
-use navguard::agent::{IdleOutcome, wait_for_network_idle};
+use navguard::__private::{IdleOutcome, wait_for_network_idle};
 use navguard::browser::{BrowserPort, NavEventKind, RequestEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};

@@ -7,7 +7,8 @@
 //! Each navigation is held at a fixture gate and released while the waiter waits, so the
 //! commit happens at a moment neither waiter chose.
 
-use navguard::agent::{AgentConfig, GuardRead, TaskTabs, UrlSettle, is_transient, loop_top_guard, safe_parse_origin};
+use navguard::__private::{GuardRead, is_transient, loop_top_guard};
+use navguard::agent::{AgentConfig, TaskTabs, UrlSettle, safe_parse_origin};
 use navguard::browser::{BrowserPort, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::{Duration, Instant};

@@ -6,8 +6,9 @@
 //!    frames, interleaved: from a navigation's load to the page counting as quiet, and the
 //!    next round on the same page.
 
+use navguard::__private::wait_for_quiet_page;
 use navguard::adapter::BidiPort;
-use navguard::agent::{AgentConfig, Quiet, UrlSettle, observe, safe_parse_origin, wait_for_quiet_page};
+use navguard::agent::{AgentConfig, Quiet, UrlSettle, observe, safe_parse_origin};
 use navguard::browser::{BrowserPort, NavEventKind, TabId};
 use navguard_harness::fixtures::FixtureSite;
 use std::time::Instant;

@@ -291,7 +291,8 @@ async fn a_page_tells_when_it_begins_to_leave_and_only_then() {
 /// began, finds the page it went to.
 #[tokio::test]
 async fn a_page_whose_timer_a_hidden_tab_held_is_seen_leaving() {
-    use navguard::agent::{PageState, Quiet, wait_for_quiet_page};
+    use navguard::__private::{PageState, wait_for_quiet_page};
+    use navguard::agent::Quiet;
     let site = FixtureSite::start().await.unwrap();
     let redirecting = format!("{}/js-redirect?to=/page?title=Landed&after=50", site.site);
     for kind in BrowserKind::ALL {

@@ -11,7 +11,7 @@ mod error;
 mod focus;
 mod http;
 mod kind;
-mod launch;
+pub(crate) mod launch;
 mod port;
 mod realms;
 mod remote;
@@ -24,8 +24,4 @@ mod target;
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
 pub use error::{DriverStartError, LaunchError, NoBidi, RemoteProblem};
 pub use kind::{BrowserKind, UnknownBrowser};
-// The process-group guard the adapter keeps around the WebDriver server; public only because
-// the harness (harness/src/under_test/process.rs) puts the agents it tests under the same guard.
-#[doc(hidden)]
-pub use launch::GroupGuard;
 pub use port::BidiPort;

@@ -28,10 +28,10 @@
 //! documentation).
 
 mod closed_loop;
-mod guards;
+pub(crate) mod guards;
 mod reliability;
 mod round;
-mod settle;
+pub(crate) mod settle;
 mod tools;
 
 pub use closed_loop::{Element, FormContext, FrameSeen, LeftOut, Miss, Observation, Pattern, Verdict, observe};
@@ -47,11 +47,8 @@ pub use round::{
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
 pub use tools::{FailureKind, Offered, RefArg, Repeat, RiskHint, ToolName, ToolSet, ToolSpec, model_tools};
 
-// The agent's own steps, public only for the harness's benchmarks (harness/benches), which time
-// each of them alone on a real browser; an embedder runs them through `Agent::run`.
-#[doc(hidden)]
-pub use guards::{GuardRead, GuardResult, loop_top_guard};
-#[doc(hidden)]
-pub use settle::{IdleOutcome, PageState, Quiet, is_transient, wait_for_network_idle, wait_for_quiet_page};
+// How the quiet page is judged (a field of `AgentConfig`); the agent's own steps that the
+// benchmarks time alone are in `navguard::__private`, not here.
+pub use settle::Quiet;
 
 pub(crate) use guards::is_restricted_url;

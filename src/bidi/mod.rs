@@ -4,6 +4,10 @@
 //! closes.
 //!
 //! Spec: <https://w3c.github.io/webdriver-bidi/>.
+//!
+//! What the browser sends (command results, event parameters) and the error sets are
+//! `#[non_exhaustive]`: the protocol grows, and a field or a case it gains is no breaking change
+//! for code that reads them. The commands are plain structs, built by their callers.
 
 mod client;
 mod command;

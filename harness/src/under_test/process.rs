@@ -5,7 +5,7 @@
 
 use super::description::Description;
 use super::{AgentError, BrowserAt};
-use navguard::adapter::GroupGuard;
+use navguard::__private::GroupGuard;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Stdio;

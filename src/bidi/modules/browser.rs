@@ -14,6 +14,7 @@ pub struct UserContext(pub String);
 pub struct CreateUserContext {}
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct UserContextInfo {
     #[serde(rename = "userContext")]
     pub user_context: UserContext,

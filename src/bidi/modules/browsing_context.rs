@@ -42,6 +42,7 @@ pub struct Create {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Created {
     pub context: ContextId,
 }
@@ -60,6 +61,7 @@ pub struct Navigate {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct NavigateResult {
     /// The navigation, if one was started.
     pub navigation: Option<Navigation>,
@@ -130,6 +132,7 @@ pub struct GetTree {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Tree {
     pub contexts: Vec<Info>,
 }
@@ -141,6 +144,7 @@ impl Command for GetTree {
 
 /// `browsingContext.Info`: a context as `getTree` and `contextCreated` describe it.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Info {
     pub context: ContextId,
     pub url: String,
@@ -175,6 +179,7 @@ impl LocateNodes {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Nodes {
     /// Remote values of the nodes, each with a `sharedId`.
     pub nodes: Vec<Value>,
@@ -201,12 +206,14 @@ pub struct CaptureScreenshot {
 /// `browsingContext.captureScreenshot`'s origin.
 #[derive(Clone, Copy, Debug, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ScreenshotOrigin {
     Viewport,
     Document,
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Screenshot {
     /// Base64 PNG.
     pub data: String,
@@ -219,6 +226,7 @@ impl Command for CaptureScreenshot {
 
 /// `browsingContext.NavigationInfo`: the params of the navigation events.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct NavigationInfo {
     pub context: ContextId,
     /// The navigation (absent for some same-document ones).
@@ -247,6 +255,7 @@ impl Command for HandleUserPrompt {
 
 /// The params of `browsingContext.userPromptOpened`.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct PromptOpened {
     pub context: ContextId,
     /// `alert`, `beforeunload`, `confirm` or `prompt`.
@@ -261,6 +270,7 @@ pub struct PromptOpened {
 
 /// The params of `browsingContext.userPromptClosed`.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct PromptClosed {
     pub context: ContextId,
     pub accepted: bool,

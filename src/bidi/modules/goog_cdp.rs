@@ -14,6 +14,7 @@ pub struct GetSession {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Session {
     pub session: Option<String>,
 }

@@ -12,6 +12,7 @@ pub struct Request(pub String);
 
 /// A header value (`network.BytesValue`): navguard reads string values only.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct BytesValue {
     #[serde(rename = "type")]
     pub kind: String,
@@ -19,6 +20,7 @@ pub struct BytesValue {
 }
 
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Header {
     pub name: String,
     pub value: BytesValue,
@@ -26,6 +28,7 @@ pub struct Header {
 
 /// `network.RequestData`, the fields navguard reads.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct RequestData {
     pub request: Request,
     pub url: String,
@@ -35,6 +38,7 @@ pub struct RequestData {
 
 /// `network.ResponseData`, the fields navguard reads.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct ResponseData {
     #[serde(default, rename = "mimeType")]
     pub mime_type: String,
@@ -45,6 +49,7 @@ pub struct ResponseData {
 /// The params every network event shares (`network.BaseParameters`), with the response where
 /// the event has one.
 #[derive(Clone, Debug, Deserialize)]
+#[non_exhaustive]
 pub struct RequestEventParams {
     /// The context that made the request (`null` for a worker's).
     #[serde(default)]

@@ -55,6 +55,7 @@ impl ScriptRun {
 
 /// Its result: `type` is `success` or `exception`.
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct EvaluateResult {
     /// `success` or `exception`.
     #[serde(rename = "type")]
@@ -221,6 +222,7 @@ pub struct GetRealms {
 
 /// One realm (`script.RealmInfo`).
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct RealmInfo {
     pub realm: String,
     /// Set for a sandbox realm; the page's own realm has none.
@@ -229,6 +231,7 @@ pub struct RealmInfo {
 }
 
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct Realms {
     pub realms: Vec<RealmInfo>,
 }
@@ -272,6 +275,7 @@ pub struct AddPreloadScript {
 
 /// Its result: the script's id.
 #[derive(Debug, Deserialize)]
+#[non_exhaustive]
 pub struct PreloadScript {
     pub script: String,
 }
