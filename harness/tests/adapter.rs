@@ -217,6 +217,51 @@ async fn a_click_in_a_tab_behind_another_is_delivered_at_once() {
     site.shutdown().await;
 }
 
+/// Each user context of its own has a window of its own: a tab another context opens later is
+/// never in front of it (a tab behind another draws no frames, so a page that loads as it is
+/// scrolled would never load), while a second tab of the same context opens beside its first,
+/// in front of it, as a person's would.
+#[tokio::test]
+async fn a_user_context_s_tab_is_never_behind_another_context_s() {
+    let site = FixtureSite::start().await.unwrap();
+    for kind in [BrowserKind::Chromium, BrowserKind::Firefox] {
+        let browser = BidiBrowser::launch(BrowserConfig { browser: kind, ..BrowserConfig::default() }).await.unwrap();
+        let (mine, theirs) = (browser.open_port().await.unwrap(), browser.open_port().await.unwrap());
+        let loaded = |port: &navguard::adapter::BidiPort, title: &'static str| {
+            let mut events = port.subscribe();
+            let url = format!("{}/page?title={title}", site.site);
+            let port = port.clone();
+            async move {
+                let tab = port.create_tab(&url, true).await.unwrap();
+                tokio::time::timeout(Duration::from_secs(30), async {
+                    loop {
+                        let e = events.next().await.expect("the events go on");
+                        if e.kind == NavEventKind::Load && e.tab == tab {
+                            break;
+                        }
+                    }
+                })
+                .await
+                .expect("the tab loads");
+                tab
+            }
+        };
+        let first = loaded(&mine, "Mine").await;
+        let _other_context = loaded(&theirs, "Theirs").await;
+        let seen = "document.visibilityState";
+        assert_eq!(mine.evaluate(&first, seen).await.unwrap(), "visible", "{kind}: another context's tab hid it");
+        let second = loaded(&mine, "Second").await;
+        assert_eq!(mine.evaluate(&second, seen).await.unwrap(), "visible", "{kind}");
+        assert_eq!(
+            mine.evaluate(&first, seen).await.unwrap(),
+            "hidden",
+            "{kind}: the context's second tab is beside it"
+        );
+        browser.shutdown().await;
+    }
+    site.shutdown().await;
+}
+
 /// A page says when it begins to leave for another document (the page watch the port
 /// installs), once per start, before the browser's own event of it can come: not for a
 /// fragment, a history entry it pushed, a navigation it cancelled or took over as a route of

@@ -290,11 +290,30 @@ fn check_url(url: &str) -> Result<(), BrowserError> {
     url::Url::parse(url).map(|_| ()).map_err(|source| BrowserError::InvalidUrl { url: url.to_owned(), source })
 }
 
+impl BidiPort {
+    /// How a new tab is made. A user context of its own gets a window of its own, its later
+    /// tabs opening beside its first: its tabs are never behind another context's, and a tab
+    /// behind another draws no frames (a page that loads more as it is scrolled, or waits for
+    /// its tab to be seen, would wait for a context it knows nothing of). The browser's default
+    /// user context opens tabs where a person's would open.
+    async fn create_command(&self, active: bool) -> Result<Create, BrowserError> {
+        let user_context = self.user_context.clone();
+        let (kind, reference_context) = match &user_context {
+            None => ("tab", None),
+            Some(_) => match self.tabs().await?.into_iter().next() {
+                Some(beside) => ("tab", Some(ctx(&beside.id))),
+                None => ("window", None),
+            },
+        };
+        Ok(Create { kind, reference_context, background: !active, user_context })
+    }
+}
+
 #[async_trait]
 impl BrowserPort for BidiPort {
     async fn create_tab(&self, url: &str, active: bool) -> Result<TabId, BrowserError> {
         check_url(url)?;
-        let create = Create { kind: "tab", background: !active, user_context: self.user_context.clone() };
+        let create = self.create_command(active).await?;
         let created = super::create::create_tab(&self.client, &self.scope, &create, self.call_timeout).await;
         let tab = created.map_err(|e| general(Create::METHOD, e))?;
         if active {

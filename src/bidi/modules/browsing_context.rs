@@ -28,12 +28,15 @@ crate::closed_set! {
     }
 }
 
-/// `browsingContext.create` of a tab.
+/// `browsingContext.create` of a tab, or of a window with its one tab.
 #[derive(Debug, Serialize)]
 pub struct Create {
-    /// Always `"tab"` here.
+    /// `"tab"` or `"window"`.
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// A tab whose window a new tab opens in.
+    #[serde(rename = "referenceContext", skip_serializing_if = "Option::is_none")]
+    pub reference_context: Option<ContextId>,
     /// Open without making it the active tab.
     pub background: bool,
     /// The user context to open it in.
