@@ -172,10 +172,7 @@ async fn with_next_look(agent: &mut dyn AgentUnderTest, answer: Answer, deadline
         Ok(look) => look,
         Err(_) => Answer { took: deadline, ..Answer::failed(FailureClass::Timeout, "its look gave no answer") },
     };
-    let said = match &look.failure {
-        Some(f) => format!("it failed as {}: {}", f.class, f.message),
-        None => look.text.clone(),
-    };
+    let said = if look.succeeded() { look.text.clone() } else { said(&look) };
     Answer {
         page: look.page,
         elements: answer.elements.or(look.elements),

@@ -79,6 +79,11 @@ pub struct Start {
     pub timeout_ms: u64,
 }
 
+/// Whether a relative path stays inside the folder it is taken from: no leading `/`, no `..`.
+fn stays_inside(path: &str) -> bool {
+    Path::new(path).components().all(|c| matches!(c, std::path::Component::Normal(_)))
+}
+
 fn start_timeout() -> u64 {
     30_000
 }
@@ -258,12 +263,7 @@ impl Description {
         }
         if let Some(cwd) = &file.start.cwd {
             let rest = cwd.strip_prefix("{scratch}").or_else(|| cwd.strip_prefix("{files}"));
-            let inside = rest.is_some_and(|rest| {
-                rest.is_empty()
-                    || rest.strip_prefix('/').is_some_and(|sub| {
-                        Path::new(sub).components().all(|c| matches!(c, std::path::Component::Normal(_)))
-                    })
-            });
+            let inside = rest.is_some_and(|rest| rest.is_empty() || rest.strip_prefix('/').is_some_and(stays_inside));
             if !inside {
                 return Err(bad(format!(
                     "[start] cwd = {cwd:?}: not one of the run's own folders ({{scratch}} or {{files}}, or a folder inside one, no ..)"
@@ -271,9 +271,7 @@ impl Description {
             }
         }
         for name in file.start.files.keys() {
-            let path = Path::new(name);
-            let inside = path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
-            if name.is_empty() || !inside {
+            if name.is_empty() || !stays_inside(name) {
                 return Err(bad(format!(
                     "[start] files.{name:?}: not a file name inside {{scratch}} (no leading /, no ..)"
                 )));
