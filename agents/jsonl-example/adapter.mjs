@@ -117,6 +117,40 @@ async function settle(p, action) {
   if (nav) await nav;
 }
 
+// Runs the action, then waits until the requests the page began from its start until GRACE
+// after it have been answered (at most REACH; a fetch's promise resolves on the answer's
+// headers, and a page that never reads the body never finishes the request), then for the page
+// to draw a frame, so the scripts that handle the answers have run.
+async function awaitRequests(p, action) {
+  const open = new Set();
+  let idle = null;
+  const begun = (r) => { open.add(r); };
+  const ended = (r) => { if (open.delete(r) && open.size === 0 && idle) idle(); };
+  const answered = (response) => ended(response.request());
+  p.on('request', begun);
+  p.on('response', answered);
+  p.on('requestfailed', ended);
+  try {
+    await action();
+    await sleep(GRACE);
+    p.off('request', begun);
+    if (open.size > 0) {
+      let timer;
+      await Promise.race([
+        new Promise((resolve) => { idle = resolve; }),
+        new Promise((resolve) => { timer = setTimeout(resolve, REACH); }),
+      ]);
+      clearTimeout(timer);
+    }
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await withTimeout(p.evaluate(frame), 'scroll').catch(() => {});
+  } finally {
+    p.off('request', begun);
+    p.off('response', answered);
+    p.off('requestfailed', ended);
+  }
+}
+
 function follow(p, req) {
   return new Promise((resolve, reject) => {
     let committed = false, over = false;
@@ -374,7 +408,9 @@ const TOOLS = {
         const step = how.by === 'end' ? document.scrollingElement.scrollHeight : innerHeight * 0.85;
         window.scrollBy({ top: up ? -step : step, behavior: 'instant' });
       };
-      await guarded(p, () => settle(p, () => withTimeout(p.evaluate(move, { by, direction }), 'scroll')));
+      // A feed that loads more when scrolled to its end asks the site for it: the answer waits
+      // for the requests the scroll started (bounded), then for a frame, so it shows what came.
+      await guarded(p, () => settle(p, () => awaitRequests(p, () => withTimeout(p.evaluate(move, { by, direction }), 'scroll'))));
     }
     return done(p);
   },
