@@ -34,6 +34,6 @@ pub mod store;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::adapter::launch::GroupGuard;
-    pub use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
+    pub use crate::agent::round::{GuardRead, GuardResult, loop_top_guard};
     pub use crate::agent::settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
 }

@@ -7,14 +7,11 @@
 //! so each is tested on its own.
 
 mod observe;
-mod progress;
 mod verify;
 
 pub use observe::{Element, FormContext, FrameSeen, LeftOut, Observation, observe};
 pub(in crate::agent) use observe::{observation_of, observe_told, snapshot_args};
-pub use progress::Pattern;
 pub use verify::{Miss, Verdict};
 
 pub(super) use observe::blocked;
-pub(super) use progress::{Progress, ProgressDetector, Signature};
 pub(super) use verify::{ExpectError, ExpectKey, Expectation, check_now_and_on, verify};

@@ -6,11 +6,9 @@
 //! Both read URLs through the two checks kept here, restricted URLs and origins, so a URL is
 //! judged the same way wherever the agent meets it.
 
-mod loop_top;
 mod origin;
 mod restricted;
 
-pub use loop_top::{GuardRead, GuardResult, loop_top_guard};
 pub use origin::safe_parse_origin;
 
 pub(super) use origin::{origin_text, same_origin};

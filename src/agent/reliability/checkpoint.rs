@@ -4,7 +4,7 @@
 
 use super::control::PauseReason;
 use crate::agent::closed_loop::{Element, Observation};
-use crate::agent::round::SavedTabs;
+use crate::agent::tools::SavedTabs;
 use crate::store::{StoreError, TaskStore};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

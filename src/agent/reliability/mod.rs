@@ -10,7 +10,6 @@
 
 mod checkpoint;
 mod control;
-mod segment;
 mod watchdog;
 
 pub use checkpoint::{Checkpoint, Checkpoints, StoredCheckpoints};
@@ -18,5 +17,4 @@ pub use control::{ControlState, Pause, PauseReason, TaskControl};
 pub use watchdog::RetryPolicy;
 
 pub(super) use checkpoint::changes;
-pub(super) use segment::summarise;
-pub(super) use watchdog::{Phase, RetryDecision, watch};
+pub(super) use watchdog::{RetryDecision, watch};

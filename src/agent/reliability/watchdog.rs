@@ -5,33 +5,17 @@
 //! reports `waiting for <what> (<s> s)`, so a user (or a UI) never mistakes a long wait for a
 //! hang. The retry policy is pure ([`RetryPolicy::decide`]), so it unit-tests without a browser.
 
+use crate::agent::settle::Phase;
 use crate::agent::tools::Repeat;
 use crate::agent::tools::ToolName;
 use crate::agent::tools::{FailureKind, ToolError};
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// How often a waiting call reports progress: a quarter of the second the contract allows, so a
 /// tick delayed by a loaded machine still keeps the promise.
 pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(250);
-
-/// What a call is waiting for right now, as progress reports say it. Shared between the call
-/// (which sets it) and the watchdog (which reads it).
-#[derive(Clone, Debug, Default)]
-pub(in crate::agent) struct Phase(Arc<Mutex<Option<String>>>);
-
-impl Phase {
-    /// The call now waits for `what` ("the navigation to commit").
-    pub(in crate::agent) fn set(&self, what: impl Into<String>) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(what.into());
-    }
-
-    fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-}
 
 /// The words of a progress report.
 pub(super) fn progress_text(what: &str, waited: Duration) -> String {
@@ -170,7 +154,7 @@ mod tests {
             tab: tab(),
             origin: "http://a.test".into(),
             timeout: Duration::from_secs(10),
-            outcome: crate::agent::SettleKind::Failed,
+            outcome: crate::agent::settle::SettleKind::Failed,
         };
         for (tool, error) in [
             (ToolName::WaitFor, expired.of(ToolName::WaitFor)),

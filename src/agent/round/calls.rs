@@ -4,13 +4,16 @@
 
 use super::look::Observed;
 use super::planner::{CallResult, ToolCall, ToolReply};
+use super::progress::{Progress, Signature};
 use super::run::{Agent, RoundEnd};
 use super::stop::StopReason;
 use super::task::Task;
-use super::trace::{Note, RepairReason, Trace, TraceEvent};
-use crate::agent::closed_loop::{Expectation, Progress, Signature, verify};
-use crate::agent::reliability::{Phase, RetryDecision, watch};
+use super::trace::{RepairReason, Trace, TraceEvent};
+use crate::agent::closed_loop::{Expectation, verify};
+use crate::agent::reliability::{RetryDecision, watch};
+use crate::agent::settle::Phase;
 use crate::agent::settle::left_since;
+use crate::agent::tools::Note;
 use crate::agent::tools::{Call, FailureKind, Tool, ToolContext, ToolError, ToolFailure, ToolName, ToolRun};
 use crate::agent::tools::{parse_call, parse_name};
 use std::sync::Arc;
@@ -106,14 +109,16 @@ impl Agent<'_> {
     async fn run_watched(&self, task: &mut Task, round: u32, tool: Tool, cancel: &CancellationToken) -> ToolRun {
         let name = tool.name();
         if !self.config.watchdog {
-            let context = ToolContext { port: self.port, config: &self.config, cancel, phase: Phase::default() };
+            let context =
+                ToolContext { port: self.port, config: self.config.tool_settings(), cancel, phase: Phase::default() };
             return context.run(&mut task.tabs, tool).await;
         }
         let deadline = self.config.deadline_for(name, tool.own_wait());
         let mut retries = 0;
         loop {
             let phase = Phase::default();
-            let context = ToolContext { port: self.port, config: &self.config, cancel, phase: phase.clone() };
+            let context =
+                ToolContext { port: self.port, config: self.config.tool_settings(), cancel, phase: phase.clone() };
             let position = self.port.position();
             let (tabs, trace) = (&mut task.tabs, &mut task.trace);
             let fallback = format!("{name} to finish");

@@ -3,7 +3,7 @@
 
 use crate::agent::reliability::RetryPolicy;
 use crate::agent::settle::Quiet;
-use crate::agent::tools::ToolName;
+use crate::agent::tools::{ToolName, ToolSettings};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -108,6 +108,18 @@ impl AgentConfig {
 
     /// The watchdog's deadline for `tool`; a call that waits by design gets its own length
     /// and a grace, if that is longer.
+    pub(in crate::agent) fn tool_settings(&self) -> ToolSettings<'_> {
+        ToolSettings {
+            open_url_guard: self.open_url_guard,
+            settle_timeout: self.settle_timeout,
+            quiet: self.quiet,
+            action_cap: self.action_cap,
+            action_deadline: self.action_deadline,
+            target_wait: self.target_wait,
+            files: self.files.as_deref(),
+        }
+    }
+
     pub fn deadline_for(&self, tool: ToolName, own_wait: Option<Duration>) -> Duration {
         let set = self.tool_timeouts.get(&tool).copied().unwrap_or(self.tool_timeout);
         own_wait.map_or(set, |own| set.max(own + Self::WAIT_GRACE))

@@ -3,14 +3,16 @@
 //! blocks is shown as its dialog.
 
 use super::calls::report_progress;
+use super::loop_top::{GuardRead, GuardResult, loop_top_guard};
 use super::run::Agent;
 use super::stop::StopReason;
 use super::task::Task;
-use super::trace::{Note, TraceEvent};
+use super::trace::TraceEvent;
 use crate::agent::closed_loop::{Observation, blocked, observation_of, observe_told, snapshot_args};
-use crate::agent::guards::{GuardRead, GuardResult, loop_top_guard};
-use crate::agent::reliability::{Phase, watch};
+use crate::agent::reliability::watch;
+use crate::agent::settle::Phase;
 use crate::agent::settle::{LookedWith, PageState, left_since, told_left_since, wait_then_look};
+use crate::agent::tools::Note;
 use crate::browser::{BrowserError, TabId};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;

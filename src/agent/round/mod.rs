@@ -10,13 +10,15 @@ mod calls;
 mod config;
 mod done;
 mod look;
+mod loop_top;
 mod pause;
 mod planner;
+mod progress;
 mod run;
+mod segment;
 mod session;
 mod stop;
 mod tab_list;
-mod tabs;
 mod task;
 mod trace;
 
@@ -31,8 +33,8 @@ pub use run::{Agent, RoundHook};
 pub use session::{Session, SessionAnswer};
 pub use stop::{StopKind, StopReason};
 pub use tab_list::{TabSummary, tab_lines};
-pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use task::Task;
-pub use trace::{GuardDecision, GuardKind, Note, RepairReason, Trace, TraceEntry, TraceEvent};
+pub use trace::{GuardDecision, GuardKind, RepairReason, Trace, TraceEntry, TraceEvent};
 
-pub(crate) use tabs::TabRef;
+pub use loop_top::{GuardRead, GuardResult, loop_top_guard};
+pub use progress::Pattern;

@@ -2,11 +2,13 @@
 //! segments ran out), the user's pause, and what the model is told after the resume.
 
 use super::run::Agent;
+use super::segment::summarise;
 use super::stop::StopReason;
 use super::task::Task;
-use super::trace::{Note, TraceEvent};
+use super::trace::TraceEvent;
 use crate::agent::closed_loop::Observation;
-use crate::agent::reliability::{PauseReason, TaskControl, changes, summarise};
+use crate::agent::reliability::{PauseReason, TaskControl, changes};
+use crate::agent::tools::Note;
 use tokio_util::sync::CancellationToken;
 
 impl Agent<'_> {

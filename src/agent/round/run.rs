@@ -5,14 +5,14 @@
 //! (pause.rs).
 
 use super::config::AgentConfig;
+use super::loop_top::GuardRead;
 use super::pause::resume_notices;
 use super::planner::{CallResult, PlanRequest, Planner};
 use super::stop::StopReason;
-use super::tabs::TaskTabs;
 use super::task::{Task, update_ledger};
 use super::trace::TraceEvent;
-use crate::agent::guards::GuardRead;
 use crate::agent::reliability::{Checkpoints, PauseReason, TaskControl};
+use crate::agent::tools::TaskTabs;
 use crate::agent::tools::{ToolName, ToolSet};
 use crate::browser::BrowserPort;
 use async_trait::async_trait;

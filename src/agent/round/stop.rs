@@ -1,7 +1,7 @@
 //! Why a task stopped, with the exact messages a user sees.
 
 use super::planner::PlannerError;
-use crate::agent::closed_loop::Pattern;
+use super::progress::Pattern;
 use crate::agent::reliability::PauseReason;
 use crate::agent::tools::ToolName;
 use crate::browser::BrowserError;

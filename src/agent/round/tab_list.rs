@@ -2,7 +2,7 @@
 //! numbered in the order `@tab#n` names them, each with its title and URL, the focused one
 //! marked.
 
-use super::tabs::TaskTabs;
+use crate::agent::tools::TaskTabs;
 use crate::browser::{BrowserError, BrowserPort, PageScript, TabId};
 use serde_json::Value;
 use std::time::Duration;

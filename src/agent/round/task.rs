@@ -1,11 +1,12 @@
 //! The task: what a run works on and leaves behind (its tabs, its trace, the state a pause
 //! keeps), and the ledger of the tabs its pages open.
 
-use super::tabs::TaskTabs;
+use super::progress::ProgressDetector;
 use super::trace::{RepairReason, Trace, TraceEvent};
-use crate::agent::closed_loop::{Observation, ProgressDetector};
+use crate::agent::closed_loop::Observation;
 use crate::agent::reliability::{Checkpoint, PauseReason};
 use crate::agent::settle::LookedWith;
+use crate::agent::tools::TaskTabs;
 use crate::browser::{EventStream, NavEventKind, TabId};
 
 /// A task: its tabs and its trace. It outlives a run (a later turn reuses its tabs).

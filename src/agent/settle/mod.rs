@@ -11,6 +11,7 @@ mod frames;
 mod machine;
 mod network_idle;
 mod page;
+mod phase;
 mod wait;
 
 pub use frames::Quiet;
@@ -21,3 +22,4 @@ pub use wait::{SettleReport, UrlSettle, wait_for_url_settle};
 
 pub(super) use action::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
 pub(super) use page::{LookedWith, left_since, told_leaving, told_left_since, wait_then_look};
+pub(super) use phase::Phase;

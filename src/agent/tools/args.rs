@@ -2,8 +2,8 @@
 //! and what it expected. The tool table's parsers ([`ToolName::spec`]) are written with them.
 
 use super::error::{ToolError, ToolFailure};
+use super::tabs::TabRef;
 use super::tool::ToolName;
-use crate::agent::round::TabRef;
 use crate::browser::{ElementRef, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;

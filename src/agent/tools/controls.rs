@@ -9,8 +9,8 @@
 use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun, browser, quiet_seen};
 use super::reading::{ELEMENT, ELEMENT_TEXT_CHARS, call_at, found};
+use super::tabs::TaskTabs;
 use super::tool::{Field, FieldValue, ToolName};
-use crate::agent::round::TaskTabs;
 use crate::agent::settle::ActionStreams;
 use crate::browser::{BrowserError, ElementRef, Key, PageScript, Staleness, TabId, Target, page_script_finding};
 use serde_json::{Value, json};
@@ -351,7 +351,7 @@ impl ToolContext<'_> {
     /// to take them, the files put in it, the wait as after a click, then the files it holds.
     pub(super) async fn upload_file(&self, tabs: &TaskTabs, target: &Target, paths: &[String]) -> ToolRun {
         const TOOL: ToolName = ToolName::UploadFile;
-        let files = match allowed_files(self.config.files.as_deref(), paths) {
+        let files = match allowed_files(self.config.files, paths) {
             Ok(files) => files,
             Err(e) => return ToolRun::err(e.of(TOOL)),
         };

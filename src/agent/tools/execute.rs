@@ -1,17 +1,16 @@
 //! Running one checked tool call against the port and the task's tabs.
 
 use super::error::{ToolError, ToolFailure};
+use super::note::Note;
+use super::tabs::{TabRef, TaskTabs};
 use super::tool::{Tool, ToolName};
 use crate::agent::closed_loop::{ExpectKey, Expectation, check_now_and_on, snapshot_args, verify};
 use crate::agent::guards::is_restricted_url;
 use crate::agent::guards::{origin_text, safe_parse_origin};
-use crate::agent::reliability::Phase;
-use crate::agent::round::AgentConfig;
-use crate::agent::round::Note;
-use crate::agent::round::{TabRef, TaskTabs};
 use crate::agent::settle::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
 use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{LookedWith, SettleOutcome};
+use crate::agent::settle::{Phase, Quiet};
 use crate::agent::settle::{SettleReport, UrlSettle};
 use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
 use std::sync::Arc;
@@ -60,10 +59,23 @@ impl ToolRun {
     }
 }
 
+/// The round's settings as far as the tools read them (the round's `AgentConfig` makes them).
+#[derive(Clone, Copy, Debug)]
+pub(in crate::agent) struct ToolSettings<'a> {
+    pub open_url_guard: bool,
+    pub settle_timeout: Duration,
+    pub quiet: Quiet,
+    pub action_cap: Duration,
+    pub action_deadline: Duration,
+    pub target_wait: Duration,
+    /// The folder files may be uploaded from, when the user allowed one.
+    pub files: Option<&'a std::path::Path>,
+}
+
 /// What a tool needs.
 pub(in crate::agent) struct ToolContext<'a> {
     pub port: &'a dyn BrowserPort,
-    pub config: &'a AgentConfig,
+    pub config: ToolSettings<'a>,
     pub cancel: &'a CancellationToken,
     /// What the call waits for now, for the watchdog's progress reports.
     pub phase: Phase,
@@ -71,7 +83,7 @@ pub(in crate::agent) struct ToolContext<'a> {
 
 impl std::fmt::Debug for ToolContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolContext").field("config", self.config).finish_non_exhaustive()
+        f.debug_struct("ToolContext").field("config", &self.config).finish_non_exhaustive()
     }
 }
 

@@ -11,15 +11,19 @@ mod args;
 mod controls;
 mod error;
 mod execute;
+mod note;
 mod pointer;
 mod reading;
 mod spec;
+mod tabs;
 mod tool;
 
 pub use error::FailureKind;
+pub use note::Note;
 pub use spec::{Offered, RefArg, Repeat, RiskHint, ToolSpec, model_tools};
+pub use tabs::{Pinned, SavedTabs, TaskTabs};
 pub use tool::{ToolName, ToolSet};
 
 pub(super) use error::{Refusal, ToolError, ToolFailure};
-pub(super) use execute::{ToolContext, ToolRun};
+pub(super) use execute::{ToolContext, ToolRun, ToolSettings};
 pub(super) use tool::{Call, Tool, parse_call, parse_name};

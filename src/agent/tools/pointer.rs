@@ -6,9 +6,9 @@
 use super::error::{ToolError, ToolFailure};
 use super::execute::{ToolContext, ToolRun, browser, quiet_seen};
 use super::reading::{CAME_INTO_VIEW, CAME_INTO_VIEW_MAX, INTERACTIVE, call_at, came_words};
+use super::tabs::TaskTabs;
 use super::tool::ToolName;
 use crate::agent::closed_loop::snapshot_args;
-use crate::agent::round::TaskTabs;
 use crate::agent::settle::{ActionSettled, ActionStreams, settle_action};
 use crate::browser::{BrowserError, Gesture, PageScript, Staleness, TabId, Target, page_script_finding};
 use serde_json::{Value, json};

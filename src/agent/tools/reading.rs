@@ -4,9 +4,9 @@
 
 use super::error::ToolFailure;
 use super::execute::{ToolContext, ToolRun, browser, focused};
+use super::tabs::TaskTabs;
 use super::tool::{Extracting, ScrollAmount, ScrollDirection, Scrolling, ToolName};
 use crate::agent::closed_loop::snapshot_args;
-use crate::agent::round::TaskTabs;
 use crate::agent::settle::{ActionStreams, settle_action};
 use crate::browser::{BrowserError, BrowserPort, PageScript, Shot, Staleness, TabId, Target, page_script_finding};
 use serde_json::{Map, Value, json};

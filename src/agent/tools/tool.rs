@@ -8,8 +8,8 @@
 
 use super::args::Args;
 use super::error::{ToolError, ToolFailure};
+use super::tabs::TabRef;
 use crate::agent::closed_loop::Expectation;
-use crate::agent::round::TabRef;
 use crate::browser::{Key, Target};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -398,7 +398,7 @@ mod tests {
              handle_dialog, close_tabs, wait, wait_for, wait_for_network_idle, ask_user, done, scroll, extract, \
              screenshot, select_option, hover, drag, upload_file, fill_form"
         );
-        assert_eq!(err.kind(), crate::agent::FailureKind::BadInput);
+        assert_eq!(err.kind(), crate::agent::tools::FailureKind::BadInput);
     }
 
     #[test]

@@ -2,14 +2,14 @@
 //! pending URL on another origin stops at once (fast-fail), otherwise wait for the commit; then
 //! the restricted-URL check and the origin check.
 
-use super::origin::{safe_parse_origin, same_origin};
-use super::restricted::is_restricted_url;
+use crate::agent::guards::is_restricted_url;
+use crate::agent::guards::{safe_parse_origin, same_origin};
 use crate::agent::round::GuardDecision;
 use crate::agent::round::StopReason;
-use crate::agent::round::TaskTabs;
 use crate::agent::round::{AgentConfig, InFlightTrigger};
 use crate::agent::settle::UrlSettle;
 use crate::agent::settle::{SettleOutcome, is_transient};
+use crate::agent::tools::TaskTabs;
 use crate::browser::{BrowserError, BrowserPort, TabId, TabInfo};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -36,7 +36,7 @@ impl GuardResult {
         let cause = BrowserError::Timeout { op: "the loop-top guard".into(), after };
         Self {
             read_url: String::new(),
-            decision: GuardDecision::Settled { outcome: crate::agent::SettleOutcome::Timeout },
+            decision: GuardDecision::Settled { outcome: crate::agent::settle::SettleOutcome::Timeout },
             waited: after,
             verdict: Err(StopReason::ObservationFailed { source: std::sync::Arc::new(cause) }),
             read: None,
