@@ -8,7 +8,7 @@ use super::progress::{Progress, Signature};
 use super::run::{Agent, RoundEnd};
 use super::stop::StopReason;
 use super::task::Task;
-use super::trace::{RepairReason, Trace, TraceEvent};
+use super::trace::{RepairReason, TraceEvent, report_progress};
 use crate::agent::closed_loop::{Expectation, verify};
 use crate::agent::reliability::{RetryDecision, watch};
 use crate::agent::settle::Phase;
@@ -288,10 +288,4 @@ fn disconnected_stop(e: ToolError) -> Option<StopReason> {
         }
         _ => None,
     }
-}
-
-/// A progress report: in the trace, and live for whoever watches the logs.
-pub(super) fn report_progress(trace: &mut Trace, round: u32, text: String) {
-    tracing::info!(target: "navguard::progress", "round {round}: {text}");
-    trace.record(round, TraceEvent::Progress { text });
 }

@@ -2,12 +2,12 @@
 //! page, then the snapshot; again if the page began to leave meanwhile, and a page a dialog
 //! blocks is shown as its dialog.
 
-use super::calls::report_progress;
 use super::loop_top::{GuardRead, GuardResult, loop_top_guard};
 use super::run::Agent;
 use super::stop::StopReason;
 use super::task::Task;
 use super::trace::TraceEvent;
+use super::trace::report_progress;
 use crate::agent::closed_loop::{Observation, blocked, observation_of, observe_told, snapshot_args};
 use crate::agent::reliability::watch;
 use crate::agent::settle::Phase;

@@ -6,8 +6,7 @@ use super::segment::summarise;
 use super::stop::StopReason;
 use super::task::Task;
 use super::trace::TraceEvent;
-use crate::agent::closed_loop::Observation;
-use crate::agent::reliability::{PauseReason, TaskControl, changes};
+use crate::agent::reliability::{PauseReason, TaskControl};
 use crate::agent::tools::Note;
 use tokio_util::sync::CancellationToken;
 
@@ -64,17 +63,4 @@ impl Agent<'_> {
         task.resumed_from = Some(task.last_seen.clone());
         Ok(())
     }
-}
-
-/// After a resume: what the user changed between the pause and this observation.
-pub(super) fn resume_notices(task: &mut Task, now: Option<&Observation>) -> Vec<String> {
-    let Some(before) = task.resumed_from.take() else { return Vec::new() };
-    let told = match (before.as_ref(), now) {
-        (Some(before), Some(now)) => changes(before, now),
-        _ => Vec::new(),
-    };
-    if told.is_empty() {
-        return vec!["the task was resumed; the user changed nothing the model can see".to_owned()];
-    }
-    told
 }

@@ -6,10 +6,9 @@
 
 use super::config::AgentConfig;
 use super::loop_top::GuardRead;
-use super::pause::resume_notices;
 use super::planner::{CallResult, PlanRequest, Planner};
 use super::stop::StopReason;
-use super::task::{Task, update_ledger};
+use super::task::{Task, resume_notices, update_ledger};
 use super::trace::TraceEvent;
 use crate::agent::reliability::{Checkpoints, PauseReason, TaskControl};
 use crate::agent::tools::TaskTabs;

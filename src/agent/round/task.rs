@@ -4,7 +4,7 @@
 use super::progress::ProgressDetector;
 use super::trace::{RepairReason, Trace, TraceEvent};
 use crate::agent::closed_loop::Observation;
-use crate::agent::reliability::{Checkpoint, PauseReason};
+use crate::agent::reliability::{Checkpoint, PauseReason, changes};
 use crate::agent::settle::LookedWith;
 use crate::agent::tools::TaskTabs;
 use crate::browser::{EventStream, NavEventKind, TabId};
@@ -96,4 +96,17 @@ pub(super) fn adopt_opened(task: &mut Task, round: u32, tab: &TabId, opener: &Ta
         task.trace.record(round, TraceEvent::ChildTab { tab: tab.to_string(), opener: opener.to_string() });
     }
     adopted
+}
+
+/// After a resume: what the user changed between the pause and this observation.
+pub(super) fn resume_notices(task: &mut Task, now: Option<&Observation>) -> Vec<String> {
+    let Some(before) = task.resumed_from.take() else { return Vec::new() };
+    let told = match (before.as_ref(), now) {
+        (Some(before), Some(now)) => changes(before, now),
+        _ => Vec::new(),
+    };
+    if told.is_empty() {
+        return vec!["the task was resumed; the user changed nothing the model can see".to_owned()];
+    }
+    told
 }

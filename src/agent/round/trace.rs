@@ -282,6 +282,12 @@ impl Trace {
     }
 }
 
+/// A progress report: in the trace, and live for whoever watches the logs.
+pub(super) fn report_progress(trace: &mut Trace, round: u32, text: String) {
+    tracing::info!(target: "navguard::progress", "round {round}: {text}");
+    trace.record(round, TraceEvent::Progress { text });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@
 //! action that started nothing is answered then, tens of milliseconds after it, instead of
 //! after a fixed window; and nothing the page does later (its own polling) is waited for.
 
-use crate::browser::{BrowserError, BrowserPort, PageScript, TabId};
+use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, PageScript, TabId};
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};
 
@@ -127,7 +127,7 @@ pub(in crate::agent) async fn next_frames(
     let args = [ms(since), asked_since, ms(READ_CAP), then];
     match tokio::time::timeout(PROBE_DEADLINE, port.call(tab, script, &args)).await {
         Ok(Ok(answer)) => {
-            let leaving = answer.get("leaving").is_some_and(|tell| super::page::told_leaving(port, tab, tell));
+            let leaving = answer.get("leaving").is_some_and(|tell| told_leaving(port, tab, tell));
             let urls = |key: &str| {
                 answer.get(key).and_then(serde_json::Value::as_array).map_or_else(Vec::new, |urls| {
                     urls.iter().filter_map(serde_json::Value::as_str).map(str::to_owned).collect()
@@ -146,4 +146,36 @@ pub(in crate::agent) async fn next_frames(
 /// clock), rounded down as the page's are.
 fn epoch_ms(at: SystemTime) -> u64 {
     at.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Whether the page's tell (`{url, at}` from the page watch, or null) says it began to leave
+/// with a navigation the browser has not yet shown to have ended where it was: a tell the
+/// browser already told of and ended without a new document (a download, a 204, a stopped
+/// load) leaves the page where it was, and there is nothing to wait for; the browser's word of
+/// it may well have come before the look that reads the tell began.
+pub(in crate::agent) fn told_leaving(port: &dyn BrowserPort, tab: &TabId, tell: &serde_json::Value) -> bool {
+    if tell.is_null() {
+        return false;
+    }
+    let Some(at) = tell.get("at").and_then(serde_json::Value::as_u64) else { return true };
+    !told_and_ended(&port.events(), tab, at)
+}
+
+/// How much earlier than the page's tell the browser may stamp the start of the same navigation
+/// (two clocks of one machine, each read a moment apart).
+const TELL_SLACK_MS: u64 = 100;
+
+/// Whether `events` hold the start of a navigation of `tab` at `at` (ms since the epoch) or
+/// after, and its end without a commit.
+pub(super) fn told_and_ended(events: &[NavEvent], tab: &TabId, at: u64) -> bool {
+    let started = events.iter().find(|e| {
+        e.tab == *tab && e.kind == NavEventKind::Started && e.browser_ts.is_some_and(|ts| ts + TELL_SLACK_MS >= at)
+    });
+    let Some(started) = started.filter(|e| e.navigation.is_some()) else { return false };
+    events.iter().any(|e| {
+        e.seq > started.seq
+            && e.tab == *tab
+            && e.navigation == started.navigation
+            && matches!(e.kind, NavEventKind::Failed | NavEventKind::Aborted)
+    })
 }

@@ -21,5 +21,6 @@ pub use page::{PageState, wait_for_quiet_page};
 pub use wait::{SettleReport, UrlSettle, wait_for_url_settle};
 
 pub(super) use action::{ACTION_FOLLOW, ActionLimits, ActionSettleEnd, ActionSettled, ActionStreams, settle_action};
-pub(super) use page::{LookedWith, left_since, told_leaving, told_left_since, wait_then_look};
+pub(super) use frames::told_leaving;
+pub(super) use page::{LookedWith, left_since, told_left_since, wait_then_look};
 pub(super) use phase::Phase;

@@ -267,38 +267,6 @@ pub(in crate::agent) async fn told_left_since(port: &dyn BrowserPort, tab: &TabI
     }
 }
 
-/// How much earlier than the page's tell the browser may stamp the start of the same navigation
-/// (two clocks of one machine, each read a moment apart).
-const TELL_SLACK_MS: u64 = 100;
-
-/// Whether the page's tell (`{url, at}` from the page watch, or null) says it began to leave
-/// with a navigation the browser has not yet shown to have ended where it was: a tell the
-/// browser already told of and ended without a new document (a download, a 204, a stopped
-/// load) leaves the page where it was, and there is nothing to wait for; the browser's word of
-/// it may well have come before the look that reads the tell began.
-pub(in crate::agent) fn told_leaving(port: &dyn BrowserPort, tab: &TabId, tell: &serde_json::Value) -> bool {
-    if tell.is_null() {
-        return false;
-    }
-    let Some(at) = tell.get("at").and_then(serde_json::Value::as_u64) else { return true };
-    !told_and_ended(&port.events(), tab, at)
-}
-
-/// Whether `events` hold the start of a navigation of `tab` at `at` (ms since the epoch) or
-/// after, and its end without a commit.
-fn told_and_ended(events: &[NavEvent], tab: &TabId, at: u64) -> bool {
-    let started = events.iter().find(|e| {
-        e.tab == *tab && e.kind == NavEventKind::Started && e.browser_ts.is_some_and(|ts| ts + TELL_SLACK_MS >= at)
-    });
-    let Some(started) = started.filter(|e| e.navigation.is_some()) else { return false };
-    events.iter().any(|e| {
-        e.seq > started.seq
-            && e.tab == *tab
-            && e.navigation == started.navigation
-            && matches!(e.kind, NavEventKind::Failed | NavEventKind::Aborted)
-    })
-}
-
 /// The URL of a navigation of `tab` that started at or after `position` in the event stream,
 /// if one did: the page had begun to leave.
 pub(in crate::agent) fn left_since(port: &dyn BrowserPort, tab: &TabId, position: u64) -> Option<String> {
@@ -313,6 +281,7 @@ fn began_to_leave(event: &NavEvent, tab: &TabId) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::settle::frames::told_and_ended;
     use crate::browser::NavigationId;
 
     fn event(seq: u64, tab: &TabId, kind: NavEventKind, navigation: &str, ts: u64) -> NavEvent {

@@ -12,6 +12,7 @@ mod controls;
 mod error;
 mod execute;
 mod note;
+mod parse;
 mod pointer;
 mod reading;
 mod spec;
@@ -26,4 +27,5 @@ pub use tool::{ToolName, ToolSet};
 
 pub(super) use error::{Refusal, ToolError, ToolFailure};
 pub(super) use execute::{ToolContext, ToolRun, ToolSettings};
-pub(super) use tool::{Call, Tool, parse_call, parse_name};
+pub(super) use parse::{Call, parse_call, parse_name};
+pub(super) use tool::Tool;

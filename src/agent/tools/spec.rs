@@ -759,7 +759,7 @@ mod tests {
             // argument the schema says is required, and names it.
             let baseline =
                 if schema["properties"].get("selector").is_some() { json!({"selector": "#x"}) } else { json!({}) };
-            match (required.first(), crate::agent::tools::tool::parse_args(*tool, &baseline)) {
+            match (required.first(), crate::agent::tools::parse::parse_args(*tool, &baseline)) {
                 (Some(arg), Err(e)) => assert!(e.to_string().contains(arg), "{tool}: {e}"),
                 (Some(arg), Ok(_)) => panic!("{tool} parsed without {arg}"),
                 (None, Ok(parsed)) => assert_eq!(parsed.name(), *tool, "each entry's parser makes its own tool"),
