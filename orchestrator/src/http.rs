@@ -3,10 +3,11 @@
 //! in constant time.
 
 use crate::audit::{Client, ClientKind};
-use crate::console::{CSRF_HEADER, Console, Session};
+use crate::console::{CSRF_HEADER, Session, same_secret};
 use crate::model::ErrorCode;
-use crate::planner::TaskPlanner;
-use crate::service::{Service, ServiceError, TaskView};
+use crate::service::{ServiceError, TaskView};
+pub use crate::state::AppState;
+use crate::state::INTERNAL;
 use crate::wire::{
     self, CancelAnswer, CancelRequest, ConfirmAnswer, ConfirmRequest, ErrorAnswer, GrantView, NextAnswer, NextRequest,
     PendingPermission, PermissionAnswer, PermissionRequest, PermissionsAnswer, ReportAnswer, ReportRequest,
@@ -22,70 +23,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
-
-/// What the handlers share.
-#[derive(Debug)]
-pub struct AppState {
-    pub service: Service,
-    pub secret: String,
-    /// The model that plans tasks started without a plan, if one is configured.
-    pub planner: Option<Arc<dyn TaskPlanner>>,
-    /// Tasks whose next step the model is planning now (one call per task at a time).
-    pub planning: Mutex<HashSet<String>>,
-    /// The console's token and sessions.
-    pub console: Console,
-}
-
-impl AppState {
-    pub fn new(
-        service: Service,
-        secret: String,
-        planner: Option<Arc<dyn TaskPlanner>>,
-    ) -> Result<Self, crate::console::ConsoleError> {
-        Ok(Self { service, secret, planner, planning: Mutex::default(), console: Console::new()? })
-    }
-
-    /// The tasks being planned. A panic while the set was held cannot leave it half-changed (an
-    /// insert or a remove is whole), so a poisoned lock is taken as it is.
-    fn planning(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
-        self.planning.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// Asks the model, in the background, for the next step of each of its tasks that has none:
-    /// `next` never waits for a model; the executor's next poll finds the step.
-    async fn plan_ahead(self: &Arc<Self>, task_id: Option<String>, except: Vec<String>) -> Result<(), ServiceError> {
-        let Some(planner) = &self.planner else { return Ok(()) };
-        for task in self.service.needing_a_step(task_id, except).await? {
-            if !self.planning().insert(task.clone()) {
-                continue;
-            }
-            let (state, planner) = (Arc::clone(self), Arc::clone(planner));
-            tokio::spawn(async move {
-                let planned = match state.service.planning_request(task.clone()).await {
-                    Ok(request) => planner.next_step(&request).await.map_err(|e| e.to_string()),
-                    Err(e) => Err(e.to_string()),
-                };
-                let recorded = match planned {
-                    Ok(step) => state.service.add_step(task.clone(), step).await,
-                    Err(why) => {
-                        tracing::warn!(target: "navguard::serve", "task {task}: {why}");
-                        state.service.fail(task.clone(), why).await
-                    }
-                };
-                if let Err(e) = recorded {
-                    tracing::error!(target: "navguard::serve", "task {task}: {e}");
-                }
-                state.planning().remove(&task);
-            });
-        }
-        Ok(())
-    }
-}
-
-/// What an internal error's answer says: the details are the operator's, in the log.
-pub(crate) const INTERNAL: &str = "internal error: see the server's log";
+use std::sync::Arc;
 
 /// An answer: its status and its body, written as the wire has it ([`wire::encode`]).
 #[derive(Debug)]
@@ -220,15 +158,6 @@ fn client_of(headers: &HeaderMap) -> Client {
         browser: text(BROWSER_HEADER),
         user_agent: text(header::USER_AGENT.as_str()),
     }
-}
-
-/// Constant-time comparison: how long it takes does not say how much of the secret matched.
-pub(crate) fn same_secret(given: &[u8], secret: &[u8]) -> bool {
-    let mut diff = given.len() ^ secret.len();
-    for (i, s) in secret.iter().enumerate() {
-        diff |= usize::from(given.get(i).copied().unwrap_or(0) ^ s);
-    }
-    diff == 0
 }
 
 /// The bearer secret, or the console's session: its page's requests that change something

@@ -20,6 +20,7 @@ pub mod replay;
 pub mod risk;
 pub mod service;
 pub mod skills;
+mod state;
 pub mod wire;
 
 use std::net::SocketAddr;

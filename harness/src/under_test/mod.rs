@@ -17,10 +17,12 @@ mod lines;
 pub mod mcp;
 pub mod preflight;
 pub mod process;
+mod start;
+
+pub use start::start;
+pub(crate) use start::start_kind;
 
 use async_trait::async_trait;
-use description::Description;
-use kind::Kind;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -240,39 +242,6 @@ pub(crate) fn navguard_command() -> std::path::PathBuf {
     }
     let beside = me.ancestors().skip(1).take(2).map(|dir| dir.join("navguard")).find(|p| p.is_file());
     beside.unwrap_or_else(|| "navguard".into())
-}
-
-/// Starts the agent `description` describes for a scenario (navguard's core when `None`).
-pub async fn start(
-    description: Option<Arc<Description>>,
-    at: StartAt<'_>,
-) -> Result<Box<dyn AgentUnderTest>, AgentError> {
-    let started = match description {
-        Some(d) => start_kind(d, at.chromium, Some(at.browser)).await?,
-        None => None,
-    };
-    // navguard's core runs in process, on the scenario's own tabs.
-    let files = at.browser.files.map(std::path::PathBuf::from);
-    Ok(started.unwrap_or_else(|| Box::new(core::CoreAgent::new(at.port, files))))
-}
-
-/// The one place an agent's kind becomes a running agent, for a scenario and for the check
-/// before a run alike. `browser`: the scenario's, or `None` for the check before a run
-/// ([`preflight`]), which only starts the agent and lists its tools. `None` back: the kind has
-/// no process to start (navguard's core runs in the harness, on a scenario's tabs).
-pub(crate) async fn start_kind(
-    description: Arc<Description>,
-    chromium: &str,
-    browser: Option<BrowserAt<'_>>,
-) -> Result<Option<Box<dyn AgentUnderTest>>, AgentError> {
-    let kind = description.kind;
-    let endpoint = browser.unwrap_or_else(|| kind.endpoint_without_browser());
-    let agent: Box<dyn AgentUnderTest> = match kind {
-        Kind::InProcess => return Ok(None),
-        Kind::Mcp => Box::new(mcp::McpAgent::start(description, chromium, endpoint, browser.is_some()).await?),
-        Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(description, chromium, endpoint).await?),
-    };
-    Ok(Some(agent))
 }
 
 /// A duration in seconds as a person writes it: `30`, `0.5`.

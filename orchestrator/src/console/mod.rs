@@ -61,7 +61,7 @@ impl Session {
 
     /// Whether `given` is this session's CSRF token (compared in constant time).
     pub fn csrf_is(&self, given: &str) -> bool {
-        crate::http::same_secret(given.as_bytes(), self.csrf.as_bytes())
+        same_secret(given.as_bytes(), self.csrf.as_bytes())
     }
 }
 
@@ -84,7 +84,7 @@ impl Console {
 
     /// Whether `given` is the token (compared in constant time).
     fn token_is(&self, given: &str) -> bool {
-        crate::http::same_secret(given.as_bytes(), self.token.as_bytes())
+        same_secret(given.as_bytes(), self.token.as_bytes())
     }
 
     fn sessions(&self) -> std::sync::MutexGuard<'_, (VecDeque<Session>, u64)> {
@@ -115,12 +115,17 @@ impl Console {
             .filter_map(|pair| pair.trim().strip_prefix(COOKIE)?.strip_prefix('=').map(str::to_owned))
             .collect();
         let sessions = self.sessions();
-        sessions
-            .0
-            .iter()
-            .find(|s| given.iter().any(|g| crate::http::same_secret(g.as_bytes(), s.id.as_bytes())))
-            .cloned()
+        sessions.0.iter().find(|s| given.iter().any(|g| same_secret(g.as_bytes(), s.id.as_bytes()))).cloned()
     }
+}
+
+/// Constant-time comparison: how long it takes does not say how much of the secret matched.
+pub(crate) fn same_secret(given: &[u8], secret: &[u8]) -> bool {
+    let mut diff = given.len() ^ secret.len();
+    for (i, s) in secret.iter().enumerate() {
+        diff |= usize::from(given.get(i).copied().unwrap_or(0) ^ s);
+    }
+    diff == 0
 }
 
 #[cfg(test)]

@@ -3,9 +3,9 @@
 //! `/console/replay?taskId=` (a task's steps with their screenshots). Each needs the session.
 
 use super::{COOKIE, CSRF_HEADER, Session};
-use crate::http::AppState;
 use crate::model::{Action, TaskStatus};
 use crate::service::TaskOverview;
+use crate::state::AppState;
 use axum::Router;
 use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -81,7 +81,7 @@ async fn tasks(State(state): State<Arc<AppState>>, headers: HeaderMap) -> Respon
 /// without its details, as the API answers one.
 fn internal(e: &dyn std::fmt::Display) -> Response {
     tracing::error!(target: "navguard::serve", "console: {e}");
-    (StatusCode::INTERNAL_SERVER_ERROR, crate::http::INTERNAL).into_response()
+    (StatusCode::INTERNAL_SERVER_ERROR, crate::state::INTERNAL).into_response()
 }
 
 /// A screenshot beside the audit, by its file name (the service's own: letters, digits, `-`,

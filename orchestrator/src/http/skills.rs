@@ -36,7 +36,7 @@ fn hits(state: &AppState, q: &str, limit: usize) -> Result<Vec<SkillHit>, ApiErr
         ApiError::new(
             super::status_of(crate::model::ErrorCode::Internal),
             crate::model::ErrorCode::Internal,
-            super::INTERNAL,
+            crate::state::INTERNAL,
         )
     })
 }

@@ -1,7 +1,7 @@
 //! The service over HTTP, in this process: statuses, error codes and every answer's bytes.
 
 use super::*;
-use crate::service::ServiceOptions;
+use crate::service::{Service, ServiceOptions};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
