@@ -15,96 +15,19 @@ mod ids;
 mod machine;
 mod shown;
 mod store;
+mod terms;
 
 pub use machine::TaskOverview;
 pub use store::{Grant, StoreError};
+pub use terms::{MODEL_STEP_LIMIT, PLAN_ENDED, ServiceError, ServiceOptions, TaskView};
 
-use crate::audit::{AuditError, Client};
-use crate::model::{Action, ErrorCode, Observation, PlanStep, TaskStatus};
-use crate::permissions::PermissionMode;
+use crate::audit::Client;
+use crate::model::{Action, Observation, PlanStep, TaskStatus};
 use crate::planner::PlanningRequest;
-use crate::redact::Redactor;
-use crate::risk::RiskPolicy;
 use machine::Machine;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, mpsc};
-
-/// Why a scripted task whose plan ran out failed.
-pub const PLAN_ENDED: &str = "the plan ended without a verified done";
-
-/// The most steps a model may plan for one task (the agent core's round limit).
-pub const MODEL_STEP_LIMIT: usize = 40;
-
-/// Why a call could not be carried out: the caller's mistake (named by the contract's code), or
-/// the service's own failure. [`ServiceError::code`] says which; nobody reads the message for it.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ServiceError {
-    #[error("no such task: {0}")]
-    NoSuchTask(String),
-    /// The call does not fit where the task stands (the contract's 409).
-    #[error("{0}")]
-    Conflict(String),
-    /// The request is not usable (the contract's 400); names the field.
-    #[error("{0}")]
-    BadRequest(String),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error(transparent)]
-    Audit(#[from] AuditError),
-    /// The task's archive could not be made.
-    #[error(transparent)]
-    Export(#[from] crate::export::ExportError),
-    /// The call panicked on the store thread (a bug; the thread goes on with the next call).
-    #[error("a call to the task store did not finish: it panicked (see the log)")]
-    Panicked,
-    /// The store thread could not be started.
-    #[error("the task store's thread: {0}")]
-    Thread(#[source] std::io::Error),
-}
-
-impl ServiceError {
-    /// The contract's error code for this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::NoSuchTask(_) => ErrorCode::NoSuchTask,
-            Self::Conflict(_) => ErrorCode::Conflict,
-            // A screenshot that is not base64 is the caller's: nothing was written.
-            Self::BadRequest(_) | Self::Audit(AuditError::Screenshot { .. }) => ErrorCode::BadRequest,
-            Self::Store(_) | Self::Audit(_) | Self::Export(_) | Self::Panicked | Self::Thread(_) => ErrorCode::Internal,
-        }
-    }
-}
-
-/// A task as `status` shows it.
-#[derive(Clone, Debug)]
-pub struct TaskView {
-    pub task_id: String,
-    pub status: TaskStatus,
-    pub pending: Option<Action>,
-    /// The origin the pending action waits for the user's grant of.
-    pub pending_permission: Option<String>,
-    pub steps: u64,
-    pub summary: Option<String>,
-    pub error: Option<String>,
-}
-
-/// How the service runs.
-#[derive(Clone, Debug, Default)]
-pub struct ServiceOptions {
-    /// What makes a click high-risk.
-    pub risk: RiskPolicy,
-    /// Tasks started without a plan are planned by the model, a step at a time; without a
-    /// model they are refused.
-    pub model_plans: bool,
-    /// The redaction of the audit and of what the model is given.
-    pub redactor: Redactor,
-    /// Whether actions that change a page need the user's grant of their site.
-    pub permissions: PermissionMode,
-    /// The library of site procedures (`--skills DIR`), read and indexed.
-    pub skills: Option<Arc<crate::skills::Skills>>,
-}
 
 /// A call for the store thread.
 type Job = Box<dyn FnOnce(&Machine) + Send>;
@@ -293,7 +216,8 @@ impl Service {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolName;
+    use crate::audit::AuditError;
+    use crate::model::{ErrorCode, ToolName};
     use std::time::{Duration, Instant};
 
     #[test]
