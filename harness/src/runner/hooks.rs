@@ -98,9 +98,9 @@ pub(super) fn after_hook(
 /// How the agent's task ended and how long its guards waited.
 fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
     use navguard::agent::GuardDecision;
-    let end = world.agent.stop.as_ref().map(|stop| TaskEnd::of(stop, &world.agent.task.trace));
+    let end = world.core.stop.as_ref().map(|stop| TaskEnd::of(stop, &world.core.task.trace));
     let waits = world
-        .agent
+        .core
         .task
         .trace
         .guards()
@@ -113,7 +113,7 @@ fn task_facts(world: &NavWorld) -> (Option<TaskEnd>, Vec<u64>) {
 /// The scenario's timeline: its agent's trace and its browser events.
 fn timeline_of(world: &NavWorld) -> Timeline {
     let events = world.port().map(|p| p.events()).unwrap_or_default();
-    timeline::build(&world.agent.task.trace, &events)
+    timeline::build(&world.core.task.trace, &events)
 }
 
 /// The artifacts folder of a feature: its file name without `.feature`.

@@ -13,9 +13,9 @@ pub(super) fn show_timeline(
 ) -> String {
     println!("\n── {feature_path}:{}  {}", scenario.position.line, scenario.name);
     println!("{}", timeline::render(timeline));
-    let verdict = match timeline::race_reproduced(&world.agent.task.trace) {
+    let verdict = match timeline::race_reproduced(&world.core.task.trace) {
         Some(how) => format!("race reproduced: {how}, with no guard waiting for the navigation"),
-        None => match &world.agent.stop {
+        None => match &world.core.stop {
             Some(stop) => format!("race not reproduced: the task ended with {:?}", stop.message()),
             None => "race not reproduced: the agent did not run".to_owned(),
         },

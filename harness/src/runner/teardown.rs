@@ -12,17 +12,17 @@ const TEARDOWN_DEADLINE: Duration = Duration::from_secs(10);
 /// Keeps the artifacts of a failed scenario, then closes its tabs and its site.
 pub(super) async fn teardown(world: &mut NavWorld, failed: bool, folder: PathBuf) -> (Duration, Option<PathBuf>) {
     // A task a failed scenario left running in the background must not outlive it.
-    if let Some(background) = world.agent.background.take() {
+    if let Some(background) = world.core.running.take() {
         background.stop(TEARDOWN_DEADLINE).await;
     }
     let tab = world.current_tab().ok();
     let Some(env) = world.take_env() else { return (Duration::ZERO, None) };
     let duration = env.started.elapsed();
     let kept = match failed {
-        true => artifacts::write(&env, tab, Some(&world.agent.task.trace), folder).await.ok(),
+        true => artifacts::write(&env, tab, Some(&world.core.task.trace), folder).await.ok(),
         false => None,
     };
-    for port in std::mem::take(&mut world.agent.conversation.extra_ports) {
+    for port in std::mem::take(&mut world.core.conversation.extra_ports) {
         let _ = tokio::time::timeout(TEARDOWN_DEADLINE, env.browser.close_port(&port)).await;
     }
     world.conformance.close().await;

@@ -26,56 +26,56 @@ async fn the_agent_starts_on(world: &mut NavWorld, url: String) -> StepResult {
     let committed = world.port()?.tab(&tab).await?.url;
     let origin =
         safe_parse_origin(&committed).ok_or_else(|| setup(format!("the start page {committed} has no origin")))?;
-    world.agent.task.tabs.adopt_primary(tab, origin);
+    world.core.task.tabs.adopt_primary(tab, origin);
     Ok(())
 }
 
 #[given(expr = "the settle timeout is {int} ms")]
 async fn settle_timeout(world: &mut NavWorld, ms: u64) {
-    world.agent.config.settle_timeout = Duration::from_millis(ms);
+    world.core.config.settle_timeout = Duration::from_millis(ms);
 }
 
 #[given(expr = "the action quiet window is {int} ms")]
 async fn quiet_window(world: &mut NavWorld, ms: u64) {
-    world.agent.config.quiet = navguard::agent::Quiet::Window(Duration::from_millis(ms));
+    world.core.config.quiet = navguard::agent::Quiet::Window(Duration::from_millis(ms));
 }
 
 #[given(expr = "the action settle cap is {int} ms")]
 async fn settle_cap(world: &mut NavWorld, ms: u64) {
-    world.agent.config.action_cap = Duration::from_millis(ms);
+    world.core.config.action_cap = Duration::from_millis(ms);
 }
 
 #[given(expr = "the {guard} guard is {switch}")]
 async fn guard_switch(world: &mut NavWorld, guard: Guard, state: Switch) {
     let on = state == Switch::On;
     match guard {
-        Guard::OpenUrl => world.agent.config.open_url_guard = on,
-        Guard::LoopTop => world.agent.config.loop_top_guard = on,
+        Guard::OpenUrl => world.core.config.open_url_guard = on,
+        Guard::LoopTop => world.core.config.loop_top_guard = on,
     }
 }
 
 #[given(expr = "the loop-top guard uses the {trigger} in-flight trigger")]
 async fn in_flight_trigger(world: &mut NavWorld, trigger: Trigger) {
-    world.agent.config.in_flight_trigger = trigger.in_flight();
+    world.core.config.in_flight_trigger = trigger.in_flight();
 }
 
 #[given(expr = "the round limit is {int}")]
 async fn round_limit(world: &mut NavWorld, n: u32) {
-    world.agent.config.round_limit = n;
+    world.core.config.round_limit = n;
 }
 
 #[given("the model plans:")]
 async fn the_model_plans(world: &mut NavWorld, step: &Step) -> StepResult {
     let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | round | tool | args |"))?;
     // A plan replaces the one before it (a Background's, say).
-    world.agent.plan.clear_calls();
+    world.core.plan.clear_calls();
     for (i, row) in table.rows.iter().enumerate().skip(1) {
         let cell = |n: usize| row.get(n).map(String::as_str).unwrap_or_default();
         let round: u32 =
             cell(0).trim().parse().map_err(|_| setup(format!("row {i}: round {:?} is not a number", cell(0))))?;
         let (tool, args) = (cell(1).trim(), world.expand(cell(2)));
         if tool.is_empty() {
-            world.agent.plan.add_empty_round(round);
+            world.core.plan.add_empty_round(round);
             continue;
         }
         let args = if args.trim().is_empty() {
@@ -83,24 +83,24 @@ async fn the_model_plans(world: &mut NavWorld, step: &Step) -> StepResult {
         } else {
             serde_json::from_str(&args).map_err(|e| setup(format!("row {i}: args are not JSON ({e}): {args}")))?
         };
-        world.agent.plan.add(round, tool, args);
+        world.core.plan.add(round, tool, args);
     }
     Ok(())
 }
 
 #[given(expr = "the model takes {int} ms to answer")]
 async fn think_time(world: &mut NavWorld, ms: u64) {
-    world.agent.plan.think(Duration::from_millis(ms));
+    world.core.plan.think(Duration::from_millis(ms));
 }
 
 #[given(expr = "the model takes {int} ms to answer in round {int}")]
 async fn think_time_in_round(world: &mut NavWorld, ms: u64, round: u32) {
-    world.agent.plan.think_in_round(round, Duration::from_millis(ms));
+    world.core.plan.think_in_round(round, Duration::from_millis(ms));
 }
 
 #[given(expr = "before round {int} the user {action}")]
 async fn before_round_the_user(world: &mut NavWorld, round: u32, action: UserAction) {
-    world.agent.user_actions.entry(round).or_default().push(action);
+    world.core.user_actions.entry(round).or_default().push(action);
 }
 
 /// Runs the task; `during` runs beside it (the user's Stop, an action after a delay).
@@ -108,18 +108,18 @@ async fn run_task(world: &mut NavWorld, during: Option<(Duration, During)>) -> S
     let port = world.port()?.clone();
     let script = user_script(world)?;
     let placeholders = script.placeholders.clone();
-    let mut task = std::mem::take(&mut world.agent.task);
+    let mut task = std::mem::take(&mut world.core.task);
     let cancel = CancellationToken::new();
     let focused = task.tabs.focused().cloned();
     let side = during.map(|(after, what)| spawn_during(after, what, &cancel, &port, focused, placeholders));
-    let plan = world.agent.plan.clone();
-    let agent = Agent { hook: Some(&script), ..Agent::new(&*port, &plan, world.agent.effective_config()) };
+    let plan = world.core.plan.clone();
+    let agent = Agent { hook: Some(&script), ..Agent::new(&*port, &plan, world.core.effective_config()) };
     let started = Instant::now();
     let stop = agent.run(&mut task, &cancel).instrument(world.progress.span()).await;
-    world.agent.played = Some(plan.clone_played());
-    world.agent.took = Some(started.elapsed());
-    world.agent.stop = Some(stop);
-    world.agent.task = task;
+    world.core.played = Some(plan.clone_played());
+    world.core.took = Some(started.elapsed());
+    world.core.stop = Some(stop);
+    world.core.task = task;
     if let Some(side) = side {
         // Abort takes effect at the task's next poll; awaiting it makes sure the user's action
         // (and any event subscription it holds, e.g. a close still waiting for its reply on
@@ -190,23 +190,23 @@ async fn open_and_settle(world: &mut NavWorld, url: String, origin: String) -> S
     let port = world.port()?.clone();
     let tab = port.create_tab(&world.expand(&url), true).await?;
     world.adopt(tab.clone());
-    let timeout = world.agent.config.settle_timeout;
+    let timeout = world.core.config.settle_timeout;
     let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&*port, &CancellationToken::new()).await?;
-    world.agent.settles.push(report);
+    world.core.settles.push(report);
     Ok(())
 }
 
 #[when(expr = "the tab is settled for {string}")]
 async fn settle_focused(world: &mut NavWorld, origin: String) -> StepResult {
     let origin = origin_arg(world, &origin)?;
-    let tab = match world.agent.task.tabs.focused() {
+    let tab = match world.core.task.tabs.focused() {
         Some(tab) => tab.clone(),
         None => world.current_tab()?,
     };
     let port = world.port()?.clone();
-    let timeout = world.agent.config.settle_timeout;
+    let timeout = world.core.config.settle_timeout;
     let report = UrlSettle::new(tab, origin).timeout(timeout).wait(&*port, &CancellationToken::new()).await?;
-    world.agent.settles.push(report);
+    world.core.settles.push(report);
     Ok(())
 }
 
@@ -214,7 +214,7 @@ async fn settle_focused(world: &mut NavWorld, origin: String) -> StepResult {
 async fn open_and_settle_at_once(world: &mut NavWorld, step: &Step) -> StepResult {
     let table = step.table.as_ref().ok_or_else(|| setup("this step needs a table | url | origin |"))?;
     let port = world.port()?.clone();
-    let timeout = world.agent.config.settle_timeout;
+    let timeout = world.core.config.settle_timeout;
     let mut waits = Vec::new();
     for row in table.rows.iter().skip(1) {
         let (url, origin) = (world.expand(&row[0]), origin_arg(world, &row[1])?);
@@ -225,13 +225,13 @@ async fn open_and_settle_at_once(world: &mut NavWorld, step: &Step) -> StepResul
         });
     }
     for report in futures::future::join_all(waits).await {
-        world.agent.settles.push(report?);
+        world.core.settles.push(report?);
     }
     Ok(())
 }
 
 fn stop_of(world: &NavWorld) -> StepResult<&navguard::agent::StopReason> {
-    world.agent.stop.as_ref().ok_or_else(|| setup("the agent has not run"))
+    world.core.stop.as_ref().ok_or_else(|| setup("the agent has not run"))
 }
 
 #[then("the task succeeds")]
@@ -260,12 +260,12 @@ async fn the_task_is_aborted(world: &mut NavWorld) -> StepResult {
 #[then(expr = "the task ran {int} rounds")]
 #[then(expr = "the task ran {int} round")]
 async fn rounds(world: &mut NavWorld, n: u32) -> StepResult {
-    expect_eq("rounds", n, world.agent.task.trace.rounds())
+    expect_eq("rounds", n, world.core.task.trace.rounds())
 }
 
 #[then(expr = "the task took less than {int} ms")]
 async fn took_less_than(world: &mut NavWorld, ms: u64) -> StepResult {
-    let took = world.agent.took.ok_or_else(|| setup("the agent has not run"))?;
+    let took = world.core.took.ok_or_else(|| setup("the agent has not run"))?;
     if took < Duration::from_millis(ms) {
         return Ok(());
     }
@@ -276,7 +276,7 @@ async fn took_less_than(world: &mut NavWorld, ms: u64) -> StepResult {
 /// page begins to leave before it is observed), by their outcome names.
 fn guard_decisions(world: &NavWorld, round: u32) -> StepResult<Vec<String>> {
     let names: Vec<String> = world
-        .agent
+        .core
         .task
         .trace
         .guards()
@@ -323,7 +323,7 @@ async fn guard_resolved_in_order(world: &mut NavWorld, first: String, then: Stri
 #[then("the loop-top guard never waited")]
 async fn guard_never_waited(world: &mut NavWorld) -> StepResult {
     let waits: Vec<String> = world
-        .agent
+        .core
         .task
         .trace
         .guards()
@@ -340,7 +340,7 @@ async fn guard_never_waited(world: &mut NavWorld) -> StepResult {
 #[then(expr = "the open_url guard resolved {string}")]
 async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepResult {
     let guards: Vec<&str> = world
-        .agent
+        .core
         .task
         .trace
         .tool_calls()
@@ -359,7 +359,7 @@ async fn open_url_guard_resolved(world: &mut NavWorld, outcome: String) -> StepR
 
 fn call_result(world: &NavWorld, tool: &str, round: u32) -> StepResult<ToolReply> {
     world
-        .agent
+        .core
         .task
         .trace
         .tool_calls()
@@ -394,7 +394,7 @@ async fn call_answered(world: &mut NavWorld, tool: String, round: u32, text: Str
 /// The results of every call of `tool` in `round`, in order.
 fn calls_of<'w>(world: &'w NavWorld, tool: &str, round: u32) -> Vec<&'w ToolReply> {
     world
-        .agent
+        .core
         .task
         .trace
         .tool_calls()
@@ -422,7 +422,7 @@ async fn call_failed_with(world: &mut NavWorld, tool: String, round: u32, text: 
 #[then(expr = "round {int} observed the page titled {string}")]
 async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> StepResult {
     let seen: Vec<String> = world
-        .agent
+        .core
         .task
         .trace
         .in_round(round)
@@ -437,7 +437,7 @@ async fn round_observed(world: &mut NavWorld, round: u32, title: String) -> Step
 #[then(expr = "round {int} observed the page at {string}")]
 async fn round_observed_url(world: &mut NavWorld, round: u32, url: String) -> StepResult {
     let url = world.expand(&url);
-    let seen = world.agent.task.trace.in_round(round).find_map(|event| match event {
+    let seen = world.core.task.trace.in_round(round).find_map(|event| match event {
         TraceEvent::Observed { url, .. } => Some(url.clone()),
         _ => None,
     });
@@ -451,21 +451,21 @@ async fn round_observed_url(world: &mut NavWorld, round: u32, url: String) -> St
 #[then(expr = "the browser has {int} tab open for the task")]
 async fn tabs_for_the_task(world: &mut NavWorld, n: usize) -> StepResult {
     let open = world.port()?.tabs().await?;
-    let tabs = &world.agent.task.tabs;
+    let tabs = &world.core.task.tabs;
     let mine = open.iter().filter(|t| tabs.knows(&t.id)).count();
     expect_eq("the task's open tabs", n, mine)
 }
 
 #[then(expr = "the settle outcome is {string}")]
 async fn the_settle_outcome_is(world: &mut NavWorld, outcome: String) -> StepResult {
-    let last = world.agent.settles.last().ok_or_else(|| setup("nothing was settled"))?;
+    let last = world.core.settles.last().ok_or_else(|| setup("nothing was settled"))?;
     expect_eq("the settle outcome", outcome.as_str(), last.outcome.name())
 }
 
 #[then(expr = "the settle outcomes are {string}")]
 async fn the_settle_outcomes_are(world: &mut NavWorld, outcomes: String) -> StepResult {
     let expected: Vec<&str> = outcomes.split(',').map(str::trim).collect();
-    let actual: Vec<&str> = world.agent.settles.iter().map(|r| r.outcome.name()).collect();
+    let actual: Vec<&str> = world.core.settles.iter().map(|r| r.outcome.name()).collect();
     expect_eq("the settle outcomes", expected, actual)
 }
 
@@ -479,6 +479,6 @@ async fn no_listener_left(world: &mut NavWorld) -> StepResult {
 #[then(expr = "the trace of round {int} shows the guard {string}")]
 async fn guard_kind(world: &mut NavWorld, round: u32, kind: String) -> StepResult {
     let decisions: BTreeMap<u32, String> =
-        world.agent.task.trace.guards().map(|(r, d, _)| (r, d.kind().name().to_owned())).collect();
+        world.core.task.trace.guards().map(|(r, d, _)| (r, d.kind().name().to_owned())).collect();
     expect_eq(&format!("round {round}'s guard"), Some(&kind), decisions.get(&round))
 }

@@ -8,12 +8,12 @@ use navguard::agent::{ToolName, TraceEvent};
 
 #[given("done needs a verification")]
 async fn done_needs_a_verification(world: &mut NavWorld) {
-    world.agent.config.done_needs_verification = true;
+    world.core.config.done_needs_verification = true;
 }
 
 #[given("no-progress detection is off")]
 async fn no_progress_off(world: &mut NavWorld) {
-    world.agent.config.no_progress = false;
+    world.core.config.no_progress = false;
 }
 
 fn tool_named(name: &str) -> StepResult<ToolName> {
@@ -23,7 +23,7 @@ fn tool_named(name: &str) -> StepResult<ToolName> {
 /// The verdicts of `tool`'s expectation checks in `round`.
 fn verdicts(world: &NavWorld, tool: ToolName, round: u32) -> Vec<bool> {
     world
-        .agent
+        .core
         .task
         .trace
         .verifications()
@@ -57,7 +57,7 @@ async fn failed_verification(world: &mut NavWorld, tool: String, round: u32) -> 
 #[then(expr = "the done in round {int} was refused with {string}")]
 async fn done_refused(world: &mut NavWorld, round: u32, text: String) -> StepResult {
     let refusals: Vec<&str> = world
-        .agent
+        .core
         .task
         .trace
         .in_round(round)
@@ -75,15 +75,15 @@ async fn done_refused(world: &mut NavWorld, round: u32, text: String) -> StepRes
 
 #[then("the task ended verified")]
 async fn ended_verified(world: &mut NavWorld) -> StepResult {
-    if world.agent.task.trace.ended_verified() {
+    if world.core.task.trace.ended_verified() {
         return Ok(());
     }
-    let stop = world.agent.stop.as_ref().map_or_else(|| "no stop".into(), navguard::agent::StopReason::message);
+    let stop = world.core.stop.as_ref().map_or_else(|| "no stop".into(), navguard::agent::StopReason::message);
     Err(StepError::Expectation(format!("the task did not end with a verified done (it ended: {stop})")))
 }
 
 fn warnings(world: &NavWorld) -> Vec<String> {
-    let trace = &world.agent.task.trace;
+    let trace = &world.core.task.trace;
     trace
         .entries
         .iter()
@@ -112,7 +112,7 @@ async fn never_warned(world: &mut NavWorld) -> StepResult {
 
 /// The element listed with selector `css` in round `round`'s observation, as the model saw it.
 fn seen_element(world: &NavWorld, css: &str, round: u32) -> StepResult<navguard::agent::Element> {
-    let played = world.agent.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
+    let played = world.core.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
     let observations = played.observations();
     let observation =
         observations.get(&round).ok_or_else(|| StepError::Expectation(format!("round {round} observed nothing")))?;
@@ -148,7 +148,7 @@ async fn saw_form(world: &mut NavWorld, css: String, round: u32, action: String)
 /// Nothing the model was shown holds `text`: no observation, in any round.
 #[then(expr = "the model never saw {string}")]
 async fn never_saw(world: &mut NavWorld, text: String) -> StepResult {
-    let played = world.agent.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
+    let played = world.core.played.as_ref().ok_or_else(|| StepError::Setup("the agent has not run".into()))?;
     for (round, observation) in played.observations() {
         let shown = serde_json::to_string(&observation).unwrap_or_default();
         if shown.contains(&text) {
@@ -161,7 +161,7 @@ async fn never_saw(world: &mut NavWorld, text: String) -> StepResult {
 #[then(expr = "round {int} was a repair after {string}")]
 async fn was_a_repair(world: &mut NavWorld, round: u32, reason: String) -> StepResult {
     let repairs: Vec<String> = world
-        .agent
+        .core
         .task
         .trace
         .in_round(round)
@@ -176,5 +176,5 @@ async fn was_a_repair(world: &mut NavWorld, round: u32, reason: String) -> StepR
 #[then(expr = "the task made {int} repairs")]
 #[then(expr = "the task made {int} repair")]
 async fn repairs(world: &mut NavWorld, n: usize) -> StepResult {
-    crate::error::expect_eq("repairs", n, world.agent.task.trace.repairs())
+    crate::error::expect_eq("repairs", n, world.core.task.trace.repairs())
 }

@@ -22,7 +22,7 @@ fn setup(e: impl std::fmt::Display) -> StepError {
 }
 
 fn store(world: &NavWorld) -> StepResult<&TaskStore> {
-    world.agent.conversation.store.as_ref().ok_or_else(|| setup("no task yet: start with `Given a new task`"))
+    world.core.conversation.store.as_ref().ok_or_else(|| setup("no task yet: start with `Given a new task`"))
 }
 
 #[given("a new task")]
@@ -31,7 +31,7 @@ async fn a_new_task(world: &mut NavWorld) -> StepResult {
     let store = TaskStore::open(&dir.path().join("tasks.db")).map_err(setup)?;
     store.create("task-1", "Task").map_err(setup)?;
     let port = world.port()?.clone();
-    let conversation = &mut world.agent.conversation;
+    let conversation = &mut world.core.conversation;
     conversation.clients.register(SCENARIO_CLIENT, port);
     (conversation.dir, conversation.store, conversation.task_id) = (Some(dir), Some(store), "task-1".into());
     Ok(())
@@ -40,15 +40,15 @@ async fn a_new_task(world: &mut NavWorld) -> StepResult {
 #[given(expr = "a second browser client {string}")]
 async fn a_second_client(world: &mut NavWorld, name: String) -> StepResult {
     let port = world.env()?.browser.open_port().await?;
-    world.agent.conversation.clients.register(&name, Arc::new(port.clone()));
-    world.agent.conversation.extra_ports.push(port);
+    world.core.conversation.clients.register(&name, Arc::new(port.clone()));
+    world.core.conversation.extra_ports.push(port);
     Ok(())
 }
 
 #[when(expr = "the browser client {string} goes away")]
 #[given(expr = "the browser client {string} goes away")]
 async fn a_client_goes_away(world: &mut NavWorld, name: String) -> StepResult {
-    match world.agent.conversation.clients.unregister(&name) {
+    match world.core.conversation.clients.unregister(&name) {
         true => Ok(()),
         false => Err(setup(format!("there is no browser client {name:?}"))),
     }
@@ -59,28 +59,28 @@ async fn a_client_goes_away(world: &mut NavWorld, name: String) -> StepResult {
 async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
     world.mark()?;
     let url = world.expand(&url);
-    let plan = world.agent.plan.clone();
+    let plan = world.core.plan.clone();
     let script = user_script(world)?;
-    let mut task = std::mem::take(&mut world.agent.task);
+    let mut task = std::mem::take(&mut world.core.task);
     let start = task.trace.entries.len();
     let conversation = Conversation {
         store: store(world)?,
-        clients: &world.agent.conversation.clients,
-        config: world.agent.effective_config(),
+        clients: &world.core.conversation.clients,
+        config: world.core.effective_config(),
     };
     let cancel = CancellationToken::new();
     let turn = conversation.turn(&task_id, &mut task, &url, &plan, Some(&script), &cancel);
     let result = turn.instrument(world.progress.span()).await;
-    world.agent.task = task;
+    world.core.task = task;
     if let [first, ..] = script.failures().as_slice() {
         return Err(StepError::Setup(first.clone()));
     }
-    let state = &mut world.agent.conversation;
+    let state = &mut world.core.conversation;
     match result {
         Ok(outcome) => {
             let tab = (outcome.client == SCENARIO_CLIENT).then(|| outcome.tab.clone());
             state.turn_starts.push(start);
-            world.agent.stop = Some(outcome.stop.clone());
+            world.core.stop = Some(outcome.stop.clone());
             state.turns.push(outcome);
             state.turn_error = None;
             if let Some(tab) = tab {
@@ -94,7 +94,7 @@ async fn ask(world: &mut NavWorld, task_id: String, url: String) -> StepResult {
 
 #[when(expr = "the user asks to open {string}")]
 async fn the_user_asks(world: &mut NavWorld, url: String) -> StepResult {
-    let task_id = world.agent.conversation.task_id.clone();
+    let task_id = world.core.conversation.task_id.clone();
     ask(world, task_id, url).await
 }
 
@@ -104,15 +104,15 @@ async fn the_user_asks_in_task(world: &mut NavWorld, url: String, task_id: Strin
 }
 
 fn turn(world: &NavWorld, n: usize) -> StepResult<&TurnOutcome> {
-    let turns = &world.agent.conversation.turns;
+    let turns = &world.core.conversation.turns;
     n.checked_sub(1).and_then(|i| turns.get(i)).ok_or_else(|| {
-        let failure = world.agent.conversation.turn_error.as_deref().unwrap_or("none");
+        let failure = world.core.conversation.turn_error.as_deref().unwrap_or("none");
         StepError::Expectation(format!("there is no turn {n}: {} ran (last failure: {failure})", turns.len()))
     })
 }
 
 fn last_turn(world: &NavWorld) -> StepResult<&TurnOutcome> {
-    turn(world, world.agent.conversation.turns.len().max(1))
+    turn(world, world.core.conversation.turns.len().max(1))
 }
 
 #[then(expr = "turn {int} succeeded")]
@@ -122,7 +122,7 @@ async fn turn_succeeded(world: &mut NavWorld, n: usize) -> StepResult {
 
 #[then(expr = "the turn failed with {string}")]
 async fn the_turn_failed(world: &mut NavWorld, text: String) -> StepResult {
-    match &world.agent.conversation.turn_error {
+    match &world.core.conversation.turn_error {
         Some(e) if e.contains(&text) => Ok(()),
         other => {
             Err(StepError::Expectation(format!("expected the turn to fail with {text:?}, it failed with {other:?}")))
@@ -178,7 +178,7 @@ fn field_text(record: &TaskRecord, name: &str) -> Option<Option<String>> {
 }
 
 fn record_field(world: &NavWorld, field: &str) -> StepResult<Option<String>> {
-    let record = store(world)?.get(&world.agent.conversation.task_id).map_err(setup)?;
+    let record = store(world)?.get(&world.core.conversation.task_id).map_err(setup)?;
     field_text(&record, field).ok_or_else(|| setup(format!("the task record has no field {field:?}")))
 }
 
@@ -222,27 +222,27 @@ async fn record_updated(world: &mut NavWorld, step: &Step) -> StepResult {
             v => Field::Set(world.expand(v)),
         };
         let update = update_for(&row[0], value)?;
-        store(world)?.update(&world.agent.conversation.task_id, &update).map_err(setup)?;
+        store(world)?.update(&world.core.conversation.task_id, &update).map_err(setup)?;
     }
     Ok(())
 }
 
 #[when("the store is reopened")]
 async fn the_store_is_reopened(world: &mut NavWorld) -> StepResult {
-    let state = &mut world.agent.conversation;
+    let state = &mut world.core.conversation;
     let path = state.dir.as_ref().ok_or_else(|| setup("no store"))?.path().join("tasks.db");
     drop(state.store.take());
     state.store = Some(TaskStore::open(&path).map_err(setup)?);
     // A restart: the task's tabs are known again only from its record.
-    world.agent.task.tabs = TaskTabs::default();
+    world.core.task.tabs = TaskTabs::default();
     Ok(())
 }
 
 fn turn_entries(world: &NavWorld, n: usize) -> StepResult<&[navguard::agent::TraceEntry]> {
-    let starts = &world.agent.conversation.turn_starts;
+    let starts = &world.core.conversation.turn_starts;
     let start = *n.checked_sub(1).and_then(|i| starts.get(i)).ok_or_else(|| setup(format!("there is no turn {n}")))?;
-    let end = starts.get(n).copied().unwrap_or(world.agent.task.trace.entries.len());
-    Ok(&world.agent.task.trace.entries[start..end])
+    let end = starts.get(n).copied().unwrap_or(world.core.task.trace.entries.len());
+    Ok(&world.core.task.trace.entries[start..end])
 }
 
 #[then(expr = "turn {int} observed the page titled {string}")]
@@ -263,7 +263,7 @@ async fn turn_observed(world: &mut NavWorld, n: usize, title: String) -> StepRes
 #[then(expr = "the trace says {string}")]
 async fn the_trace_says(world: &mut NavWorld, text: String) -> StepResult {
     let notes: Vec<String> = world
-        .agent
+        .core
         .task
         .trace
         .entries
@@ -287,11 +287,11 @@ async fn the_task_uses_client(world: &mut NavWorld, name: String) -> StepResult 
 
 #[then(regex = r"^the task's ledger has (\d+) child tabs?$")]
 async fn ledger_children(world: &mut NavWorld, n: usize) -> StepResult {
-    expect_eq("the task's child tabs", n, world.agent.task.tabs.children().len())
+    expect_eq("the task's child tabs", n, world.core.task.tabs.children().len())
 }
 
 #[then(regex = r"^the model was told of (\d+) new tabs?$")]
 async fn told_of_tabs(world: &mut NavWorld, n: usize) -> StepResult {
-    let told = world.agent.task.trace.entries.iter().filter(|e| matches!(e.event, TraceEvent::ChildTab { .. })).count();
+    let told = world.core.task.trace.entries.iter().filter(|e| matches!(e.event, TraceEvent::ChildTab { .. })).count();
     expect_eq("tabs the model was told of", n, told)
 }

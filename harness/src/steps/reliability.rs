@@ -4,7 +4,7 @@
 
 use crate::error::{StepError, StepResult, expect_eq};
 use crate::world::round_hook::{UserScript, user_script};
-use crate::world::{Background, CheckpointFile, EVENT_DEADLINE, Finished, NavWorld};
+use crate::world::{CheckpointFile, EVENT_DEADLINE, Finished, NavWorld, RunningTask};
 use async_trait::async_trait;
 use cucumber::{given, then, when};
 use navguard::agent::{
@@ -30,22 +30,22 @@ fn setup(text: impl Into<String>) -> StepError {
 
 #[given(expr = "the tool timeout is {int} ms")]
 async fn tool_timeout(world: &mut NavWorld, ms: u64) {
-    world.agent.config.tool_timeout = Duration::from_millis(ms);
+    world.core.config.tool_timeout = Duration::from_millis(ms);
 }
 
 #[given(expr = "click and type wait at most {int} ms for their target")]
 async fn target_wait(world: &mut NavWorld, ms: u64) {
-    world.agent.config.target_wait = Duration::from_millis(ms);
+    world.core.config.target_wait = Duration::from_millis(ms);
 }
 
 #[given(expr = "a segment is {int} rounds")]
 async fn segment_rounds(world: &mut NavWorld, n: u32) {
-    world.agent.config.segment_rounds = n;
+    world.core.config.segment_rounds = n;
 }
 
 #[given(expr = "the task may run {int} segments")]
 async fn segments_allowed(world: &mut NavWorld, n: u32) {
-    world.agent.config.segments_allowed = Some(n);
+    world.core.config.segments_allowed = Some(n);
 }
 
 /// Tells the step that started the run once round 1 has begun, so that what the user does
@@ -65,12 +65,12 @@ impl RoundHook for Started {
 
 /// The scenario's checkpoint store, made on first use.
 fn checkpoint_path(world: &mut NavWorld) -> StepResult<PathBuf> {
-    if let Some(file) = &world.agent.checkpoints {
+    if let Some(file) = &world.core.checkpoints {
         return Ok(file.path().to_owned());
     }
     let file = CheckpointFile::create().map_err(|e| setup(format!("no folder for the task store: {e}")))?;
     let path = file.path().to_owned();
-    world.agent.checkpoints = Some(file);
+    world.core.checkpoints = Some(file);
     Ok(path)
 }
 
@@ -80,8 +80,8 @@ async fn start(world: &mut NavWorld, mut task: Task) -> StepResult {
     let port: Arc<dyn BrowserPort> = world.port()?.clone();
     let begun = Arc::new(Notify::new());
     let hook = Started { inner: user_script(world)?, begun: Arc::clone(&begun) };
-    let plan = world.agent.plan.clone();
-    let config = world.agent.effective_config();
+    let plan = world.core.plan.clone();
+    let config = world.core.effective_config();
     let store = TaskStore::open(&checkpoint_path(world)?).map_err(|e| setup(format!("the task store: {e}")))?;
     let (control, cancel) = (TaskControl::new(), CancellationToken::new());
     let (agent_control, agent_cancel) = (control.clone(), cancel.clone());
@@ -98,17 +98,17 @@ async fn start(world: &mut NavWorld, mut task: Task) -> StepResult {
         let stop = agent.run(&mut task, &agent_cancel).instrument(progress).await;
         Finished { task, stop, played: plan.clone_played(), took: started.elapsed(), failures: hook.inner.failures() }
     });
-    world.agent.background = Some(Background { handle, control, cancel });
-    world.agent.ended_before_a_round = false;
-    let background = world.agent.background.as_mut().ok_or_else(|| setup("no background run"))?;
+    world.core.running = Some(RunningTask { handle, control, cancel });
+    world.core.ended_before_a_round = false;
+    let background = world.core.running.as_mut().ok_or_else(|| setup("no background run"))?;
     // A run that began its round and has already ended is both begun and finished: taking the
     // round first keeps it in the background, where `the task ends` reads its end.
     tokio::select! {
         biased;
         () = begun.notified() => Ok(()),
         finished = &mut background.handle => {
-            world.agent.background = None;
-            world.agent.ended_before_a_round = true;
+            world.core.running = None;
+            world.core.ended_before_a_round = true;
             keep(world, finished)
         }
         () = tokio::time::sleep(EVENT_DEADLINE) => Err(StepError::Timeout { what: "round 1 to begin".into(), after: EVENT_DEADLINE }),
@@ -118,27 +118,27 @@ async fn start(world: &mut NavWorld, mut task: Task) -> StepResult {
 /// Records a finished background run in the world, as `the agent runs the task` does.
 fn keep(world: &mut NavWorld, finished: Result<Finished, tokio::task::JoinError>) -> StepResult {
     let finished = finished.map_err(|e| setup(format!("the background run failed: {e}")))?;
-    world.agent.task = finished.task;
-    world.agent.stop = Some(finished.stop);
-    world.agent.played = Some(finished.played);
-    world.agent.took = Some(finished.took);
+    world.core.task = finished.task;
+    world.core.stop = Some(finished.stop);
+    world.core.played = Some(finished.played);
+    world.core.took = Some(finished.took);
     match finished.failures.as_slice() {
         [] => Ok(()),
         failures => Err(setup(failures.join("\n"))),
     }
 }
 
-fn background(world: &mut NavWorld) -> StepResult<&mut Background> {
+fn background(world: &mut NavWorld) -> StepResult<&mut RunningTask> {
     world
-        .agent
-        .background
+        .core
+        .running
         .as_mut()
         .ok_or_else(|| setup("no task runs in the background (`When the agent starts the task`)"))
 }
 
 #[when("the agent starts the task")]
 async fn the_agent_starts_the_task(world: &mut NavWorld) -> StepResult {
-    let task = std::mem::take(&mut world.agent.task);
+    let task = std::mem::take(&mut world.core.task);
     start(world, task).await
 }
 
@@ -150,9 +150,9 @@ async fn until_paused(world: &mut NavWorld) -> StepResult {
         biased;
         _ = control.until_paused() => Ok(()),
         finished = &mut background.handle => {
-            world.agent.background = None;
+            world.core.running = None;
             keep(world, finished)?;
-            let stop = world.agent.stop.as_ref().map(StopReason::message).unwrap_or_default();
+            let stop = world.core.stop.as_ref().map(StopReason::message).unwrap_or_default();
             Err(StepError::Expectation(format!("the task ended ({stop}) instead of pausing")))
         }
         () = tokio::time::sleep(EVENT_DEADLINE) => Err(StepError::Timeout { what: "the task to pause".into(), after: EVENT_DEADLINE }),
@@ -180,8 +180,8 @@ async fn the_user_resumes(world: &mut NavWorld) -> StepResult {
 /// press it), and a new agent takes the task up from the checkpoint in the store on disk.
 #[when("the agent is restarted from the task's checkpoint")]
 async fn restarted_from_checkpoint(world: &mut NavWorld) -> StepResult {
-    let Background { handle, cancel, .. } =
-        world.agent.background.take().ok_or_else(|| setup("no task runs in the background"))?;
+    let RunningTask { handle, cancel, .. } =
+        world.core.running.take().ok_or_else(|| setup("no task runs in the background"))?;
     cancel.cancel();
     let old = tokio::time::timeout(EVENT_DEADLINE, handle)
         .await
@@ -200,11 +200,11 @@ async fn restarted_from_checkpoint(world: &mut NavWorld) -> StepResult {
 
 #[when("the task ends")]
 async fn the_task_ends(world: &mut NavWorld) -> StepResult {
-    if world.agent.background.is_none() && std::mem::take(&mut world.agent.ended_before_a_round) {
+    if world.core.running.is_none() && std::mem::take(&mut world.core.ended_before_a_round) {
         return Ok(());
     }
-    let Background { handle, .. } =
-        world.agent.background.take().ok_or_else(|| setup("no task runs in the background"))?;
+    let RunningTask { handle, .. } =
+        world.core.running.take().ok_or_else(|| setup("no task runs in the background"))?;
     let finished = tokio::time::timeout(END_DEADLINE, handle)
         .await
         .map_err(|_| StepError::Timeout { what: "the task to end".into(), after: END_DEADLINE })?;
@@ -219,7 +219,7 @@ async fn the_task_is_paused(world: &mut NavWorld) -> StepResult {
 
 #[then(expr = "the task paused after round {int} to ask whether to continue")]
 async fn paused_for_segments(world: &mut NavWorld, round: u32) -> StepResult {
-    if let Some(background) = &world.agent.background {
+    if let Some(background) = &world.core.running {
         return match background.control.paused() {
             Some(pause) if matches!(pause.reason, PauseReason::SegmentLimit { .. }) => {
                 expect_eq("the round the task paused after", round, pause.after_round)
@@ -238,10 +238,10 @@ async fn paused_for_segments(world: &mut NavWorld, round: u32) -> StepResult {
 
 /// The finished task's trace; a task still running has none to read yet.
 fn trace_entries(world: &NavWorld) -> StepResult<impl Iterator<Item = (u32, &TraceEvent)>> {
-    if world.agent.background.is_some() {
+    if world.core.running.is_some() {
         return Err(setup("the task still runs in the background: say `When the task ends` first"));
     }
-    Ok(world.agent.task.trace.entries.iter().map(|e| (e.round, &e.event)))
+    Ok(world.core.task.trace.entries.iter().map(|e| (e.round, &e.event)))
 }
 
 #[then(expr = "round {int} began with a segment summary")]
@@ -297,7 +297,7 @@ async fn retried(world: &mut NavWorld, tool: String, round: u32, times: u32) -> 
 #[then(expr = "round {int}'s progress reports came at most {int} ms apart, {int} at least")]
 async fn progress_cadence(world: &mut NavWorld, round: u32, gap_ms: u64, least: usize) -> StepResult {
     let times: Vec<f64> = world
-        .agent
+        .core
         .task
         .trace
         .entries

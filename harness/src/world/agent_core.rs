@@ -1,7 +1,7 @@
 //! The agent core's part of the world (navguard's own agent, run in process, not an agent under
 //! test): settings, the scripted model, the user's planned actions, the task and how it ended.
 
-use super::background::{Background, CheckpointFile};
+use super::running_task::{CheckpointFile, RunningTask};
 use super::user_action::UserAction;
 use navguard::agent::{AgentConfig, ScriptedPlanner, SettleReport, StopReason, Task};
 use std::collections::BTreeMap;
@@ -29,7 +29,7 @@ pub struct AgentCoreState {
     /// `navguard repro --guards off`: both guards off, whatever the scenario says.
     pub force_guards_off: bool,
     /// A task running in the background (`When the agent starts the task`).
-    pub background: Option<Background>,
+    pub running: Option<RunningTask>,
     /// The background run ended before its first round began: `the task ends` finds it over.
     pub ended_before_a_round: bool,
     /// The task store its checkpoints go to.

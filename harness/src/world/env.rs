@@ -54,7 +54,7 @@ impl NavWorld {
     /// Gives the scenario its tabs and site (the before hook), as the run's settings say.
     pub async fn setup(&mut self, run: Arc<dyn ScenarioRun>) -> Result<(), SetupError> {
         let settings = run.settings();
-        self.agent.force_guards_off = settings.guards_off;
+        self.core.force_guards_off = settings.guards_off;
         let (browser, session, port) = if settings.agent_attaches() {
             // The agent sees the whole browser: the scenario's tabs are the default context's.
             let browser = run.own_browser().await?;
@@ -68,7 +68,7 @@ impl NavWorld {
         };
         let site = FixtureSite::start().await.map_err(SetupError::Site)?;
         let files = scenario_files().map_err(SetupError::Files)?;
-        self.agent.config.files = Some(files.path().to_path_buf());
+        self.core.config.files = Some(files.path().to_path_buf());
         let shared: Arc<dyn BrowserPort> = Arc::new(port.clone());
         let started = Instant::now();
         self.conformance.agent_description = settings.agent;

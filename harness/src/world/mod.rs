@@ -6,26 +6,26 @@
 //! reads the world after a scenario and does that.
 
 mod agent_core;
-mod background;
 mod conformance;
 mod env;
 mod orchestrator;
 pub(crate) mod parameters;
 pub(crate) mod round_hook;
 mod run;
+mod running_task;
 mod tabs;
 pub(crate) mod user_action;
 
 pub(crate) use crate::fixtures::Placeholders;
 pub use agent_core::{AgentCoreState, ConversationState};
-pub(crate) use background::Finished;
-pub use background::{Background, CheckpointFile};
 pub(crate) use conformance::BeforeCall;
 pub use conformance::{CallMade, Conformance};
 pub use env::ScenarioEnv;
 pub use orchestrator::Orchestrated;
 pub use parameters::Switch;
 pub use run::{DEFAULT_CALL_TIMEOUT, ScenarioRun, SessionHold, WorldSettings};
+pub(crate) use running_task::Finished;
+pub use running_task::{CheckpointFile, RunningTask};
 pub(crate) use tabs::same_url;
 
 use crate::error::{StepError, StepResult};
@@ -49,7 +49,7 @@ pub struct NavWorld {
     mark: u64,
     /// The agent core, run in process: its settings, its scripted model, its task and what came
     /// of it.
-    pub agent: AgentCoreState,
+    pub core: AgentCoreState,
     /// A question put to the page that has not been answered yet.
     pub pending_answer: Option<tokio::task::JoinHandle<Result<serde_json::Value, navguard::browser::BrowserError>>>,
     /// The agent under test of the conformance steps, its calls and what they answered.

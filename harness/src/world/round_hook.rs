@@ -27,7 +27,7 @@ pub(crate) struct UserScript {
 pub(crate) fn user_script(world: &mut NavWorld) -> StepResult<UserScript> {
     Ok(UserScript {
         port: world.port()?.clone(),
-        actions: std::mem::take(&mut world.agent.user_actions),
+        actions: std::mem::take(&mut world.core.user_actions),
         placeholders: world.site()?.placeholders(),
         failures: Mutex::new(Vec::new()),
     })

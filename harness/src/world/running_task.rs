@@ -10,13 +10,13 @@ use tokio_util::sync::CancellationToken;
 
 /// A task running in the background, and the user's handle on it.
 #[derive(Debug)]
-pub struct Background {
+pub struct RunningTask {
     pub(crate) handle: tokio::task::JoinHandle<Finished>,
     pub control: TaskControl,
     pub(crate) cancel: CancellationToken,
 }
 
-impl Background {
+impl RunningTask {
     /// Stops the run (the user's Stop) and waits for it, at most `deadline`; then drops it.
     pub async fn stop(self, deadline: Duration) {
         self.cancel.cancel();
