@@ -21,7 +21,11 @@ pub(super) const CHROMIUM_ARGS: [&str; 10] = [
     // optimisation hints, translation): every name but loopback resolves to nothing, and those
     // services are off, so the browser talks to 127.0.0.1 only.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-    "--disable-features=NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationHints,MediaRouter,Translate",
+    // The last two: headless Chromium builds its address bar's suggestion popups as web pages
+    // in a renderer of their own for every window, though no one can see or type in them; that
+    // costs more than a second of CPU per browser or window (docs/running.md, "Where the time
+    // goes").
+    "--disable-features=NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationHints,MediaRouter,Translate,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ];
 
 /// A browser navguard can drive over WebDriver BiDi.
