@@ -13,6 +13,7 @@ mod error;
 mod execute;
 mod note;
 mod parse;
+mod parsers;
 mod pointer;
 mod reading;
 mod spec;

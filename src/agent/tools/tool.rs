@@ -217,7 +217,7 @@ mod tests {
     use crate::agent::closed_loop::ExpectKey;
     use crate::agent::tools::error::{ToolError, ToolFailure};
     use crate::agent::tools::parse::{parse_args, parse_call, parse_name};
-    use crate::agent::tools::spec::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
+    use crate::agent::tools::parsers::{NETWORK_IDLE, WAIT_FOR_TIMEOUT};
     use crate::browser::ElementRef;
     use serde_json::Value;
     use serde_json::json;
