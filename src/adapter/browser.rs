@@ -43,6 +43,12 @@ pub struct BrowserConfig {
     /// ([`PortDiagnostics::wire_record`](crate::browser::PortDiagnostics::wire_record)); off,
     /// nothing is kept.
     pub record_wire: bool,
+    /// Chromium keeps its address bar's popup pages, which it is otherwise started without
+    /// (they cost a second of CPU per window and no one sees them headless). An agent whose own
+    /// ChromeDriver attaches to the browser needs them: that ChromeDriver picks the window it
+    /// acts in among the browser's pages, and without them it picks the BiDi mapper's page of
+    /// the session that started the browser.
+    pub popup_pages: bool,
 }
 
 impl BrowserConfig {
@@ -61,6 +67,7 @@ impl Default for BrowserConfig {
             call_timeout: Self::CALL_TIMEOUT,
             start_timeout: Self::START_TIMEOUT,
             record_wire: false,
+            popup_pages: false,
         }
     }
 }
@@ -151,7 +158,7 @@ impl BidiBrowser {
             }
         };
         let profile_path = profile.as_ref().map(TempDir::path);
-        let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless);
+        let caps = config.browser.capabilities(binary.as_deref(), profile_path, config.headless, config.popup_pages);
         let (session, endpoints) = open(&url, caps, config.start_timeout).await?;
         let router = Router::new(config.record_wire);
         let bidi_url = endpoints.bidi.clone();

@@ -7,8 +7,9 @@ use fantoccini::wd::Capabilities;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// Chromium's flags that work as root with no display and no outside network (bidi-facts.md).
-pub(super) const CHROMIUM_ARGS: [&str; 10] = [
+/// Chromium's flags that work as root with no display and no outside network (bidi-facts.md),
+/// but the features it runs without ([`chromium_disabled_features`]).
+pub(super) const CHROMIUM_ARGS: [&str; 9] = [
     "--headless=new",
     "--no-sandbox",
     "--disable-gpu",
@@ -19,14 +20,31 @@ pub(super) const CHROMIUM_ARGS: [&str; 10] = [
     "--disable-sync",
     // Even with the flags above, Chromium still looks up Google's hosts (time, autofill,
     // optimisation hints, translation): every name but loopback resolves to nothing, and those
-    // services are off, so the browser talks to 127.0.0.1 only.
+    // services are off (below), so the browser talks to 127.0.0.1 only.
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
-    // The last two: headless Chromium builds its address bar's suggestion popups as web pages
-    // in a renderer of their own for every window, though no one can see or type in them; that
-    // costs more than a second of CPU per browser or window (docs/running.md, "Where the time
-    // goes").
-    "--disable-features=NetworkTimeServiceQuerying,AutofillServerCommunication,OptimizationGuideModelDownloading,OptimizationHintsFetching,OptimizationHints,MediaRouter,Translate,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 ];
+
+/// The Google services Chromium would reach for on its own.
+const CHROMIUM_SERVICES_OFF: [&str; 7] = [
+    "NetworkTimeServiceQuerying",
+    "AutofillServerCommunication",
+    "OptimizationGuideModelDownloading",
+    "OptimizationHintsFetching",
+    "OptimizationHints",
+    "MediaRouter",
+    "Translate",
+];
+
+/// The address bar's two suggestion popups, which headless Chromium builds as web pages in a
+/// renderer of their own for every window though no one can see or type in them: more than a
+/// second of CPU per browser or window (docs/running.md, "Where the time goes").
+const CHROMIUM_POPUP_PAGES: [&str; 2] = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
+/// `--disable-features=`: the services always, the popup pages unless `popup_pages`.
+fn chromium_disabled_features(popup_pages: bool) -> String {
+    let popups: &[&str] = if popup_pages { &[] } else { &CHROMIUM_POPUP_PAGES };
+    format!("--disable-features={}", [&CHROMIUM_SERVICES_OFF[..], popups].concat().join(","))
+}
 
 /// A browser navguard can drive over WebDriver BiDi.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -134,15 +152,22 @@ impl BrowserKind {
     }
 
     /// The session's capabilities: BiDi on, dialogs left open, the browser's binary if known,
-    /// headless unless asked otherwise. Chromium gets a fresh profile in `profile` when given (a remote end makes
-    /// its own, on its machine); geckodriver always makes its own.
-    pub(crate) fn capabilities(self, binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Capabilities {
+    /// headless unless asked otherwise. Chromium gets a fresh profile in `profile` when given (a
+    /// remote end makes its own, on its machine), and its address bar's popup pages only when
+    /// `popup_pages`; geckodriver always makes its own profile.
+    pub(crate) fn capabilities(
+        self,
+        binary: Option<&Path>,
+        profile: Option<&Path>,
+        headless: bool,
+        popup_pages: bool,
+    ) -> Capabilities {
         let caps = match self {
             Self::Chromium => json!({
                 "browserName": self.capability_name(),
                 "webSocketUrl": true,
                 "unhandledPromptBehavior": leave_dialogs_open(),
-                "goog:chromeOptions": chromium_options(binary, profile, headless),
+                "goog:chromeOptions": chromium_options(binary, profile, headless, popup_pages),
             }),
             Self::Firefox => json!({
                 "browserName": self.capability_name(),
@@ -167,9 +192,10 @@ fn leave_dialogs_open() -> Value {
     json!({ "default": "ignore" })
 }
 
-fn chromium_options(binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Value {
+fn chromium_options(binary: Option<&Path>, profile: Option<&Path>, headless: bool, popup_pages: bool) -> Value {
     let mut args: Vec<String> =
         CHROMIUM_ARGS.iter().filter(|a| headless || !a.starts_with("--headless")).map(|a| (*a).to_owned()).collect();
+    args.push(chromium_disabled_features(popup_pages));
     if let Some(profile) = profile {
         args.push(format!("--user-data-dir={}", profile.display()));
     }
@@ -206,15 +232,32 @@ mod tests {
     fn both_browsers_ask_for_bidi_and_open_dialogs_and_headless_is_optional() {
         let profile = Some(Path::new("/tmp/p"));
         for kind in BrowserKind::ALL {
-            let caps = Value::Object(kind.capabilities(None, profile, true));
+            let caps = Value::Object(kind.capabilities(None, profile, true, false));
             assert_eq!(caps["webSocketUrl"], json!(true), "{kind}");
             assert_eq!(caps["browserName"], json!(kind.capability_name()), "{kind}");
             assert_eq!(caps["unhandledPromptBehavior"], json!({"default": "ignore"}), "{kind}");
-            let headful = Value::Object(kind.capabilities(None, profile, false)).to_string();
+            let headful = Value::Object(kind.capabilities(None, profile, false, false)).to_string();
             assert!(!headful.contains("headless"), "{kind}: {headful}");
             // A remote end's machine makes its own profile: no path of this one is sent.
-            let remote = Value::Object(kind.capabilities(None, None, true)).to_string();
+            let remote = Value::Object(kind.capabilities(None, None, true, false)).to_string();
             assert!(!remote.contains("/tmp/p") && !remote.contains("user-data-dir"), "{kind}: {remote}");
+        }
+    }
+
+    #[test]
+    fn chromium_runs_without_its_popup_pages_unless_asked_and_always_without_the_services() {
+        let args = |popup_pages| {
+            let caps = Value::Object(BrowserKind::Chromium.capabilities(None, None, true, popup_pages));
+            let args = caps["goog:chromeOptions"]["args"].as_array().unwrap().clone();
+            let off: Vec<Value> =
+                args.into_iter().filter(|a| a.as_str().is_some_and(|a| a.starts_with("--disable-features="))).collect();
+            assert_eq!(off.len(), 1, "one --disable-features, or Chromium keeps only the last");
+            off[0].as_str().unwrap().to_owned()
+        };
+        assert!(args(false).contains("WebUIOmniboxPopup,WebUIOmniboxAimPopup"));
+        assert!(!args(true).contains("Omnibox"));
+        for popup_pages in [false, true] {
+            assert!(args(popup_pages).contains("Translate"));
         }
     }
 }

@@ -150,7 +150,9 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         writer: Default::default(),
         custom: cli::Empty,
     };
-    let run = RunContext::new(options::browser_config(&options.browser), options.sessions, report_dir, mode);
+    let mut browser = options::browser_config(&options.browser);
+    browser.popup_pages = mode.agent.as_ref().is_some_and(|agent| agent.start.chromium_popup_pages);
+    let run = RunContext::new(browser, options.sessions, report_dir, mode);
     let writer = NavWorld::cucumber::<PathBuf>()
         .with_parser(StarBinding::default())
         .max_concurrent_scenarios(DEFAULT_CONCURRENCY)

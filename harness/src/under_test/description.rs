@@ -77,6 +77,11 @@ pub struct Start {
     /// How long its start (and handshake) may take.
     #[serde(default = "start_timeout")]
     pub timeout_ms: u64,
+    /// The harness's Chromium keeps its address bar's popup pages, which it is otherwise started
+    /// without: an agent whose own ChromeDriver attaches to it (Vibium) needs them, or that
+    /// ChromeDriver takes the harness's BiDi mapper page for the window to act in.
+    #[serde(default)]
+    pub chromium_popup_pages: bool,
 }
 
 /// Whether a relative path stays inside the folder it is taken from: no leading `/`, no `..`.
