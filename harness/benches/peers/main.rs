@@ -54,7 +54,9 @@ use suite_floor::{suite_time, suite_waits};
 use tokio_util::sync::CancellationToken;
 
 const SNAPSHOTS: usize = 40;
-const SNAPSHOT_PAGES: [&str; 7] = [
+/// The pages both sides snapshot: the first seven of every run since the benchmark began, then
+/// the interaction pages (docs/gherkin-language.md lists their routes), each in the shape its scenarios use.
+const SNAPSHOT_PAGES: [&str; 18] = [
     "/page?title=Home&go=/page",
     "/form?title=Search&action=/submit",
     "/login",
@@ -62,6 +64,17 @@ const SNAPSHOT_PAGES: [&str; 7] = [
     "/shop",
     "/overlay?title=Banner",
     "/frame?src=/page%3Ftitle%3DInner&title=Outer",
+    "/offscreen?at=below",
+    "/select",
+    "/select?kind=combobox",
+    "/shadow?depth=3",
+    "/nested-frames?depth=3&cross=yes",
+    "/hover-menu",
+    "/drag?kind=html5",
+    "/infinite?batch=10&delay=300",
+    "/editor?kind=contenteditable",
+    "/form-full",
+    "/upload",
 ];
 
 /// How long navigation `i` is held once its request has arrived.
