@@ -49,8 +49,7 @@ pub use round::{
 };
 pub use settle::{SettleKind, SettleOutcome, SettleReport, UrlSettle, wait_for_url_settle};
 pub use tools::{
-    FailureKind, Note, Offered, Pinned, RefArg, Repeat, RiskHint, SavedTabs, TaskTabs, ToolName, ToolSet, ToolSpec,
-    model_tools,
+    FailureKind, Note, Offered, Pinned, RefArg, Repeat, RiskHint, TaskTabs, ToolName, ToolSet, ToolSpec, model_tools,
 };
 
 // How the quiet page is judged (a field of `AgentConfig`); the agent's own steps that the

@@ -4,7 +4,7 @@
 
 use super::control::PauseReason;
 use crate::agent::closed_loop::{Element, Observation};
-use crate::agent::tools::SavedTabs;
+use crate::agent::tools::TaskTabs;
 use crate::store::{StoreError, TaskStore};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ pub struct Checkpoint {
     /// The last round that ran before the pause; a resumed task goes on with the next.
     pub round: u32,
     pub reason: PauseReason,
-    pub tabs: SavedTabs,
+    pub tabs: TaskTabs,
     /// The page as the model last saw it.
     pub observation: Option<Observation>,
     /// Its digest (equal digests: the same page as far as the model can tell).
@@ -170,7 +170,7 @@ mod tests {
         let mut checkpoint = Checkpoint {
             round: 2,
             reason: PauseReason::User,
-            tabs: SavedTabs::default(),
+            tabs: TaskTabs::default(),
             observation: None,
             digest: None,
             segments: 0,
@@ -195,7 +195,7 @@ mod tests {
         let checkpoint = Checkpoint {
             round: 3,
             reason: PauseReason::Question { question: "which one?".into() },
-            tabs: SavedTabs::default(),
+            tabs: TaskTabs::default(),
             observation: Some(page("http://a.test/", "A", vec![])),
             digest: Some(7),
             segments: 1,

@@ -44,7 +44,7 @@ impl Task {
     /// tells the model what changed since the pause.
     pub fn from_checkpoint(checkpoint: Checkpoint) -> Self {
         Self {
-            tabs: TaskTabs::restore(checkpoint.tabs),
+            tabs: checkpoint.tabs,
             round: checkpoint.round,
             segments: checkpoint.segments,
             boundary: checkpoint.boundary,
@@ -60,7 +60,7 @@ impl Task {
         Checkpoint {
             round: self.round,
             reason,
-            tabs: self.tabs.saved(),
+            tabs: self.tabs.clone(),
             observation: self.last_seen.clone(),
             digest: self.last_seen.as_ref().map(Observation::digest),
             segments: self.segments,

@@ -23,7 +23,7 @@ mod tool;
 pub use error::FailureKind;
 pub use note::Note;
 pub use spec::{Offered, RefArg, Repeat, RiskHint, ToolSpec, model_tools};
-pub use tabs::{Pinned, SavedTabs, TaskTabs};
+pub use tabs::{Pinned, TaskTabs};
 pub use tool::{ToolName, ToolSet};
 
 pub(super) use error::{Refusal, ToolError, ToolFailure};

@@ -50,19 +50,11 @@ pub struct Pinned {
     pub origin: Origin,
 }
 
-/// A task's tabs as a checkpoint stores them (origins as text).
+/// The tabs a task owns. A checkpoint keeps them as they are but for the documents seen (a
+/// resumed task looks again before it acts), the pinned origins written as text.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SavedTabs {
-    pub pinned: Vec<(TabId, String)>,
-    pub focused: Option<TabId>,
-    pub primary: Option<TabId>,
-    pub opened: Vec<TabId>,
-    pub children: Vec<(TabId, TabId)>,
-}
-
-/// The tabs a task owns.
-#[derive(Clone, Debug, Default)]
 pub struct TaskTabs {
+    #[serde(with = "pinned_as_text")]
     pinned: Vec<Pinned>,
     focused: Option<TabId>,
     primary: Option<TabId>,
@@ -71,7 +63,27 @@ pub struct TaskTabs {
     children: Vec<(TabId, TabId)>,
     /// Which tab each observed document was seen in: a ref names its document, and a ref of
     /// another tab than the focused one is the model's mistake, not a stale ref.
+    #[serde(skip)]
     documents: std::collections::HashMap<String, TabId>,
+}
+
+/// Pinned tabs in a checkpoint: `[tab, origin]` pairs, the origin as text. A pinned origin that
+/// no longer parses is dropped as it is read (the loop-top origin check then refuses its tab
+/// rather than trusting it).
+mod pinned_as_text {
+    use super::{Pinned, TabId};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(pinned: &[Pinned], out: S) -> Result<S::Ok, S::Error> {
+        out.collect_seq(pinned.iter().map(|p| (&p.tab, p.origin.ascii_serialization())))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<Vec<Pinned>, D::Error> {
+        let pairs = Vec::<(TabId, String)>::deserialize(input)?;
+        let parsed =
+            |(tab, origin): (TabId, String)| url::Url::parse(&origin).ok().map(|u| Pinned { tab, origin: u.origin() });
+        Ok(pairs.into_iter().filter_map(parsed).collect())
+    }
 }
 
 impl TaskTabs {
@@ -185,35 +197,6 @@ impl TaskTabs {
         *self = Self::default();
     }
 
-    /// The tabs as a checkpoint keeps them.
-    pub fn saved(&self) -> SavedTabs {
-        SavedTabs {
-            pinned: self.pinned.iter().map(|p| (p.tab.clone(), p.origin.ascii_serialization())).collect(),
-            focused: self.focused.clone(),
-            primary: self.primary.clone(),
-            opened: self.opened.clone(),
-            children: self.children.clone(),
-        }
-    }
-
-    /// The tabs a checkpoint kept. A pinned origin that no longer parses is dropped (the
-    /// loop-top origin check then refuses its tab rather than trusting it).
-    pub fn restore(saved: SavedTabs) -> Self {
-        let pinned = saved
-            .pinned
-            .into_iter()
-            .filter_map(|(tab, origin)| url::Url::parse(&origin).ok().map(|u| Pinned { tab, origin: u.origin() }))
-            .collect();
-        Self {
-            pinned,
-            focused: saved.focused,
-            primary: saved.primary,
-            opened: saved.opened,
-            children: saved.children,
-            documents: std::collections::HashMap::new(),
-        }
-    }
-
     /// Resolves a reference (but `@active`, which needs the browser).
     pub(crate) fn resolve(&self, reference: &TabRef) -> Option<TabId> {
         match reference {
@@ -267,14 +250,23 @@ mod tests {
     }
 
     #[test]
-    fn saved_tabs_restore_as_they_were() {
+    fn tabs_read_back_from_a_checkpoint_as_they_were_and_an_origin_that_no_longer_parses_is_dropped() {
         let mut tabs = TaskTabs::default();
         tabs.adopt_primary(TabId::from("p"), origin("http://a.test:8080"));
         tabs.record_opened(TabId::from("p"));
         assert!(tabs.adopt_child(TabId::from("c"), &TabId::from("p")));
-        let restored = TaskTabs::restore(tabs.saved());
-        assert_eq!(restored.saved(), tabs.saved());
+        let text = serde_json::to_value(&tabs).unwrap();
+        // The checkpoint's words: a pinned tab is [tab, origin as text].
+        assert_eq!(text["pinned"], serde_json::json!([["p", "http://a.test:8080"]]));
+        let restored: TaskTabs = serde_json::from_value(text.clone()).unwrap();
+        assert_eq!(restored, tabs);
         assert_eq!(restored.origin_of(&TabId::from("p")), Some(&origin("http://a.test:8080")));
+
+        let mut broken = text;
+        broken["pinned"] = serde_json::json!([["p", "not a url"]]);
+        let restored: TaskTabs = serde_json::from_value(broken).unwrap();
+        assert!(restored.pinned().is_empty());
+        assert_eq!(restored.primary(), Some(&TabId::from("p")));
     }
 
     #[test]
