@@ -7,14 +7,13 @@ use super::port::BidiPort;
 use super::router::Router;
 use super::session::{SessionProbe, WebDriverSession, open};
 use super::subscribe::subscribe_known;
-use super::windows::{WindowLease, WindowPool};
 use crate::adapter::error::general;
 use crate::bidi::modules::browser::{CreateUserContext, RemoveUserContext};
 use crate::bidi::modules::browsing_context::EventMethod;
 use crate::bidi::modules::script::{AddPreloadScript, RemovePreloadScript};
 use crate::bidi::{BidiClient, BidiError, SocketClosed};
 use crate::browser::BrowserError;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
@@ -113,8 +112,6 @@ pub struct BidiBrowser {
     /// leaves, so joins do not pile scripts up in a session that outlives them (a session this
     /// browser started ends with its scripts).
     joined_script: Option<String>,
-    /// Windows lent from one user context to the next (Firefox's: `windows.rs`).
-    windows: Option<Arc<WindowPool>>,
 }
 
 impl std::fmt::Debug for BidiBrowser {
@@ -177,9 +174,6 @@ impl BidiBrowser {
             tokio::spawn(heartbeat(client.clone(), session.probe(), stop.clone()));
             stop
         });
-        // Only a browser this program started lends its windows: a joined one's stand-ins
-        // would stay behind in a browser another program shows.
-        let windows = (config.browser == BrowserKind::Firefox).then(Arc::default);
         Ok(Self {
             client,
             router,
@@ -193,7 +187,6 @@ impl BidiBrowser {
             bidi_url,
             heartbeat,
             joined_script: None,
-            windows,
         })
     }
 
@@ -219,7 +212,6 @@ impl BidiBrowser {
             bidi_url: ws_url.to_owned(),
             heartbeat: None,
             joined_script,
-            windows: None,
         })
     }
 
@@ -271,14 +263,13 @@ impl BidiBrowser {
             .await
             .map_err(|e| general("browser.createUserContext", e))?;
         let scope = self.router.add_scope(Some(&created.user_context));
-        let window = self.windows.as_ref().map(WindowLease::from);
-        Ok(BidiPort::new(self.client.clone(), scope, Some(created.user_context), self.config.call_timeout, window))
+        Ok(BidiPort::new(self.client.clone(), scope, Some(created.user_context), self.config.call_timeout))
     }
 
     /// A port on the browser's default user context (the tabs a person would see).
     pub fn default_port(&self) -> BidiPort {
         let scope = self.router.add_scope(None);
-        BidiPort::new(self.client.clone(), scope, None, self.config.call_timeout, None)
+        BidiPort::new(self.client.clone(), scope, None, self.config.call_timeout)
     }
 
     /// Closes every tab of a port opened by [`Self::open_port`] and forgets it.
@@ -286,10 +277,6 @@ impl BidiBrowser {
         let Some(uc) = port.user_context().cloned() else { return Ok(()) };
         let removed = self.client.send(&RemoveUserContext { user_context: uc.clone() }, self.config.call_timeout).await;
         self.router.remove_scope(&uc);
-        // Its tabs are closed: its window is free. A removal that failed may have left them.
-        if let (Ok(_), Some(window)) = (&removed, port.window()) {
-            window.end();
-        }
         removed.map(|_| ()).map_err(|e| general("browser.removeUserContext", e))
     }
 

@@ -20,7 +20,6 @@ mod router;
 mod session;
 mod subscribe;
 mod target;
-mod windows;
 
 pub use browser::{BidiBrowser, BrowserConfig, check_local_binaries};
 pub use error::{DriverStartError, LaunchError, NoBidi, RemoteProblem};

@@ -8,7 +8,6 @@ use super::error::{general, navigation_error, on_tab};
 use super::restore::{AfterAnswer, report_if_restored};
 use super::router::Scope;
 use super::target::{Place, ctx, flatten_frames, value_of};
-use super::windows::WindowLease;
 use crate::bidi::modules::browser::UserContext;
 use crate::bidi::modules::browsing_context::{
     Activate, Close, ContextId, Create, GetTree, HandleUserPrompt, Info, Navigate, Readiness, Reload, TraverseHistory,
@@ -39,8 +38,6 @@ pub struct BidiPort {
     call_timeout: Duration,
     focus: Arc<super::focus::FocusEmulation>,
     realms: Arc<super::realms::PageRealms>,
-    /// The window its tabs open in, lent by the browser's pool (Firefox's user contexts).
-    window: Option<WindowLease>,
 }
 
 impl std::fmt::Debug for BidiPort {
@@ -82,22 +79,8 @@ impl BidiPort {
         scope: Arc<Scope>,
         user_context: Option<UserContext>,
         call_timeout: Duration,
-        window: Option<WindowLease>,
     ) -> Self {
-        Self {
-            client,
-            scope,
-            user_context,
-            call_timeout,
-            focus: Default::default(),
-            realms: Default::default(),
-            window,
-        }
-    }
-
-    /// The window lent to its user context, if the browser lends them.
-    pub(super) fn window(&self) -> Option<&WindowLease> {
-        self.window.as_ref()
+        Self { client, scope, user_context, call_timeout, focus: Default::default(), realms: Default::default() }
     }
 
     /// The user context of its tabs (`None`: the default one).
@@ -311,21 +294,15 @@ impl BidiPort {
     /// How a new tab is made. A user context of its own gets a window of its own, its later
     /// tabs opening beside its first: its tabs are never behind another context's, and a tab
     /// behind another draws no frames (a page that loads more as it is scrolled, or waits for
-    /// its tab to be seen, would wait for a context it knows nothing of). The window is a new
-    /// one, or one the browser lends (`windows.rs`: its first tab opens in front of the
-    /// window's stand-in). The browser's default user context opens tabs where a person's
-    /// would open.
+    /// its tab to be seen, would wait for a context it knows nothing of). The browser's default
+    /// user context opens tabs where a person's would open.
     async fn create_command(&self, active: bool) -> Result<Create, BrowserError> {
         let user_context = self.user_context.clone();
         let (kind, reference_context) = match &user_context {
             None => ("tab", None),
-            Some(_) => match (self.tabs().await?.into_iter().next(), &self.window) {
-                (Some(beside), _) => ("tab", Some(ctx(&beside.id))),
-                (None, Some(lease)) => {
-                    let stand_in = lease.beside(&self.client, self.call_timeout).await;
-                    ("tab", Some(ctx(&stand_in.map_err(|e| general(Create::METHOD, e))?)))
-                }
-                (None, None) => ("window", None),
+            Some(_) => match self.tabs().await?.into_iter().next() {
+                Some(beside) => ("tab", Some(ctx(&beside.id))),
+                None => ("window", None),
             },
         };
         Ok(Create { kind, reference_context, background: !active, user_context })
