@@ -191,7 +191,14 @@ fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -
             ..Answer::default()
         },
         Ok(None) => Answer::default(),
-        Err(stop) => Answer::failed(FailureClass::Navigation, stop.message()),
+        // The cause underneath goes with the message: a report says what stopped the look.
+        Err(stop) => Answer::failed(
+            FailureClass::Navigation,
+            match stop.detail() {
+                Some(detail) => format!("{} ({detail})", stop.message()),
+                None => stop.message(),
+            },
+        ),
     }
 }
 
