@@ -55,7 +55,8 @@ use tokio_util::sync::CancellationToken;
 
 const SNAPSHOTS: usize = 40;
 /// The pages both sides snapshot: the first seven of every run since the benchmark began, then
-/// the interaction pages (docs/gherkin-language.md lists their routes), each in the shape its scenarios use.
+/// the interaction pages (docs/gherkin-language.md lists their routes), each in the shape its
+/// scenarios use.
 const SNAPSHOT_PAGES: [&str; 18] = [
     "/page?title=Home&go=/page",
     "/form?title=Search&action=/submit",

@@ -192,13 +192,7 @@ fn page_answer(page: Result<Option<Observation>, navguard::agent::StopReason>) -
         },
         Ok(None) => Answer::default(),
         // The cause underneath goes with the message: a report says what stopped the look.
-        Err(stop) => Answer::failed(
-            FailureClass::Navigation,
-            match stop.detail() {
-                Some(detail) => format!("{} ({detail})", stop.message()),
-                None => stop.message(),
-            },
-        ),
+        Err(stop) => Answer::failed(FailureClass::Navigation, stop.explained()),
     }
 }
 

@@ -356,11 +356,7 @@ impl<'a> RemotePlanner<'a> {
     async fn report_stop(&self, stop: &StopReason) -> Result<(), Halt> {
         let mut state = self.state.lock().await;
         if let Some(flight) = state.in_flight.take() {
-            let why = match stop.detail() {
-                Some(detail) => format!("{}: {detail}", stop.message()),
-                None => stop.message(),
-            };
-            let seen = self.refusal(None, ObservationCode::PageNotObserved, why);
+            let seen = self.refusal(None, ObservationCode::PageNotObserved, stop.explained());
             let seen =
                 Observation { artifacts: Artifacts { screenshots: flight.before.into_iter().collect() }, ..seen };
             self.finish(&mut state, &flight.action, &seen).await?;

@@ -102,6 +102,15 @@ impl StopReason {
         })
     }
 
+    /// The message, then what went wrong underneath when something did: the stop's words for
+    /// a caller that must say why (an executor's report, an answer to an agent's caller).
+    pub fn explained(&self) -> String {
+        match self.detail() {
+            Some(detail) => format!("{}: {detail}", self.message()),
+            None => self.message(),
+        }
+    }
+
     /// The task succeeded.
     pub fn is_success(&self) -> bool {
         matches!(self, Self::Done { .. })
@@ -150,6 +159,13 @@ impl Serialize for StopReason {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_stop_explained_is_its_message_then_its_cause_when_it_has_one() {
+        let browser = StopReason::Browser { tool: Some(ToolName::Click), source: Arc::new(BrowserError::Disconnected) };
+        assert_eq!(browser.explained(), "The browser failed, agent stopped: click: browser disconnected");
+        assert_eq!(StopReason::TabClosed.explained(), "Tab was closed, agent stopped");
+    }
 
     #[test]
     fn a_stop_serialises_as_its_kind_with_its_summary_or_detail() {
