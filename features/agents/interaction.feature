@@ -348,6 +348,17 @@ Feature: Interaction beyond click and type
     And the fixture site served "/bought" 1 time
     And the fixture site served "/ad" 0 times
 
+  @contract-agent-shift
+  Scenario: A button the page moves as the pointer comes onto it is pressed, never the ad that took its place
+    Given the agent under test is on "{site}/shift?on=pointer"
+    When the agent under test is called:
+      | call | tool     | args                  |
+      | 1    | snapshot | {}                    |
+      | 2    | click    | {"ref": "{ref:Buy}"}  |
+    Then the fixture site served "/ad" 0 times
+    And call 2 succeeded
+    And the fixture site served "/bought" 1 time
+
   @contract-agent-infinite-scroll
   Scenario: Scrolled to its end twice, the feed holds its third batch
     Given the agent under test is on "{site}/infinite?batch=10&delay=300"

@@ -51,6 +51,19 @@ Feature: The agent reaches every element it must act on, and its answers read ba
     And the fixture site served "/bought" 1 time
     And the fixture site served "/ad" 0 times
 
+  @contract-core-shift
+  Scenario: A button the page moves as the pointer comes onto it is pressed where it went, and the answer says so
+    Given the agent starts on "{site}/shift?on=pointer"
+    And the model plans:
+      | round | tool  | args                  |
+      | 1     | click | {"selector": "#b"}    |
+      | 2     | done  | {"summary": "bought", "expect": {"text": "Bought"}} |
+    When the agent runs the task
+    Then the task succeeds
+    And tool call "click" in round 1 answered 'pressed 2 times: the page moved it as it was pressed, and the press before landed on button#ad "Ad"'
+    And the fixture site served "/bought" 1 time
+    And the fixture site served "/ad" 0 times
+
   @contract-core-editor
   Scenario: Typing into a rich editor goes through its input events, and the answer reads the editor back
     Given the agent starts on "{site}/editor?kind=contenteditable"

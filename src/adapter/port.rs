@@ -17,7 +17,7 @@ use crate::bidi::modules::script::{CallFunction, Evaluate, EvaluateResult, GetRe
 use crate::bidi::{BidiClient, BidiError, Command, ErrorCode, RemoteError};
 use crate::browser::{
     BrowserError, BrowserPort, Dialog, EventStream, FrameId, FrameInfo, Gesture, Key, NavEvent, NavEventKind,
-    PageScript, PortDiagnostics, RequestLog, Shot, TabId, TabInfo, Target,
+    PageScript, PortDiagnostics, PressLanded, RequestLog, Shot, TabId, TabInfo, Target,
 };
 use async_trait::async_trait;
 use serde_json::Value;
@@ -408,6 +408,10 @@ impl BrowserPort for BidiPort {
 
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
         self.click_target(tab, target).await
+    }
+
+    async fn press_landed(&self, tab: &TabId, target: &Target) -> Result<Option<PressLanded>, BrowserError> {
+        self.last_press(tab, target).await
     }
 
     async fn gesture(&self, tab: &TabId, gesture: &Gesture) -> Result<(), BrowserError> {

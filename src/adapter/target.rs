@@ -60,6 +60,14 @@ pub(super) const NOT_INTERACTABLE: &str = "navguard:not-interactable:";
 pub(super) const CLICKABLE: PageScript =
     crate::browser::page_script_finding!("clickable", "port/clickable.js", "target, names");
 
+/// [`CLICKABLE`] for a click: the press that follows is watched where it lands (see the
+/// script's own comment), for [`PRESS_LANDED`] to read.
+pub(super) const CLICKABLE_WATCHED: PageScript =
+    crate::browser::page_script_finding!("clickable, its press watched", "port/clickable.js", "target, names, watch");
+
+/// Where the last watched press of the document went.
+pub(super) const PRESS_LANDED: PageScript = crate::page_script!("press landed", "port/press_landed.js");
+
 /// The element a target names, or why there is none, unchecked (for what needs no pointer).
 pub(super) const ELEMENT_NODE: PageScript =
     crate::browser::page_script_finding!("element node", "port/element_node.js", "target, names");
@@ -69,6 +77,12 @@ pub(super) fn clickable_args(target: &Target) -> [Value; 2] {
     let mut names = Staleness::finder_names();
     names["notInteractable"] = json!(NOT_INTERACTABLE);
     [target.finder_arg(), names]
+}
+
+/// [`CLICKABLE_WATCHED`]'s arguments for `target`.
+pub(super) fn watched_args(target: &Target) -> [Value; 3] {
+    let [finder, names] = clickable_args(target);
+    [finder, names, json!(true)]
 }
 
 /// The browser's "no such node": a node reference that died with its document.

@@ -30,6 +30,6 @@ pub(crate) use script::page_script_finding;
 pub use sim::SimPort;
 pub(crate) use tab_state::TabTracker;
 pub use types::{
-    Dialog, DialogKind, ElementRef, FrameId, FrameInfo, Gesture, MalformedRef, NavigationId, Shot, Staleness, TabId,
-    TabInfo, Target,
+    Dialog, DialogKind, ElementRef, FrameId, FrameInfo, Gesture, MalformedRef, NavigationId, PressLanded, Shot,
+    Staleness, TabId, TabInfo, Target,
 };

@@ -5,7 +5,7 @@ use super::event::NavEvent;
 use super::event_log::EventStream;
 use super::network::RequestLog;
 use super::script::PageScript;
-use super::types::{Dialog, FrameId, FrameInfo, Gesture, Shot, TabId, TabInfo, Target};
+use super::types::{Dialog, FrameId, FrameInfo, Gesture, PressLanded, Shot, TabId, TabInfo, Target};
 use async_trait::async_trait;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -104,6 +104,14 @@ pub trait BrowserPort: Send + Sync + std::fmt::Debug {
     /// own document, or the element a ref names, in the frame the ref names if it names one (a
     /// stale ref fails with [`BrowserError::StaleRef`], clicking nothing).
     async fn click(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError>;
+    /// Where the last click's press on `target` went, by the watch the click set on the
+    /// target's page before pressing ([`PressLanded`]); `None` when the page holds no such watch
+    /// any more (the press started a navigation that replaced it) or saw no press, and from a
+    /// port that sets none. Read once what the click started is over.
+    async fn press_landed(&self, tab: &TabId, target: &Target) -> Result<Option<PressLanded>, BrowserError> {
+        let _ = (tab, target);
+        Ok(None)
+    }
     /// Performs `gesture` with the real pointer, each target found and checked as a click's
     /// is (scrolled into view, not covered, hidden or disabled; a stale ref refused). A port
     /// without a pointer refuses it as bad input.

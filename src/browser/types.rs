@@ -221,6 +221,17 @@ pub enum Shot {
     Element(Target),
 }
 
+/// Where a click's press went, by the watch the click set on the page it pressed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PressLanded {
+    /// The target took it.
+    Reached,
+    /// It landed on another element, which the page moved under the pointer as the press came
+    /// (a banner pushing the target down, an ad in its place): the watch stopped it before the
+    /// page's handlers saw it, so nothing was pressed.
+    Elsewhere { on: String },
+}
+
 /// A gesture of the real pointer (input the page receives as a person's), on targets found and
 /// checked as a click's is.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -122,11 +122,13 @@ pub(super) async fn form_full() -> Response {
     Html(template::FORM_FULL).into_response()
 }
 
-/// `/shift`: a button `#b` labelled `Buy` that a banner pushes down `after` ms after load, an
-/// ad `#ad` taking its old place.
+/// `/shift`: a button `#b` labelled `Buy` that a banner pushes down `after` ms after load (or,
+/// with `on=pointer`, the moment the pointer first comes onto it), an ad `#ad` taking its old
+/// place.
 pub(super) async fn shift(Query(q): Query_) -> Page {
     let p = Params(q);
-    let slots = [("after", p.ms("after", 300)?.to_string())];
+    let on = p.choice("on", &["timer", "pointer"], "timer or pointer")?.unwrap_or("timer");
+    let slots = [("after", p.ms("after", 300)?.to_string()), ("on_js", js_string(on))];
     Ok(Html(render(template::SHIFT, &slots)).into_response())
 }
 

@@ -3,10 +3,13 @@
 //! and a file input's files find their elements the same way.
 
 use super::BidiPort;
-use crate::adapter::target::{CLICKABLE, ELEMENT_NODE, NOT_INTERACTABLE, Place, clickable_args, is_no_such_node};
+use crate::adapter::target::{
+    CLICKABLE, CLICKABLE_WATCHED, ELEMENT_NODE, NOT_INTERACTABLE, PRESS_LANDED, Place, clickable_args, is_no_such_node,
+    value_of, watched_args,
+};
 use crate::bidi::modules::input::PerformActions;
 use crate::bidi::modules::script::CallFunction;
-use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, Staleness, TabId, Target};
+use crate::browser::{BrowserError, BrowserPort, NavEvent, NavEventKind, PressLanded, Staleness, TabId, Target};
 
 /// How an element to act on is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +17,9 @@ pub(super) enum Lookup {
     /// Found, and checked to be where the pointer lands (not covered, hidden or disabled;
     /// scrolled into view first).
     Clickable,
+    /// As [`Lookup::Clickable`], and the press that follows watched where it lands (a click's:
+    /// [`BidiPort::press_landed`] reads it).
+    Pressed,
     /// Found only: what is done to it needs no pointer (a file input a page hides behind its
     /// label takes its files all the same).
     Found,
@@ -43,8 +49,22 @@ impl BidiPort {
         // The tab's focus emulation (once per tab, before its first input) is asked for while the
         // target is found: the two do not depend on each other.
         let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
-        let (node, ()) = tokio::join!(self.node_for(&place, target, Lookup::Clickable), focus);
+        let (node, ()) = tokio::join!(self.node_for(&place, target, Lookup::Pressed), focus);
         gone_as_stale(self.input(&place, PerformActions::click(place.context(), &node?)).await, target)
+    }
+
+    /// Where the last click's press on `target` went, by the watch its lookup set in the
+    /// target's document: `None` when that document holds none (the press started a
+    /// navigation that replaced it) or saw no press.
+    pub(super) async fn last_press(&self, tab: &TabId, target: &Target) -> Result<Option<PressLanded>, BrowserError> {
+        let place = Place::of_target(tab, target);
+        let command = CallFunction::new(&place.context(), PRESS_LANDED.function, &[]).without_user_activation();
+        let read = value_of(self.evaluate_raw(&place, command, self.call_timeout).await?)?;
+        Ok(match (read["seen"].as_bool(), read["missed"].as_str()) {
+            (_, Some(on)) => Some(PressLanded::Elsewhere { on: on.to_owned() }),
+            (Some(true), None) => Some(PressLanded::Reached),
+            _ => None,
+        })
     }
 
     /// The target's node, found as [`BidiPort::element_id`] finds it. A ref whose document a
@@ -93,13 +113,13 @@ impl BidiPort {
     /// whatever covers it and look like success; this refuses it, naming the cover, and clicks
     /// nothing. With [`Lookup::Found`], the element is found and not checked.
     async fn element_id(&self, place: &Place, target: &Target, lookup: Lookup) -> Result<String, BrowserError> {
-        let script = match lookup {
-            Lookup::Clickable => CLICKABLE,
-            Lookup::Found => ELEMENT_NODE,
+        let (script, args) = match lookup {
+            Lookup::Clickable => (CLICKABLE, clickable_args(target).to_vec()),
+            Lookup::Pressed => (CLICKABLE_WATCHED, watched_args(target).to_vec()),
+            Lookup::Found => (ELEMENT_NODE, clickable_args(target).to_vec()),
         };
         // A look, not an action: the page gets no user activation from it.
-        let command =
-            CallFunction::new(&place.context(), script.function, &clickable_args(target)).without_user_activation();
+        let command = CallFunction::new(&place.context(), script.function, &args).without_user_activation();
         let found = match self.evaluate_raw(place, command, self.call_timeout).await {
             // The frame the ref was taken in has gone with its iframe: so has the element.
             Err(BrowserError::FrameGone { .. }) if let Target::Ref(reference) = target => {

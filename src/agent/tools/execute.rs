@@ -12,10 +12,15 @@ use crate::agent::settle::{IdleOutcome, wait_for_network_idle};
 use crate::agent::settle::{LookedWith, SettleOutcome};
 use crate::agent::settle::{Phase, Quiet};
 use crate::agent::settle::{SettleReport, UrlSettle};
-use crate::browser::{BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, Staleness, TabId, Target};
+use crate::browser::{
+    BrowserError, BrowserPort, DialogKind, EventStream, Key, NavEventKind, PressLanded, Staleness, TabId, Target,
+};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+
+/// How many times a click presses when the page keeps moving its target away as it is pressed.
+const PRESS_TRIES: usize = 3;
 
 /// What a tool call did.
 #[derive(Debug)]
@@ -270,31 +275,90 @@ impl ToolContext<'_> {
     /// A real input action on the focused tab, then the action settle.
     async fn act(&self, tabs: &TaskTabs, act: Act<'_>) -> ToolRun {
         let tool = act.tool();
-        let tab = match self.ready_for_input(tabs, tool, act.target()).await {
-            Ok(tab) => tab,
-            Err(e) => return ToolRun::err(e),
-        };
-        self.phase.set(format!("the {tool} to be delivered"));
-        let streams = ActionStreams::subscribe(self.port);
-        if let Err(e) = act.perform(self.port, &tab).await {
-            return ToolRun::err(browser(tool)(e));
+        // What each press that missed its target landed on instead (a click presses again).
+        let mut missed: Vec<String> = Vec::new();
+        loop {
+            let tab = match self.ready_for_input(tabs, tool, act.target()).await {
+                Ok(tab) => tab,
+                Err(e) => return ToolRun::err(e),
+            };
+            self.phase.set(format!("the {tool} to be delivered"));
+            let streams = ActionStreams::subscribe(self.port);
+            if let Err(e) = act.perform(self.port, &tab).await {
+                return ToolRun::err(browser(tool)(e));
+            }
+            self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
+            let settled =
+                settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await;
+            if let (Some(on), Act::Click(target)) = (self.press_missed(&tab, &act, &settled).await, &act) {
+                missed.push(on);
+                if missed.len() < PRESS_TRIES {
+                    continue;
+                }
+                let why = format!(
+                    "each of its {PRESS_TRIES} presses landed elsewhere, the page moving it as it was pressed (on {}); nothing was pressed",
+                    missed.join(", then ")
+                );
+                return ToolRun::err(browser(tool)(BrowserError::NotInteractable { target: target.to_string(), why }));
+            }
+            return self.acted(&act, &tab, settled, &missed).await;
         }
-        self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
-        match settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await {
+    }
+
+    /// What a click's press landed on instead of its target, when the page moved the target
+    /// away as it was pressed and the press watch stopped the press there, so that nothing was
+    /// pressed ([`PressLanded::Elsewhere`]). Only a page that went quiet, with no navigation in
+    /// flight, is asked: a stopped press starts nothing, and a page that is leaving (Chromium
+    /// holds a script until the navigation is over), still busy or showing a dialog would hold
+    /// the question up.
+    async fn press_missed(
+        &self,
+        tab: &TabId,
+        act: &Act<'_>,
+        settled: &Result<ActionSettled, BrowserError>,
+    ) -> Option<String> {
+        let (Ok(settled), Act::Click(target)) = (settled, act) else { return None };
+        let leaving = self.port.tab_known(tab).is_some_and(|known| known.pending_url.is_some());
+        if settled.end != ActionSettleEnd::Quiet || leaving {
+            return None;
+        }
+        match self.port.press_landed(tab, target).await {
+            Ok(Some(PressLanded::Elsewhere { on })) => Some(on),
+            _ => None,
+        }
+    }
+
+    /// An input action's answer once what it started is over: what the page did, and for
+    /// typing what the field holds.
+    async fn acted(
+        &self,
+        act: &Act<'_>,
+        tab: &TabId,
+        settled: Result<ActionSettled, BrowserError>,
+        missed: &[String],
+    ) -> ToolRun {
+        let tool = act.tool();
+        match settled {
             Ok(settled) => {
-                let mut text = format!("{}; the page {}", act.describe(), self.settle_words(&tab, &settled));
+                let mut text = format!("{}; the page {}", act.describe(), self.settle_words(tab, &settled));
+                if let Some(on) = missed.last() {
+                    text.push_str(&format!(
+                        "; pressed {} times: the page moved it as it was pressed, and the press before landed on {on}, which was stopped",
+                        missed.len() + 1
+                    ));
+                }
                 // Typing is read back from the field, once its handlers ran: a framework that
                 // kept its own value, or a page that refused the text, is not applied.
-                if let Act::Type(target, typed, false) = act
+                if let Act::Type(target, typed, false) = *act
                     && settled.end != ActionSettleEnd::Leaving
                 {
-                    match self.typed_holds(&tab, target, typed).await {
+                    match self.typed_holds(tab, target, typed).await {
                         Some(Ok(holds)) => text.push_str(&format!("; {target} holds {holds:?}")),
                         Some(Err(holds)) => return ToolRun::err(ToolFailure::NotApplied { holds }.of(tool)),
                         None => {}
                     }
                 }
-                ToolRun { quiet_seen: quiet_seen(&tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
+                ToolRun { quiet_seen: quiet_seen(tab, &settled), looked: settled.looked, ..ToolRun::ok(text) }
             }
             Err(e) => ToolRun::err(browser(tool)(e)),
         }
