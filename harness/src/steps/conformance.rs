@@ -135,8 +135,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     let deadline = world.conformance.call_timeout;
     let progress = world.progress.span();
     let agent = agent(world).await?;
-    if !agent.supports(tool) {
-        let why = format!("{name} has no {tool}");
+    if let Some(why) = lacks(agent.as_ref(), &name, tool, &args) {
         world.conformance.not_applicable = Some(why.clone());
         return Err(StepError::NotApplicable(format!("not applicable: {why}")));
     }
@@ -162,6 +161,15 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     tracing::debug!(target: "navguard::call", "call {n} {tool} answered in {} ms", answer.took.as_millis());
     world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
+}
+
+/// Why a call of `tool` with `args` is not applicable to the agent: a tool it has no
+/// counterpart for, or a form of the call its counterpart does not take.
+fn lacks(agent: &dyn AgentUnderTest, name: &str, tool: NeutralTool, args: &Value) -> Option<String> {
+    if !agent.supports(tool) {
+        return Some(format!("{name} has no {tool}"));
+    }
+    (!agent.takes(tool, args)).then(|| format!("{name}'s {tool} takes no {args}"))
 }
 
 /// An answer that carried no page, completed by the agent's next look, taken at once as its
@@ -225,13 +233,20 @@ async fn called(world: &mut NavWorld, step: &Step) -> StepResult {
         step.table.as_ref().ok_or_else(|| StepError::Setup("the step needs a | call | tool | args | table".into()))?;
     // A tool the agent has no counterpart for makes the scenario not applicable before any
     // call is made (a ref the agent's answers cannot give, for a tool it lacks, is no failure).
+    // Its refs are not known yet: a form is told by the arguments' names and plain values.
     for row in table.rows.iter().skip(1) {
         let Some(Ok(tool)) = row.get(1).map(|t| t.trim().parse::<NeutralTool>()) else {
             continue;
         };
+        let args = row.get(2).map(|a| world.expand(a.trim())).filter(|a| !a.is_empty());
+        let args = args.map_or(Some(Value::Object(Default::default())), |a| serde_json::from_str(&a).ok());
         let name = world.conformance.name();
-        if !agent(world).await?.supports(tool) {
-            let why = format!("{name} has no {tool}");
+        let agent = agent(world).await?;
+        let lacked = match &args {
+            Some(args) => lacks(agent.as_ref(), &name, tool, args),
+            None => (!agent.supports(tool)).then(|| format!("{name} has no {tool}")),
+        };
+        if let Some(why) = lacked {
             world.conformance.not_applicable = Some(why.clone());
             return Err(StepError::NotApplicable(format!("not applicable: {why}")));
         }

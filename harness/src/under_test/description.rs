@@ -106,10 +106,12 @@ pub struct ToolStep {
     /// (a ref `"12"` becomes `12`; one that is not a number stays as it is).
     #[serde(default)]
     pub args: serde_json::Map<String, Value>,
-    /// The step runs only when this neutral argument is true (`submit`: Enter after typing),
-    /// or, written `!arg`, only when it is not (`!accept`: the call that dismisses).
+    /// The step runs only when its conditions all hold, one or a list: `arg`, the neutral
+    /// argument is given (true, or any value but false, null or empty: `submit`, Enter after
+    /// typing); `!arg`, it is not (`!accept`: the call that dismisses); `arg=value`, its text is
+    /// that value (`by=end`). A call none of whose steps runs is of a form the agent lacks.
     #[serde(default)]
-    pub when: Option<String>,
+    pub when: Conditions,
     /// The step's answer is kept in the call's answer, as `<keep_as>: <its text>`, ahead of the
     /// later steps' (otherwise only the last step's text is the answer): a page's URL and title
     /// from tools of their own, read by `[answer]` patterns such as `(?m)^URL: (\S+)`.
@@ -120,6 +122,72 @@ pub struct ToolStep {
     /// role the agent's own snapshot gave that ref), as `args` is from the call's.
     #[serde(default)]
     pub each: serde_json::Map<String, Value>,
+}
+
+/// A step's `when`: one condition or a list of them, all of which must hold.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(from = "OneOrMany")]
+pub struct Conditions(Vec<String>);
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl From<OneOrMany> for Conditions {
+    fn from(when: OneOrMany) -> Self {
+        match when {
+            OneOrMany::One(condition) => Self(vec![condition]),
+            OneOrMany::Many(conditions) => Self(conditions),
+        }
+    }
+}
+
+/// One condition of a step's `when`, read from its text.
+#[derive(Debug, PartialEq)]
+enum Condition<'a> {
+    Given(&'a str),
+    NotGiven(&'a str),
+    Is(&'a str, &'a str),
+}
+
+impl<'a> Condition<'a> {
+    fn parse(text: &'a str) -> Result<Self, String> {
+        let named = |arg: &str| !arg.is_empty() && arg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let condition = match (text.strip_prefix('!'), text.split_once('=')) {
+            (Some(arg), None) => Self::NotGiven(arg),
+            (None, Some((arg, value))) => Self::Is(arg, value),
+            (None, None) => Self::Given(text),
+            (Some(_), Some(_)) => return Err(format!("when {text:?}: `!arg` and `arg=value` do not combine")),
+        };
+        let (Self::Given(arg) | Self::NotGiven(arg) | Self::Is(arg, _)) = condition;
+        if !named(arg) {
+            return Err(format!("when {text:?}: {arg:?} is not an argument's name (`arg`, `!arg` or `arg=value`)"));
+        }
+        Ok(condition)
+    }
+
+    fn holds(&self, args: &Value) -> bool {
+        match *self {
+            Self::Given(arg) => given(args.get(arg)),
+            Self::NotGiven(arg) => !given(args.get(arg)),
+            Self::Is(arg, value) => {
+                args.get(arg).is_some_and(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned) == value)
+            }
+        }
+    }
+}
+
+/// Whether a neutral argument is given: present, and neither false, null nor empty.
+fn given(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null | Value::Bool(false)) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(_) => true,
+    }
 }
 
 /// A neutral tool in the agent's words: one call, or several in order (the answer is the
@@ -522,6 +590,12 @@ impl ToolMap {
     pub fn calls(&self) -> impl Iterator<Item = &str> {
         self.steps().iter().map(|s| s.call.as_str())
     }
+
+    /// Whether a neutral call of these `args` has a step that runs: one that has none is of a
+    /// form the agent lacks (browser-use's scroll moves by a page, never to an element).
+    pub fn takes(&self, args: &Value) -> bool {
+        self.steps().iter().any(|step| step.runs(args))
+    }
 }
 
 impl ToolStep {
@@ -541,6 +615,7 @@ impl ToolStep {
             }
         }
         self.args.iter().try_for_each(|(k, v)| walk(k, v))?;
+        self.when.0.iter().try_for_each(|c| Condition::parse(c).map(drop))?;
         self.each.iter().try_for_each(|(k, v)| {
             if self.args.contains_key(k) {
                 walk(&format!("each.{k}"), v)
@@ -552,10 +627,8 @@ impl ToolStep {
 
     /// Whether the step runs for a neutral call's `args`.
     pub fn runs(&self, args: &Value) -> bool {
-        self.when.as_ref().is_none_or(|arg| {
-            let (arg, wanted) = arg.strip_prefix('!').map_or((arg.as_str(), true), |a| (a, false));
-            (args.get(arg).and_then(Value::as_bool) == Some(true)) == wanted
-        })
+        // A condition that does not parse was refused with the description.
+        self.when.0.iter().all(|c| Condition::parse(c).is_ok_and(|c| c.holds(args)))
     }
 
     /// The agent's arguments for a neutral call's `args` (a key whose placeholder the call did
@@ -650,6 +723,40 @@ stale-ref = ['not found in the current page']
         assert!(d.drives("chromium") && !d.drives("firefox"));
     }
 
+    #[test]
+    fn a_step_runs_for_the_forms_of_a_call_its_conditions_name() {
+        let d = Description::find("agent-browser").unwrap();
+        let scroll = d.tool(NeutralTool::Scroll).unwrap();
+        let ran =
+            |args: Value| scroll.steps().iter().filter(|s| s.runs(&args)).map(|s| s.call.as_str()).collect::<Vec<_>>();
+        assert_eq!(ran(json!({"ref": "e4"})), ["agent_browser_scroll_into_view"]);
+        assert_eq!(ran(json!({"by": "end"})), ["agent_browser_scroll"]);
+        let container = &scroll.steps()[2];
+        assert!(container.runs(&json!({"by": "end", "ref": "e4"})));
+        assert_eq!(Value::Object(container.fill(&json!({"by": "end", "ref": "e4"})))["selector"], "@e4");
+        // A page's worth it has no counterpart for: that form is not taken.
+        assert!(!scroll.takes(&json!({"by": "page", "direction": "down"})));
+        let use_ = Description::find("browser-use").unwrap();
+        assert!(use_.tool(NeutralTool::Scroll).unwrap().takes(&json!({"by": "page"})));
+        assert!(!use_.tool(NeutralTool::Scroll).unwrap().takes(&json!({"ref": "12"})));
+        assert!(!use_.tool(NeutralTool::Screenshot).unwrap().takes(&json!({"ref": "12"})));
+        assert!(use_.tool(NeutralTool::Screenshot).unwrap().takes(&json!({"full_page": true})));
+        // Given: true or any value but false, null or empty.
+        let type_ = d.tool(NeutralTool::Type).unwrap();
+        assert!(type_.steps()[1].runs(&json!({"submit": true})));
+        assert!(!type_.steps()[1].runs(&json!({"submit": false})) && !type_.steps()[1].runs(&json!({"text": "x"})));
+    }
+
+    #[test]
+    fn a_condition_that_is_not_an_argument_s_is_refused_with_its_place() {
+        let text = SAMPLE.replace("when = \"accept\"", "when = [\"accept\", \"!by=end\"]");
+        let e = Description::parse(&text, "sample.toml", Path::new("/x")).unwrap_err().to_string();
+        assert!(e.contains("[tools.handle_dialog] when \"!by=end\": `!arg` and `arg=value` do not combine"), "{e}");
+        let text = SAMPLE.replace("when = \"accept\"", "when = \"by end\"");
+        let e = Description::parse(&text, "sample.toml", Path::new("/x")).unwrap_err().to_string();
+        assert!(e.contains("\"by end\" is not an argument's name"), "{e}");
+    }
+
     const STARTED: &str = r#"
 name = "started"
 kind = "mcp"
@@ -690,10 +797,14 @@ keep_as = "URL"
                 NeutralTool::Type,
                 NeutralTool::PressKey,
                 NeutralTool::HandleDialog,
-                NeutralTool::SelectOption
+                NeutralTool::SelectOption,
+                NeutralTool::Scroll,
+                NeutralTool::Hover,
+                NeutralTool::Drag,
+                NeutralTool::UploadFile
             ]
         );
-        assert_eq!(looks("browser-use"), [NeutralTool::Click, NeutralTool::Type]);
+        assert_eq!(looks("browser-use"), [NeutralTool::Click, NeutralTool::Type, NeutralTool::Scroll]);
         // Playwright MCP's actions answer with the page's URL and title.
         assert!(looks("playwright-mcp").is_empty());
     }

@@ -386,6 +386,10 @@ impl AgentUnderTest for McpAgent {
         self.description.tool(tool).is_some_and(|m| m.calls().all(|c| self.offered.contains(c)))
     }
 
+    fn takes(&self, tool: NeutralTool, args: &Value) -> bool {
+        self.description.tool(tool).is_some_and(|m| m.takes(args))
+    }
+
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
         let started = Instant::now();
         let Some(map) = self.description.tool(tool).cloned() else {
@@ -568,6 +572,43 @@ mod tests {
         assert!(description.looks_after.contains(&NeutralTool::SelectOption));
         let missing = read(&description, recorded("agent-browser", "select_no_option"), true);
         assert_eq!(missing.failure.unwrap().class, FailureClass::Other);
+    }
+
+    #[test]
+    fn agent_browser_s_recorded_pointer_upload_and_scroll_answers_are_read() {
+        let description = Description::find("agent-browser").unwrap();
+        let answers = [
+            ("hover", NeutralTool::Hover),
+            ("drag", NeutralTool::Drag),
+            ("upload", NeutralTool::UploadFile),
+            ("scroll_into_view", NeutralTool::Scroll),
+            ("scroll", NeutralTool::Scroll),
+        ];
+        for (name, tool) in answers {
+            let answer = read(&description, recorded("agent-browser", name), false);
+            // Success with no page: the harness takes its next look, as its model would.
+            assert!(answer.succeeded() && answer.page.is_none(), "{name}: {answer:?}");
+            assert!(description.looks_after.contains(&tool), "{name}");
+        }
+        // Its drag says "dragged" whatever received the drop, and its upload counts files
+        // without naming them: read as said, judged by the page.
+        assert!(recorded("agent-browser", "drag").contains("\"dragged\": true"));
+        assert!(recorded("agent-browser", "upload").contains("\"uploaded\": 1"));
+    }
+
+    #[test]
+    fn browser_use_s_recorded_scroll_screenshot_and_html_answers_are_read() {
+        let description = Description::find("browser-use").unwrap();
+        let scrolled = read(&description, recorded("browser-use", "scroll"), false);
+        assert!(scrolled.succeeded() && scrolled.page.is_none(), "{scrolled:?}");
+        assert!(description.looks_after.contains(&NeutralTool::Scroll));
+        // Its screenshot's text is the picture's size and the viewport (the picture itself is
+        // the answer's image content).
+        let shot = read(&description, recorded("browser-use", "screenshot"), false);
+        assert!(shot.succeeded() && shot.text.contains("\"viewport\""), "{shot:?}");
+        // Its HTML is the page as it holds it now, and no page's URL or title is read from it.
+        let html = read(&description, recorded("browser-use", "get_html"), false);
+        assert!(html.succeeded() && html.text.contains("Picked: one") && html.page.is_none(), "{html:?}");
     }
 
     #[test]

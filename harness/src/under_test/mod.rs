@@ -259,6 +259,12 @@ pub trait AgentUnderTest: Send {
     /// not applicable to this agent).
     fn supports(&self, tool: NeutralTool) -> bool;
 
+    /// Whether it takes a call of `tool` in the form these `args` give (browser-use's scroll
+    /// moves by a page, never to an element): a call it does not take is not applicable to it.
+    fn takes(&self, _tool: NeutralTool, _args: &Value) -> bool {
+        true
+    }
+
     /// Calls `tool` with the scenario's `args` (refs already resolved); the caller puts the
     /// deadline on it.
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer;
