@@ -2,9 +2,10 @@
 
 use super::{
     Cell, Comparison, Outcome, Row, Score, baseline, baseline_cell, call_ratio, call_words, flaky_words, has_calls,
-    hazard_label, hazards, known_words, reason_words, times, totals, version_or_dash,
+    hazard_label, hazards, known_words, reason_words, times, tool_medians, totals, version_or_dash,
 };
 use crate::summary::ScenarioResult;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 /// The Markdown (`compare.md`): compact tables, the failures' details below them.
@@ -25,6 +26,7 @@ pub fn render_markdown(c: &Comparison) -> String {
     }
     md_agents(&mut md, c, &rows, base);
     md_hazards(&mut md, c, &rows);
+    md_tools(&mut md, c, &rows);
     md_scenarios(&mut md, c, &rows);
     md_details(&mut md, c, &rows);
     md_calls(&mut md, c, &rows, base);
@@ -85,6 +87,25 @@ fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
                 None => "—".to_owned(),
             });
         }
+        md_row(md, &cells);
+    }
+}
+
+/// Per neutral tool and agent, the median call and how many calls it is of.
+fn md_tools(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
+    let medians: Vec<_> = (0..c.agents.len()).map(|i| tool_medians(rows, i)).collect();
+    let tools: BTreeSet<&String> = medians.iter().flat_map(BTreeMap::keys).collect();
+    if tools.is_empty() {
+        return;
+    }
+    md.push_str("\n## Median call per tool\n\nOver each scenario's typical run (with several runs, the one with the median total call time), the calls that failed included; how many calls in brackets.\n\n");
+    md_agent_header(md, c, "tool");
+    for tool in tools {
+        let mut cells = vec![cell(tool)];
+        cells.extend(medians.iter().map(|m| match m.get(tool) {
+            Some((median, n)) => format!("{median:.0} ms ({n})"),
+            None => "—".to_owned(),
+        }));
         md_row(md, &cells);
     }
 }

@@ -365,6 +365,21 @@ fn call_times(r: &ScenarioResult) -> impl Iterator<Item = u64> + '_ {
     r.calls.iter().map(|c| c.took_ms)
 }
 
+/// Per neutral tool, an agent's median call and how many calls it is of, over each scenario's
+/// typical run (the calls that failed too: a refusal is an answer, and it took its time).
+fn tool_medians(rows: &[Row<'_>], agent: usize) -> BTreeMap<String, (f64, usize)> {
+    let mut took: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for call in rows.iter().filter_map(|row| row.cells[agent].typical()).flat_map(|r| r.calls.iter()) {
+        took.entry(call.tool.clone()).or_default().push(call.took_ms);
+    }
+    took.into_iter()
+        .filter_map(|(tool, mut times)| {
+            times.sort_unstable();
+            median(&times).map(|m| (tool, (m, times.len())))
+        })
+        .collect()
+}
+
 /// The median of sorted values (the mean of the middle two for an even count).
 fn median(sorted: &[u64]) -> Option<f64> {
     let n = sorted.len();
@@ -573,6 +588,21 @@ mod tests {
         let html = render_html(&c);
         assert_eq!(html.matches("badge passed\">passed<").count(), 1, "only navguard's cell");
         assert!(html.contains("not applicable</span><div class=\"small\">no upload tool"));
+    }
+
+    #[test]
+    fn each_tool_s_median_call_is_shown_per_agent_with_how_many_calls_it_is_of() {
+        let run = |name: &str, calls| ScenarioResult { calls, ..ScenarioResult::sample(name) };
+        let c = comparison(vec![
+            agent(
+                "navguard",
+                vec![run("A", vec![call(1, "click", 40), call(2, "click", 60)]), run("B", vec![call(1, "click", 90)])],
+            ),
+            agent("other", vec![run("A", vec![call(1, "hover", 20)]), run("B", vec![call(1, "hover", 30)])]),
+        ]);
+        let md = render_markdown(&c);
+        assert_eq!(md_cells(md_line(&md, "## Median call per tool", "| click")), ["click", "60 ms (3)", "—"]);
+        assert_eq!(md_cells(md_line(&md, "## Median call per tool", "| hover")), ["hover", "—", "25 ms (2)"]);
     }
 
     #[test]
