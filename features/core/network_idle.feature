@@ -12,13 +12,13 @@ Feature: Waiting for the network to go idle
       | round | tool                  | args                                     |
       | 1     | wait_for              | {"text": "loaded", "timeout_ms": 100}    |
       | 2     | wait_for_network_idle | {}                                       |
-      | 2     | wait_for              | {"text": "loaded", "timeout_ms": 100}    |
+      | 2     | extract               | {"selector": "#status"}                  |
       | 3     | done                  | {"summary": "all fetched"}               |
     When the agent runs the task
     Then the task succeeds
     And tool call "wait_for" in round 1 failed with "timed out after 100 ms"
     And tool call "wait_for_network_idle" in round 2 succeeded
-    And tool call "wait_for" in round 2 succeeded
+    And tool call "extract" in round 2 answered '"text":"loaded"'
 
   @contract-network-idle
   Scenario: An endless event stream does not keep the page busy
@@ -26,12 +26,12 @@ Feature: Waiting for the network to go idle
     And the model plans:
       | round | tool                  | args                                   |
       | 1     | wait_for_network_idle | {"idle_ms": 500, "timeout_ms": 8000}   |
-      | 1     | wait_for              | {"text": "loaded", "timeout_ms": 100}  |
+      | 1     | extract               | {"selector": "#status"}                |
       | 2     | done                  | {"summary": "idle despite the stream"} |
     When the agent runs the task
     Then the task succeeds
     And tool call "wait_for_network_idle" in round 1 succeeded
-    And tool call "wait_for" in round 1 succeeded
+    And tool call "extract" in round 1 answered '"text":"loaded"'
 
   @contract-network-idle
   Scenario: A page that stays busy fails the wait with timed out, naming what is in flight, and the loop goes on
