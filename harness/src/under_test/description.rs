@@ -180,6 +180,17 @@ impl<'a> Condition<'a> {
     }
 }
 
+/// A neutral call's `args` with `index0`, its `index` counted from 0, when it has an index.
+fn with_index0(args: &Value) -> Value {
+    let mut args = args.clone();
+    if let Some(index) = args.get("index").and_then(Value::as_u64)
+        && let Some(map) = args.as_object_mut()
+    {
+        map.insert("index0".into(), Value::from(index.saturating_sub(1)));
+    }
+    args
+}
+
 /// Whether a neutral argument is given: present, and neither false, null nor empty.
 fn given(value: Option<&Value>) -> bool {
     match value {
@@ -315,6 +326,17 @@ impl Description {
             path: source.to_owned(),
             why: why.split_whitespace().collect::<Vec<_>>().join(" "),
         };
+        if file.kind == Kind::Cli {
+            let tools = file
+                .tools
+                .iter()
+                .flat_map(|(name, map)| map.steps().iter().map(move |s| (format!("[tools.{name}]"), s)));
+            let calls = file.after_start.iter().map(|s| ("[[after_start]]".to_owned(), s));
+            let ends = file.before_end.iter().map(|s| ("[[before_end]]".to_owned(), s));
+            for (table, step) in tools.chain(calls).chain(ends) {
+                step.check_words().map_err(|why| bad(format!("{table} {why}")))?;
+            }
+        }
         let mut tools = BTreeMap::new();
         for (name, map) in file.tools {
             let tool: NeutralTool = name.parse().map_err(|e| bad(format!("[tools.{name}]: {e}")))?;
@@ -533,7 +555,7 @@ impl Description {
 
     /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{navguard}`,
     /// `{scratch}` and `{files}` into a word of its start.
-    fn filler(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> impl Fn(&str) -> String {
+    pub fn filler(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> impl Fn(&str) -> String + use<> {
         let here = self.here.display().to_string();
         let scratch = scratch.display().to_string();
         let chromium = chromium.to_owned();
@@ -564,7 +586,13 @@ impl Description {
     /// its environment's values and the files written for it.
     fn start_words(&self) -> impl Iterator<Item = &String> {
         let start = &self.start;
-        std::iter::once(&start.command).chain(&start.args).chain(start.env.values()).chain(start.files.values())
+        // A cli agent's calls after its start are command lines of their own (an attach).
+        let calls = self.after_start.iter().filter(|_| self.kind == Kind::Cli).map(|step| &step.call);
+        std::iter::once(&start.command)
+            .chain(&start.args)
+            .chain(start.env.values())
+            .chain(start.files.values())
+            .chain(calls)
     }
 
     /// Whether the agent attaches to the harness's browser (its start, its environment or a
@@ -625,6 +653,47 @@ impl ToolStep {
         })
     }
 
+    /// For a `cli` agent: its `call` is the command's words and holds the arguments; `args` and
+    /// `each` are an MCP tool's, so a cli step that has them is told where its words go.
+    fn check_words(&self) -> Result<(), String> {
+        if self.call.split_whitespace().next().is_none() {
+            return Err("call: empty: a cli agent's call is the words of its command line after [start]'s".into());
+        }
+        if !self.args.is_empty() || !self.each.is_empty() {
+            return Err(format!(
+                "{}: a cli agent takes its arguments in call's words (call = \"click {{ref}}\"), not in args or each",
+                if self.args.is_empty() { "each" } else { "args" }
+            ));
+        }
+        self.call.split_whitespace().try_for_each(|word| match placeholder(word) {
+            Some(Placeholder { conversion: Some(c), .. }) if !CONVERSIONS.contains(&c) => Err(format!(
+                "call: {word:?}: no conversion {c:?} (those there are: {{arg:number}}, {{arg:text}}, {{arg:first}})"
+            )),
+            _ => Ok(()),
+        })
+    }
+
+    /// A `cli` agent's command words for a neutral call's `args`: `call` split at white space,
+    /// each word's own placeholders (`{scratch}`, `{cdp_endpoint}`…) filled by `start`, then the
+    /// call's. A word that is one placeholder takes its argument as text (a list, each item as
+    /// a word of its own) and is left out when the argument is not given; a placeholder inside
+    /// a word takes the argument's text. The words go to the program as they are, never
+    /// through a shell.
+    pub fn words(&self, args: &Value, start: impl Fn(&str) -> String) -> Vec<String> {
+        let args = with_index0(args);
+        let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+        let mut words = Vec::new();
+        for word in self.call.split_whitespace() {
+            let word = start(word);
+            match fill_value(&Value::String(word), &args) {
+                Value::Null => {}
+                Value::Array(items) => words.extend(items.iter().map(text)),
+                value => words.push(text(&value)),
+            }
+        }
+        words
+    }
+
     /// Whether the step runs for a neutral call's `args`.
     pub fn runs(&self, args: &Value) -> bool {
         // A condition that does not parse was refused with the description.
@@ -634,12 +703,7 @@ impl ToolStep {
     /// The agent's arguments for a neutral call's `args` (a key whose placeholder the call did
     /// not give is left out).
     pub fn fill(&self, args: &Value) -> serde_json::Map<String, Value> {
-        let mut args = args.clone();
-        if let Some(index) = args.get("index").and_then(Value::as_u64)
-            && let Some(map) = args.as_object_mut()
-        {
-            map.insert("index0".into(), Value::from(index.saturating_sub(1)));
-        }
+        let args = with_index0(args);
         let each_item = |key: &str, value: Value| match (self.each.get(key), value) {
             (Some(template), Value::Array(items)) => {
                 Value::Array(items.iter().map(|item| fill_value(template, item)).collect())

@@ -13,6 +13,9 @@ navguard::closed_set! {
         Mcp = "mcp",
         /// A program that speaks the JSON-lines protocol over stdio.
         Jsonl = "jsonl",
+        /// A command line per call (a tool layer made for agents that script it through a
+        /// shell): its output is the answer, its exit status says whether it failed.
+        Cli = "cli",
     }
 }
 
@@ -28,7 +31,7 @@ impl Kind {
     pub const fn needs_start_command(self) -> bool {
         match self {
             Self::InProcess => false,
-            Self::Mcp | Self::Jsonl => true,
+            Self::Mcp | Self::Jsonl | Self::Cli => true,
         }
     }
 
@@ -36,7 +39,7 @@ impl Kind {
     /// calls after its start and before its end: a jsonl agent's adapter does its own.
     pub const fn has_tool_calls(self) -> bool {
         match self {
-            Self::Mcp => true,
+            Self::Mcp | Self::Cli => true,
             Self::InProcess | Self::Jsonl => false,
         }
     }
@@ -50,7 +53,7 @@ impl Kind {
     pub const fn always_attaches(self) -> bool {
         match self {
             Self::Jsonl | Self::InProcess => true,
-            Self::Mcp => false,
+            Self::Mcp | Self::Cli => false,
         }
     }
 
@@ -60,7 +63,7 @@ impl Kind {
         match self {
             // Never started by the check: it needs a scenario's tabs.
             Self::InProcess => BrowserAt { cdp: None, bidi: None, files: None },
-            Self::Mcp => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS), files: None },
+            Self::Mcp | Self::Cli => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS), files: None },
             // Given no endpoint, a jsonl agent starts its own browser: the check must not
             // depend on one it cannot reach.
             Self::Jsonl => BrowserAt { cdp: None, bidi: None, files: None },
@@ -74,6 +77,7 @@ impl Kind {
             // A jsonl agent says which tools it has itself; its description maps nothing.
             Self::Jsonl => "list it in the `tools` of its answer to the start line".to_owned(),
             Self::InProcess | Self::Mcp => format!("map it to one of the agent's tools in {source}"),
+            Self::Cli => format!("map it to one of the agent's commands in {source}"),
         }
     }
 }

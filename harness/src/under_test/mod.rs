@@ -9,6 +9,7 @@
 //! Every kind answers a call with an [`Answer`]: success or a failure of a [`FailureClass`],
 //! and what the answer shows of the page (its URL and title, its elements with refs, its tabs).
 
+pub mod cli;
 pub mod core;
 pub mod description;
 pub mod jsonl;

@@ -48,14 +48,51 @@ pub struct AgentProcess {
     group: Option<GroupGuard>,
     /// The command it was started with, for error messages.
     pub command: String,
+    /// The value of [`MARK_VARIABLE`] it and all it starts carry.
+    mark: String,
     /// The folder of its own files (`{scratch}`), removed with it.
-    _scratch: Option<tempfile::TempDir>,
+    scratch_dir: Option<tempfile::TempDir>,
 }
 
 impl AgentProcess {
     /// Starts the agent `description` describes, with a scratch folder of its own and its
     /// command line filled in (`{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{scratch}`, …).
     pub fn start(description: &Description, chromium: &str, at: BrowserAt<'_>) -> Result<Self, AgentError> {
+        let scratch = Self::scratch_for(description, chromium, at)?;
+        let (command, args) = description.command_line(chromium, at, scratch.path());
+        let env = description.env(chromium, at, scratch.path());
+        let cwd = description.cwd(chromium, at, scratch.path());
+        let process = Self::spawn(&description.name, &command, &args, &env, cwd.as_deref())?;
+        Ok(Self { scratch_dir: Some(scratch), ..process })
+    }
+
+    /// The anchor of an agent whose every call is a process of its own (a `cli` agent): a
+    /// process that only waits for its stdin to close, holding the scratch folder, the mark and
+    /// the guard that every call's process and every daemon they start share, so that ending
+    /// it (or navguard's death) ends them all.
+    pub fn anchor(description: &Description, chromium: &str, at: BrowserAt<'_>) -> Result<Self, AgentError> {
+        let scratch = Self::scratch_for(description, chromium, at)?;
+        let words = ["-c".to_owned(), "read -r _".to_owned()];
+        let process = Self::spawn(&description.name, "sh", &words, &BTreeMap::new(), Some(scratch.path()))?;
+        Ok(Self { scratch_dir: Some(scratch), ..process })
+    }
+
+    /// Its scratch folder (`{scratch}`), when it has one.
+    pub fn scratch(&self) -> Option<&Path> {
+        self.scratch_dir.as_ref().map(tempfile::TempDir::path)
+    }
+
+    /// The environment entry every process of this agent carries (`NAME`, `value`).
+    pub fn mark(&self) -> (&'static str, &str) {
+        (MARK_VARIABLE, &self.mark)
+    }
+
+    /// The agent's scratch folder, checked to be installed and with its `[start] files` written.
+    fn scratch_for(
+        description: &Description,
+        chromium: &str,
+        at: BrowserAt<'_>,
+    ) -> Result<tempfile::TempDir, AgentError> {
         description.check_installed()?;
         let scratch = tempfile::tempdir().map_err(|source| AgentError::Spawn {
             agent: description.name.clone(),
@@ -73,11 +110,7 @@ impl AgentProcess {
                 source,
             })?;
         }
-        let (command, args) = description.command_line(chromium, at, scratch.path());
-        let env = description.env(chromium, at, scratch.path());
-        let cwd = description.cwd(chromium, at, scratch.path());
-        let process = Self::spawn(&description.name, &command, &args, &env, cwd.as_deref())?;
-        Ok(Self { _scratch: Some(scratch), ..process })
+        Ok(scratch)
     }
 
     /// Starts `command args` with `env` added, for agent `agent`, in folder `cwd` (else
@@ -121,7 +154,8 @@ impl AgentProcess {
             stderr_reader,
             group,
             command: command.to_owned(),
-            _scratch: None,
+            mark,
+            scratch_dir: None,
         })
     }
 

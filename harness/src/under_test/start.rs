@@ -3,7 +3,7 @@
 
 use super::description::Description;
 use super::kind::Kind;
-use super::{AgentError, AgentUnderTest, BrowserAt, StartAt, core, jsonl, mcp};
+use super::{AgentError, AgentUnderTest, BrowserAt, StartAt, cli, core, jsonl, mcp};
 use std::sync::Arc;
 
 /// Starts the agent `description` describes for a scenario (navguard's core when `None`).
@@ -35,6 +35,7 @@ pub(crate) async fn start_kind(
         Kind::InProcess => return Ok(None),
         Kind::Mcp => Box::new(mcp::McpAgent::start(description, chromium, endpoint, browser.is_some()).await?),
         Kind::Jsonl => Box::new(jsonl::JsonlAgent::start(description, chromium, endpoint).await?),
+        Kind::Cli => Box::new(cli::CliAgent::start(description, chromium, endpoint, browser.is_some()).await?),
     };
     Ok(Some(agent))
 }
