@@ -92,7 +92,7 @@ pub const ROUTES: &[&str] = &[
     "/infinite?batch=N&delay=MS",
     "/editor?kind=K",
     "/form-full",
-    "/shift?after=MS",
+    "/shift?after=MS&on=pointer",
     "/print",
     "/nested-frames?depth=N&cross=yes",
     "/pdf?inline=yes",
