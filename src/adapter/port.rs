@@ -423,7 +423,7 @@ impl BrowserPort for BidiPort {
     }
 
     async fn type_text(&self, tab: &TabId, target: &Target, text: &str) -> Result<(), BrowserError> {
-        self.click(tab, target).await?;
+        self.click_to_focus(tab, target).await?;
         let place = Place::of_target(tab, target);
         let chars: Vec<String> = text.chars().map(String::from).collect();
         let keys = PerformActions::keys(place.context(), chars.iter().map(String::as_str));

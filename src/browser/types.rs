@@ -227,9 +227,12 @@ pub enum PressLanded {
     /// The target took it.
     Reached,
     /// It landed on another element, which the page moved under the pointer as the press came
-    /// (a banner pushing the target down, an ad in its place): the watch stopped it before the
-    /// page's handlers saw it, so nothing was pressed.
+    /// (a banner pushing the target down, an ad in its place), or it came up there: the watch
+    /// stopped it before that element's handlers saw it, and no click came of it.
     Elsewhere { on: String },
+    /// No press came to the target's page at all: it landed in a frame over the target (an ad
+    /// slid under the pointer), or outside the page; what it landed on may have taken it.
+    Unseen,
 }
 
 /// A gesture of the real pointer (input the page receives as a person's), on targets found and

@@ -42,20 +42,31 @@ pub(super) fn gone_as_stale(done: Result<(), BrowserError>, target: &Target) -> 
 }
 
 impl BidiPort {
-    /// The click goes to the place the target is in: for a ref of a frame, that frame's context,
-    /// where the browser finds the element's box and turns it into a point of the tab's viewport.
+    /// A click, its press watched ([`Lookup::Pressed`]) for [`BidiPort::last_press`] to read.
     pub(super) async fn click_target(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
+        self.press(tab, target, Lookup::Pressed).await
+    }
+
+    /// The click that focuses a field to type into: its press is not watched (the typing is
+    /// read back from the field instead, and a stopped press would leave the focus elsewhere).
+    pub(super) async fn click_to_focus(&self, tab: &TabId, target: &Target) -> Result<(), BrowserError> {
+        self.press(tab, target, Lookup::Clickable).await
+    }
+
+    /// The press goes to the place the target is in: for a ref of a frame, that frame's context,
+    /// where the browser finds the element's box and turns it into a point of the tab's viewport.
+    async fn press(&self, tab: &TabId, target: &Target, lookup: Lookup) -> Result<(), BrowserError> {
         let place = Place::of_target(tab, target);
         // The tab's focus emulation (once per tab, before its first input) is asked for while the
         // target is found: the two do not depend on each other.
         let focus = self.focus.ensure(&self.client, &place.tab, self.call_timeout);
-        let (node, ()) = tokio::join!(self.node_for(&place, target, Lookup::Pressed), focus);
+        let (node, ()) = tokio::join!(self.node_for(&place, target, lookup), focus);
         gone_as_stale(self.input(&place, PerformActions::click(place.context(), &node?)).await, target)
     }
 
     /// Where the last click's press on `target` went, by the watch its lookup set in the
-    /// target's document: `None` when that document holds none (the press started a
-    /// navigation that replaced it) or saw no press.
+    /// target's document, which the read ends: `None` when that document holds none (the press
+    /// started a navigation that replaced it).
     pub(super) async fn last_press(&self, tab: &TabId, target: &Target) -> Result<Option<PressLanded>, BrowserError> {
         let place = Place::of_target(tab, target);
         let command = CallFunction::new(&place.context(), PRESS_LANDED.function, &[]).without_user_activation();
@@ -63,7 +74,8 @@ impl BidiPort {
         Ok(match (read["seen"].as_bool(), read["missed"].as_str()) {
             (_, Some(on)) => Some(PressLanded::Elsewhere { on: on.to_owned() }),
             (Some(true), None) => Some(PressLanded::Reached),
-            _ => None,
+            (Some(false), None) => Some(PressLanded::Unseen),
+            (None, _) => None,
         })
     }
 

@@ -45,46 +45,54 @@
     return "covered by " + describe(cover);
   };
   // The press that follows, watched where it lands (document.__navguardPress, read by
-  // press_landed.js once the click's wait is over). A page that moves the target just as it is
-  // pressed (a banner pushing it down) puts something else under the pointer: a press going
-  // down on another element, or coming up outside the target's box on another, is stopped
-  // before the page's handlers see it (and so is the click it would make), and the miss is kept
-  // so that the click presses again. A press coming up on something that covers the target
-  // where it still is (a menu its own press opened) is the page's to take, and passes.
+  // press_landed.js once what the click started is over). A page that moves the target just as
+  // it is pressed (a banner pushing it down) puts something else under the pointer. The press
+  // is judged twice, each time once: as it goes down (pointerdown: on the target, or on what
+  // took its place) and as it comes up (pointerup); the mouse events and the click follow those
+  // verdicts. A press that went down elsewhere, or went down on the target and comes up on
+  // another element because the target moved away (it is still in the page, shown, and no
+  // longer under the pointer), is stopped from here on, its click included, and the miss kept
+  // so that the click presses again. A press the target took and then hid or removed itself
+  // for (an autocomplete's item), or that comes up on something covering the target where it
+  // still is (a menu its own press opened), is the page's to take, and passes. Listeners the
+  // page put on the window before this one still see a stopped press; the element it landed
+  // on does not.
   const watchPress = (el) => {
-    const earlier = document.__navguardPress;
-    if (earlier) earlier.stop();
-    const press = { seen: false, missed: null, stop: null };
-    // What the pointer is on, found as the browser found it for this very event (nothing of
-    // the page's runs between its hit test and this first listener), in the target's own tree:
-    // an event's own path hides a closed shadow root's insides.
+    const press = { seen: false, down: null, up: null, missed: null, stop: null };
+    // What the pointer is on, in the target's own tree (an event's own path hides a closed
+    // shadow root's insides), as the browser found it for a pointer event: nothing of the
+    // page runs between its hit test and the window's first capture listeners.
     const root = el.getRootNode();
-    const reaches = (event) => {
-      const hit = (root.elementFromPoint ? root : document).elementFromPoint(event.clientX, event.clientY);
-      return hit !== null && (hit === el || el.contains(hit) || hit === holder ||
-        (hit.tagName === "LABEL" && hit.control === el));
-    };
-    const underPointer = (event) => {
+    const under = (event) => (root.elementFromPoint ? root : document).elementFromPoint(event.clientX, event.clientY);
+    const reaches = (hit) => hit !== null && (hit === el || el.contains(hit) || hit === holder ||
+      (hit.tagName === "LABEL" && hit.control === el));
+    const movedAway = (event) => {
       const box = el.getBoundingClientRect();
-      return event.clientX >= box.left && event.clientX < box.right &&
+      const shown = el.isConnected && el.getClientRects().length > 0;
+      const inside = event.clientX >= box.left && event.clientX < box.right &&
         event.clientY >= box.top && event.clientY < box.bottom;
+      return shown && !inside;
+    };
+    const miss = (event) => {
+      if (press.missed === null) press.missed = describe(under(event) || event.composedPath()[0]);
     };
     const judge = (event) => {
       if (!event.isTrusted) return;
       press.seen = true;
-      const down = event.type === "pointerdown" || event.type === "mousedown";
-      const missed = event.type === "click"
-        ? press.missed !== null
-        : !reaches(event) && (down || !underPointer(event));
-      if (missed) {
-        if (press.missed === null) {
-          const on = (root.elementFromPoint ? root : document).elementFromPoint(event.clientX, event.clientY);
-          press.missed = describe(on || event.composedPath()[0]);
-        }
+      if (event.type === "pointerdown" && press.down === null) {
+        press.down = reaches(under(event));
+        if (!press.down) miss(event);
+      } else if (event.type === "pointerup" && press.up === null) {
+        press.up = press.down === false ? false : reaches(under(event)) || !movedAway(event);
+        if (!press.up) miss(event);
+      }
+      if (press.missed !== null) {
         event.preventDefault();
         event.stopImmediatePropagation();
       }
-      if (event.type === "click") press.stop();
+      // The press is over at its click, or as soon as it came up where it should: what
+      // follows is the page's own doing.
+      if (event.type === "click" || (event.type === "pointerup" && press.missed === null)) press.stop();
     };
     const kinds = ["pointerdown", "mousedown", "pointerup", "mouseup", "click"];
     // A watch whose press never comes (the input failed) stops by itself.
@@ -96,6 +104,12 @@
     kinds.forEach((kind) => window.addEventListener(kind, judge, true));
     document.__navguardPress = press;
   };
+  // Any lookup ends the watch an earlier click left (its press may never have come to a click),
+  // and its record: what a click reads is its own press's.
+  if (document.__navguardPress) {
+    document.__navguardPress.stop();
+    document.__navguardPress = undefined;
+  }
   const el = find();
   if (!el || typeof el === "string") return el;
   const why = whyNot(el);

@@ -21,6 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 /// How many times a click presses when the page keeps moving its target away as it is pressed.
 const PRESS_TRIES: usize = 3;
+/// How long the page may take to say where a click's press went (a read of one object, a few
+/// milliseconds on a quiet page; a page that holds it longer is busy elsewhere).
+const PRESS_READ: Duration = Duration::from_secs(3);
 
 /// What a tool call did.
 #[derive(Debug)]
@@ -290,41 +293,65 @@ impl ToolContext<'_> {
             self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
             let settled =
                 settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await;
-            if let (Some(on), Act::Click(target)) = (self.press_missed(&tab, &act, &settled).await, &act) {
-                missed.push(on);
-                if missed.len() < PRESS_TRIES {
-                    continue;
+            match (self.press_missed(&tab, &act, &settled).await, &act) {
+                (Some(PressLanded::Elsewhere { on }), Act::Click(target)) => {
+                    missed.push(on);
+                    if missed.len() < PRESS_TRIES {
+                        continue;
+                    }
+                    let why = format!(
+                        "each of its {PRESS_TRIES} presses landed elsewhere, the page moving it as it was pressed (on {}), and was stopped there: no click came of them",
+                        missed.join(", then ")
+                    );
+                    return ToolRun::err(browser(tool)(BrowserError::NotInteractable {
+                        target: target.to_string(),
+                        why,
+                    }));
                 }
-                let why = format!(
-                    "each of its {PRESS_TRIES} presses landed elsewhere, the page moving it as it was pressed (on {}); nothing was pressed",
-                    missed.join(", then ")
-                );
-                return ToolRun::err(browser(tool)(BrowserError::NotInteractable { target: target.to_string(), why }));
+                (Some(PressLanded::Unseen), Act::Click(target)) => {
+                    let why = "its press never reached its page: it landed in a frame over it or outside the page, which may have taken it".to_owned();
+                    return ToolRun::err(browser(tool)(BrowserError::NotInteractable {
+                        target: target.to_string(),
+                        why,
+                    }));
+                }
+                _ => {}
             }
             return self.acted(&act, &tab, settled, &missed).await;
         }
     }
 
-    /// What a click's press landed on instead of its target, when the page moved the target
-    /// away as it was pressed and the press watch stopped the press there, so that nothing was
-    /// pressed ([`PressLanded::Elsewhere`]). Only a page that went quiet, with no navigation in
-    /// flight, is asked: a stopped press starts nothing, and a page that is leaving (Chromium
-    /// holds a script until the navigation is over), still busy or showing a dialog would hold
-    /// the question up.
+    /// Where a click's press went when it did not reach its target: on another element the
+    /// page moved under the pointer as it was pressed, which the press watch stopped there
+    /// ([`PressLanded::Elsewhere`]), or nowhere in the target's page ([`PressLanded::Unseen`]).
+    /// Asked only of a page that went quiet or is still busy with requests, with no navigation
+    /// in flight: a page that is leaving (Chromium holds a script until the navigation is over)
+    /// or shows a dialog would hold the question up. Asked within [`PRESS_READ`]: a page that
+    /// holds the question longer is taken to have taken the press, as before there was a
+    /// watch, and the trace says so.
     async fn press_missed(
         &self,
         tab: &TabId,
         act: &Act<'_>,
         settled: &Result<ActionSettled, BrowserError>,
-    ) -> Option<String> {
+    ) -> Option<PressLanded> {
         let (Ok(settled), Act::Click(target)) = (settled, act) else { return None };
         let leaving = self.port.tab_known(tab).is_some_and(|known| known.pending_url.is_some());
-        if settled.end != ActionSettleEnd::Quiet || leaving {
+        let asked = matches!(settled.end, ActionSettleEnd::Quiet | ActionSettleEnd::Deadline);
+        if !asked || leaving {
             return None;
         }
-        match self.port.press_landed(tab, target).await {
-            Ok(Some(PressLanded::Elsewhere { on })) => Some(on),
-            _ => None,
+        match tokio::time::timeout(PRESS_READ, self.port.press_landed(tab, target)).await {
+            Ok(Ok(Some(PressLanded::Reached) | None)) => None,
+            Ok(Ok(landed)) => landed,
+            Ok(Err(e)) => {
+                tracing::debug!(target: "navguard::action", "where the click's press on {target} went is unknown: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::debug!(target: "navguard::action", "where the click's press on {target} went is unknown: no answer within {} ms", PRESS_READ.as_millis());
+                None
+            }
         }
     }
 
@@ -343,7 +370,7 @@ impl ToolContext<'_> {
                 let mut text = format!("{}; the page {}", act.describe(), self.settle_words(tab, &settled));
                 if let Some(on) = missed.last() {
                     text.push_str(&format!(
-                        "; pressed {} times: the page moved it as it was pressed, and the press before landed on {on}, which was stopped",
+                        "; pressed {} times: the page moved it as it was pressed, and the press before landed on {on}, which was stopped there",
                         missed.len() + 1
                     ));
                 }
