@@ -98,7 +98,7 @@ fn md_tools(md: &mut String, c: &Comparison, rows: &[Row<'_>]) {
     if tools.is_empty() {
         return;
     }
-    md.push_str("\n## Median call per tool\n\nOver each scenario's typical run (with several runs, the one with the median total call time), the calls that failed included; how many calls in brackets.\n\n");
+    md.push_str("\n## Median call per tool\n\nOver each scenario's typical run (with several runs, the one with the median total call time), the calls that failed included; how many calls in brackets. A call whose answer carries no page counts the look the harness took after it (`looks_after`), as its model would.\n\n");
     md_agent_header(md, c, "tool");
     for tool in tools {
         let mut cells = vec![cell(tool)];
