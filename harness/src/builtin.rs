@@ -36,6 +36,10 @@ const EXPECTATIONS: &[BuiltIn] = &[
         text: include_str!("../builtin/gate/expectations/agent-playwright-mcp.txt"),
     },
     BuiltIn {
+        path: "gate/expectations/agent-playwright-cli.txt",
+        text: include_str!("../builtin/gate/expectations/agent-playwright-cli.txt"),
+    },
+    BuiltIn {
         path: "gate/expectations/agent-chrome-devtools-mcp.txt",
         text: include_str!("../builtin/gate/expectations/agent-chrome-devtools-mcp.txt"),
     },
@@ -128,6 +132,7 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("navguard", include_str!("../builtin/agents/navguard.toml")),
     ("navguard-mcp", include_str!("../builtin/agents/navguard-mcp.toml")),
     ("playwright-mcp", include_str!("../builtin/agents/playwright-mcp.toml")),
+    ("playwright-cli", include_str!("../builtin/agents/playwright-cli.toml")),
     ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
     ("browser-use", include_str!("../builtin/agents/browser-use.toml")),
     ("agent-browser", include_str!("../builtin/agents/agent-browser.toml")),

@@ -189,37 +189,42 @@ fn marked_by(pid: u32) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// agent-browser's browser daemon leaves the agent's process group and session: kill -9 of
-/// navguard must end it all the same (it carries the agent's mark), not leave it to its idle
-/// timeout.
+/// agent-browser's browser daemon and Playwright CLI's session daemon leave the agent's process
+/// group and session: kill -9 of navguard must end them all the same (they carry the agent's
+/// mark), not leave them to an idle timeout or, attached, to run forever.
 #[test]
-fn kill_9_of_navguard_leaves_no_agent_browser_daemon() {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().display().to_string();
-    let mut child = navguard(&[
-        "run",
-        "features/agents/navigation.feature",
-        "--agent",
-        "agent-browser",
-        "--name",
-        "slow page",
-        "--report-dir",
-        &report,
-    ])
-    .stdout(Stdio::null())
-    .spawn()
-    .expect("navguard starts");
-    let pid = child.id();
-    let mut daemons = Vec::new();
-    // The daemon leads a session of its own; the MCP server is in navguard's.
-    wait_until("agent-browser's daemon, in a session of its own, to run", START_DEADLINE, || {
-        daemons = marked_by(pid).into_iter().filter(|(p, session)| p == session).map(|(p, _)| p).collect();
-        !daemons.is_empty()
-    });
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
-    wait_until("every process the agent started to be gone", CLEANUP_DEADLINE, || marked_by(pid).is_empty());
-    assert!(daemons.iter().all(|p| !alive(*p)));
+fn kill_9_of_navguard_leaves_no_agent_daemon() {
+    // agent-browser's MCP server and Playwright CLI's commands each start a session daemon.
+    for agent in ["agent-browser", "playwright-cli"] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().display().to_string();
+        let mut child = navguard(&[
+            "run",
+            "features/agents/navigation.feature",
+            "--agent",
+            agent,
+            "--name",
+            "slow page",
+            "--report-dir",
+            &report,
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("navguard starts");
+        let pid = child.id();
+        let mut daemons = Vec::new();
+        // The daemon leads a session of its own; the agent's other processes are in navguard's.
+        wait_until(&format!("{agent}'s daemon, in a session of its own, to run"), START_DEADLINE, || {
+            daemons = marked_by(pid).into_iter().filter(|(p, session)| p == session).map(|(p, _)| p).collect();
+            !daemons.is_empty()
+        });
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reaped");
+        wait_until(&format!("every process {agent} started to be gone"), CLEANUP_DEADLINE, || {
+            marked_by(pid).is_empty()
+        });
+        assert!(daemons.iter().all(|p| !alive(*p)), "{agent}");
+    }
 }
 
 /// SIGTERM to navguard's whole process group, as Ctrl-C, a closed terminal or a test runner
@@ -252,8 +257,9 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
 
 /// Each built-in agent under test (and the example JSON-lines adapter) runs one scenario it
 /// passes on this machine, for real, and leaves nothing behind: not its server, not
-/// agent-browser's daemon (a session of its own, which the process group does not reach), not
-/// Vibium's chromedriver. navguard's core through `navguard mcp` runs on both browsers.
+/// agent-browser's or Playwright CLI's daemon (a session of its own, which the process group
+/// does not reach), not Vibium's chromedriver. navguard's core through `navguard mcp` runs on
+/// both browsers.
 #[test]
 fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
     let go_back = ("features/agents/navigation.feature", "^go back answers");
@@ -261,6 +267,7 @@ fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
         ("navguard-mcp", "chromium", go_back),
         ("navguard-mcp", "firefox", go_back),
         ("playwright-mcp", "chromium", go_back),
+        ("playwright-cli", "chromium", go_back),
         ("chrome-devtools-mcp", "chromium", go_back),
         ("agents/jsonl-example/agent.toml", "chromium", go_back),
         ("browser-use", "chromium", go_back),

@@ -140,6 +140,25 @@ impl CliAgent {
     }
 }
 
+impl CliAgent {
+    /// The size of the PNG an answer names (`[answer] picture`), when the file is one and lies
+    /// in the agent's own folders (its working folder or its scratch folder): no other file is
+    /// read.
+    fn picture(&self, text: &str) -> Option<usize> {
+        let named = self.description.answer.picture_in(text)?;
+        let base = self.cwd.clone().or_else(|| self.anchor.scratch().map(PathBuf::from))?;
+        let path = std::fs::canonicalize(base.join(named)).ok()?;
+        let own = [self.cwd.as_deref(), self.anchor.scratch()];
+        let inside = own
+            .into_iter()
+            .flatten()
+            .filter_map(|dir| std::fs::canonicalize(dir).ok())
+            .any(|dir| path.starts_with(dir));
+        let bytes = inside.then(|| std::fs::read(&path).ok()).flatten()?;
+        super::png_size(&bytes)
+    }
+}
+
 /// What a command printed on one pipe, at most [`MAX_OUTPUT`], read for at most
 /// [`OUTPUT_GRACE`] after the command ended.
 async fn printed(reader: Option<tokio::task::JoinHandle<String>>) -> String {
@@ -186,7 +205,10 @@ impl AgentUnderTest for CliAgent {
                     keep(&mut kept, label, &text);
                     read(&self.description, kept.clone(), false)
                 }
-                (_, Ok(Output { text, failed })) => read(&self.description, format!("{kept}{text}"), failed),
+                (_, Ok(Output { text, failed })) => {
+                    let picture = self.picture(&text);
+                    Answer { picture, ..read(&self.description, format!("{kept}{text}"), failed) }
+                }
             };
             if !answer.succeeded() {
                 break;
@@ -217,6 +239,7 @@ case "$1" in
   snapshot) echo "- Page URL: http://127.0.0.1:9/x"; echo "- Page Title: X"; echo '- button "Go" [ref=e1]' ;;
   click) if [ "$2" = e1 ]; then echo "Clicked"; else echo "Ref $2 not found" >&2; exit 1; fi ;;
   fill) printf 'filled %s with [%s]\n' "$2" "$3" ;;
+  screenshot) printf '\211PNG\r\n\032\n' > shot.png; echo "- [Screenshot of viewport](shot.png)" ;;
   close) echo "closed" ;;
 esac
 "#;
@@ -237,6 +260,8 @@ call = "close"
 call = "snapshot"
 [tools.click]
 call = "click {ref}"
+[tools.screenshot]
+call = "screenshot"
 [[tools.type]]
 call = "fill {ref} {text}"
 [[tools.type]]
@@ -246,6 +271,7 @@ when = "submit"
 url = '(?m)^- Page URL: (\S+)'
 title = '(?m)^- Page Title: (.*)$'
 element = '(?m)^- (?P<role>\w+) "(?P<name>[^"]*)" \[ref=(?P<ref>e\d+)\]'
+picture = '(?m)^- \[Screenshot of [^\]]*\]\((?P<path>[^)]+)\)'
 [errors]
 stale-ref = ['Ref \S+ not found']
 "#;
@@ -283,11 +309,28 @@ stale-ref = ['Ref \S+ not found']
         // A text with spaces and quotes is one word, never read by a shell.
         let typed = agent.call(NeutralTool::Type, &json!({"ref": "e1", "text": "a \"b\" $(c)", "submit": false})).await;
         assert_eq!(typed.text.trim(), "filled e1 with [a \"b\" $(c)]");
+        // Its screenshot is the file it names, read from its own folder.
+        let shot = agent.call(NeutralTool::Screenshot, &json!({})).await;
+        assert_eq!(shot.picture, Some(8), "{shot:?}");
+        // A picture named outside its own folders is not read.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("x.png"), b"\x89PNG\r\n\x1a\n").unwrap();
+        let named = format!("- [Screenshot of viewport]({}/x.png)", elsewhere.path().display());
+        assert_eq!(agent.picture(&named), None);
         let (name, value) = agent.anchor.mark();
         let mark = format!("{name}={value}");
         assert!(marked(&mark), "its daemon carries the mark");
         Box::new(agent).close().await;
-        assert!(!marked(&mark), "nothing of the agent outlives its end");
+        // Killed at once; gone from the process table once it has been reaped.
+        let gone = async {
+            while marked(&mark) {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        assert!(
+            tokio::time::timeout(Duration::from_secs(20), gone).await.is_ok(),
+            "nothing of the agent outlives its end"
+        );
     }
 
     #[tokio::test]

@@ -241,9 +241,19 @@ pub struct AnswerRules {
     /// The first that matches says a dialog is open: its words (group `dialog`, else the
     /// first group, else the whole match).
     pub dialog: Vec<regex::Regex>,
+    /// For an agent that writes its screenshot to a file and names it (a `cli` agent): the
+    /// first that matches gives the file's path (group `path`, else the first group), relative
+    /// to its working folder.
+    pub picture: Vec<regex::Regex>,
 }
 
 impl AnswerRules {
+    /// The path of the picture an answer names, in its words, if it names one.
+    pub fn picture_in(&self, text: &str) -> Option<String> {
+        let found = self.picture.iter().find_map(|re| re.captures(text))?;
+        Some(found.name("path").or_else(|| found.get(1))?.as_str().trim().to_owned())
+    }
+
     /// The dialog an answer says is open, in its words, if it says one is.
     pub fn dialog_in(&self, text: &str) -> Option<String> {
         let found = self.dialog.iter().find_map(|re| re.captures(text))?;
@@ -388,7 +398,10 @@ impl Description {
                 "element" => answer.element = compiled,
                 "tab" => answer.tab = compiled,
                 "dialog" => answer.dialog = compiled,
-                other => return Err(bad(format!("answer.{other}: not one of url, title, element, tab, dialog"))),
+                "picture" => answer.picture = compiled,
+                other => {
+                    return Err(bad(format!("answer.{other}: not one of url, title, element, tab, dialog, picture")));
+                }
             }
         }
         let mut errors = Vec::new();
@@ -802,6 +815,9 @@ stale-ref = ['not found in the current page']
         assert!(!scroll.takes(&json!({"by": "page", "direction": "down"})));
         let use_ = Description::find("browser-use").unwrap();
         assert!(use_.tool(NeutralTool::Scroll).unwrap().takes(&json!({"by": "page"})));
+        assert!(use_.tool(NeutralTool::Scroll).unwrap().takes(&json!({"direction": "up"})));
+        // A page's worth inside a container is no scroll into view.
+        assert!(!scroll.takes(&json!({"ref": "e4", "direction": "down"})));
         assert!(!use_.tool(NeutralTool::Scroll).unwrap().takes(&json!({"ref": "12"})));
         assert!(!use_.tool(NeutralTool::Screenshot).unwrap().takes(&json!({"ref": "12"})));
         assert!(use_.tool(NeutralTool::Screenshot).unwrap().takes(&json!({"full_page": true})));

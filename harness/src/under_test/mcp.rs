@@ -612,6 +612,32 @@ mod tests {
     }
 
     #[test]
+    fn playwright_cli_s_recorded_answers_are_read() {
+        let snapshot = answer("playwright-cli", &[("snapshot", None)]);
+        assert!(snapshot.succeeded(), "{snapshot:?}");
+        assert_eq!(snapshot.page.unwrap().title, "Home");
+        let elements = snapshot.elements.unwrap();
+        assert!(elements.contains(&element("e4", "link", "go")) && elements.contains(&element("e8", "button", "send")));
+        // Its click answers the page it left the tab on, without the elements (they went to a file).
+        let clicked = answer("playwright-cli", &[("click", None)]);
+        assert_eq!(clicked.page.unwrap().title, "Next");
+        assert!(clicked.elements.is_none());
+        let tabs = answer("playwright-cli", &[("tab_list", None)]).tabs.unwrap();
+        assert!(tabs.len() == 1 && tabs[0].current && tabs[0].title == "Next");
+        let description = Description::find("playwright-cli").unwrap();
+        let refused = read(&description, recorded("playwright-cli", "click_unknown_ref"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::StaleRef);
+        let blocked = read(&description, recorded("playwright-cli", "snapshot_dialog"), true);
+        assert_eq!(blocked.failure.unwrap().class, FailureClass::Dialog);
+        assert_eq!(blocked.dialog.as_deref(), Some("\"alert\" dialog with message \"Dialog: alert\""));
+        assert!(answer("playwright-cli", &[("dialog_accept", None)]).succeeded());
+        // Its screenshot names the file it wrote, relative to its working folder.
+        let shot = recorded("playwright-cli", "screenshot");
+        let path = description.answer.picture_in(&shot).unwrap();
+        assert!(path.starts_with(".playwright-cli/page-") && path.ends_with(".png"), "{path}");
+    }
+
+    #[test]
     fn playwright_mcp_s_recorded_interaction_answers_are_read() {
         let description = Description::find("playwright-mcp").unwrap();
         // Its select on an ARIA combobox: flagged as an error, which is no timeout or dialog.
