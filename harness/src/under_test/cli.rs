@@ -5,8 +5,8 @@
 //! process of the agent, the daemon included, carries the mark of an anchor process, and ending
 //! the anchor (or navguard's death) ends them all.
 
-use super::description::{Description, ToolStep};
-use super::mcp::{keep, read};
+use super::description::Description;
+use super::mcp::{Reply, answer_steps};
 use super::process::AgentProcess;
 use super::{AgentError, AgentUnderTest, Answer, BrowserAt, NeutralTool};
 use async_trait::async_trait;
@@ -87,7 +87,7 @@ impl CliAgent {
                 call: step.call.clone(),
                 why,
             };
-            match tokio::time::timeout(deadline, self.run(step, &Value::Null)).await {
+            match tokio::time::timeout(deadline, self.run(step.words(&Value::Null, &self.fill))).await {
                 Err(_) => return Err(failed(format!("no answer within {} s", deadline.as_secs()))),
                 Ok(Err(e)) => return Err(failed(e)),
                 Ok(Ok(Output { failed: true, text })) => return Err(failed(text)),
@@ -101,15 +101,14 @@ impl CliAgent {
     /// anchor, and with it every process that carries its mark.
     async fn end(self) {
         for step in &self.description.before_end {
-            let _ = tokio::time::timeout(BEFORE_END, self.run(step, &Value::Null)).await;
+            let _ = tokio::time::timeout(BEFORE_END, self.run(step.words(&Value::Null, &self.fill))).await;
         }
         self.anchor.end().await;
     }
 
-    /// Runs the command for one step with a neutral call's `args`: its output (stdout, then
-    /// stderr when it failed) and whether it failed; `Err`: it could not be run at all.
-    async fn run(&self, step: &ToolStep, args: &Value) -> Result<Output, String> {
-        let words = step.words(args, &self.fill);
+    /// Runs the command with a step's `words` (see [`super::description::ToolStep::words`]): its output (stdout,
+    /// then stderr when it failed) and whether it failed; `Err`: it could not be run at all.
+    async fn run(&self, words: Vec<String>) -> Result<Output, String> {
         let mut command = tokio::process::Command::new(&self.command);
         if let Some(cwd) = &self.cwd {
             command.current_dir(cwd);
@@ -192,28 +191,17 @@ impl AgentUnderTest for CliAgent {
 
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
         let started = Instant::now();
-        let Some(map) = self.description.tool(tool).cloned() else {
-            return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", self.description.name));
-        };
-        let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
-        // The texts of the steps kept (`keep_as`), each as `<label>: <text>`.
-        let mut kept = String::new();
-        for step in map.steps().iter().filter(|s| s.runs(args)) {
-            answer = match (&step.keep_as, self.run(step, args).await) {
-                (_, Err(why)) => Answer::broken(&self.description.name, why),
-                (Some(label), Ok(Output { text, failed: false })) => {
-                    keep(&mut kept, label, &text);
-                    read(&self.description, kept.clone(), false)
+        let this = &*self;
+        let mut answer = answer_steps(&this.description, tool, args, |step| {
+            let words = step.words(args, &this.fill);
+            async move {
+                match this.run(words).await {
+                    Ok(Output { text, failed }) => Ok(Reply { picture: this.picture(&text), text, flagged: failed }),
+                    Err(why) => Err(Answer::broken(&this.description.name, why)),
                 }
-                (_, Ok(Output { text, failed })) => {
-                    let picture = self.picture(&text);
-                    Answer { picture, ..read(&self.description, format!("{kept}{text}"), failed) }
-                }
-            };
-            if !answer.succeeded() {
-                break;
             }
-        }
+        })
+        .await;
         answer.took = started.elapsed();
         answer
     }

@@ -266,10 +266,42 @@ impl McpAgent {
 
 /// What one tool call of the agent's answered: its text, whether it flagged it as an error, and
 /// the size of the PNG it held, if it held one.
-struct Reply {
-    text: String,
-    flagged: bool,
-    picture: Option<usize>,
+pub(super) struct Reply {
+    pub text: String,
+    pub flagged: bool,
+    pub picture: Option<usize>,
+}
+
+/// The answer to a neutral call of `tool` made of the steps its mapping runs for `args`, in
+/// order, each made by `run` (a failed answer: it got no reply): the last step's reply, read
+/// after the replies of the steps kept (`keep_as`); the first that fails ends it.
+pub(super) async fn answer_steps<F, R>(description: &Description, tool: NeutralTool, args: &Value, mut run: F) -> Answer
+where
+    F: FnMut(&super::description::ToolStep) -> R,
+    R: std::future::Future<Output = Result<Reply, Answer>>,
+{
+    let Some(map) = description.tool(tool) else {
+        return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", description.name));
+    };
+    let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
+    // The texts of the steps kept, each as `<label>: <text>`.
+    let mut kept = String::new();
+    for step in map.steps().iter().filter(|s| s.runs(args)) {
+        answer = match (&step.keep_as, run(step).await) {
+            (Some(label), Ok(Reply { text, flagged: false, picture })) => {
+                keep(&mut kept, label, &text);
+                Answer { picture, ..read(description, kept.clone(), false) }
+            }
+            (_, Ok(Reply { text, flagged, picture })) => {
+                Answer { picture, ..read(description, format!("{kept}{text}"), flagged) }
+            }
+            (_, Err(failed)) => failed,
+        };
+        if !answer.succeeded() {
+            break;
+        }
+    }
+    answer
 }
 
 /// Adds a step's answer `text` to the texts `kept` (a step's `keep_as`), as `<label>: <text>`.
@@ -392,29 +424,11 @@ impl AgentUnderTest for McpAgent {
 
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {
         let started = Instant::now();
-        let Some(map) = self.description.tool(tool).cloned() else {
-            return Answer::failed(super::FailureClass::Other, format!("{} has no {tool}", self.description.name));
-        };
-        let mut answer = Answer::failed(super::FailureClass::Other, "the mapping has no step for this call");
-        // The texts of the steps kept (`keep_as`), each as `<label>: <text>`.
-        let mut kept = String::new();
-        for step in map.steps().iter().filter(|s| s.runs(args)) {
+        let mut answer = answer_steps(&self.description, tool, args, |step| {
             let filled = if step.each.is_empty() { step.fill(args) } else { step.fill(&with_roles(args, &self.roles)) };
-            let params = CallToolRequestParams::new(step.call.clone()).with_arguments(filled);
-            match (&step.keep_as, self.call_tool_text(params).await) {
-                (Some(label), Ok(Reply { text, flagged: false, picture })) => {
-                    keep(&mut kept, label, &text);
-                    answer = Answer { picture, ..self.read(kept.clone(), false) };
-                }
-                (_, Ok(Reply { text, flagged, picture })) => {
-                    answer = Answer { picture, ..self.read(format!("{kept}{text}"), flagged) };
-                }
-                (_, Err(failed)) => answer = failed,
-            }
-            if !answer.succeeded() {
-                break;
-            }
-        }
+            self.call_tool_text(CallToolRequestParams::new(step.call.clone()).with_arguments(filled))
+        })
+        .await;
         if answer.broken
             && let Some(failure) = answer.failure.as_mut()
         {
