@@ -11,6 +11,7 @@ mod args;
 mod controls;
 mod error;
 mod execute;
+mod input;
 mod note;
 mod parse;
 mod parsers;
