@@ -151,6 +151,17 @@ impl Ended {
         assert!(self.took < RUN_DEADLINE, "{mode}: took {:?}", self.took);
     }
 
+    /// The scenario passed, and a warning named the line the proxy wrote that is not the
+    /// protocol (`stray-line`).
+    fn passed_naming_the_stray_line(&self, agent: &str) {
+        assert_eq!(self.code, Some(0), "{}", self.said);
+        assert!(self.said.contains("features: 1 passed, 0 failed"), "{}", self.said);
+        let named = format!(
+            "agent {agent} wrote a line on its stdout that is not its protocol (skipped): \"[agent] a log line written to stdout\""
+        );
+        assert!(self.said.contains(&named), "{named:?} is not in:\n{}", self.said);
+    }
+
     /// A file of the failed scenario's artifacts.
     fn artifact(&self, name: &str) -> PathBuf {
         let found = walk(self.reports.path()).into_iter().find(|p| p.file_name().is_some_and(|n| n == name));
@@ -177,13 +188,28 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_jsonl_agent_that_floods_its_stdout_breaks_the_protocol_and_the_run_ends() {
+async fn a_jsonl_agent_that_floods_its_stdout_instead_of_answering_fails_the_call_at_its_deadline() {
     let ended = run(Kind::Jsonl, "flood-stdout", 1).await;
     ended.failed_saying(
         "flood-stdout",
-        &["agent misbehaving-flood-stdout broke the protocol: a line that is not JSON", "`the agent is busy"],
+        &[
+            "agent misbehaving-flood-stdout gave no answer within 2 s (it also wrote on its stdout what is not its protocol, skipped: \"the agent is busy",
+            "more lines left out]",
+        ],
     );
     assert!(ended.started("adapter.mjs") && ended.started(BROWSER), "{:#?}", ended.seen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jsonl_agent_that_writes_a_log_line_on_stdout_is_named_and_judged_on_its_answer() {
+    let ended = run(Kind::Jsonl, "stray-line", 1).await;
+    ended.passed_naming_the_stray_line("misbehaving-stray-line");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_server_that_writes_a_log_line_on_stdout_is_named_and_judged_on_its_answer() {
+    let ended = run(Kind::Mcp, "stray-line", 1).await;
+    ended.passed_naming_the_stray_line("misbehaving-stray-line");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

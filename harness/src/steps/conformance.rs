@@ -158,6 +158,7 @@ async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> S
     } else {
         answer
     };
+    let answer = with_stray_lines(answer, agent.stray_lines());
     tracing::debug!(target: "navguard::call", "call {n} {tool} answered in {} ms", answer.took.as_millis());
     world.conformance.calls.insert(n, CallMade { tool, args, answer, unanswered });
     Ok(())
@@ -170,6 +171,22 @@ fn lacks(agent: &dyn AgentUnderTest, name: &str, tool: NeutralTool, args: &Value
         return Some(format!("{name} has no {tool}"));
     }
     (!agent.takes(tool, args)).then(|| format!("{name}'s {tool} takes no {args}"))
+}
+
+/// `answer` with the lines the agent wrote during its call that are not its protocol (already
+/// skipped): kept with it, and named in its failure's message, where it failed.
+fn with_stray_lines(mut answer: Answer, stray: Vec<String>) -> Answer {
+    if stray.is_empty() {
+        return answer;
+    }
+    if let Some(failure) = answer.failure.as_mut() {
+        let lines: Vec<String> = stray.iter().map(|line| format!("{line:?}")).collect();
+        failure.message.push_str(&format!(
+            " (it also wrote on its stdout what is not its protocol, skipped: {})",
+            lines.join(", ")
+        ));
+    }
+    Answer { stray, ..answer }
 }
 
 /// An answer that carried no page, completed by the agent's next look, taken at once as its

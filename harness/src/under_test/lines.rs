@@ -48,6 +48,50 @@ impl<R: tokio::io::AsyncRead + Unpin> LineReader<R> {
     }
 }
 
+/// The lines an agent wrote on its stdout, once it spoke its protocol, that are not its
+/// protocol (a log line, a progress line): skipped, each named in a warning, and kept to be
+/// named with the answer of the call they came during. Shared between the task that reads the
+/// agent's stdout and the agent; at most [`STRAY_KEPT`] are kept between two takes, the rest
+/// counted.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StrayLines(std::sync::Arc<std::sync::Mutex<Strays>>);
+
+#[derive(Debug, Default)]
+struct Strays {
+    kept: Vec<String>,
+    more: usize,
+}
+
+/// The most stray lines kept (and warned of) between two takes; a flood is counted, not kept.
+const STRAY_KEPT: usize = 5;
+/// The most of a stray line kept, in characters.
+const STRAY_SHOWN: usize = 200;
+
+impl StrayLines {
+    /// Keeps `line`, written by agent `agent`, and warns of it (while fewer than [`STRAY_KEPT`]
+    /// are kept).
+    pub(crate) fn push(&self, agent: &str, line: &str) {
+        let mut strays = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if strays.kept.len() < STRAY_KEPT {
+            let shown: String = line.trim().chars().take(STRAY_SHOWN).collect();
+            tracing::warn!(target: "navguard::agent", "agent {agent} wrote a line on its stdout that is not its protocol (skipped): {shown:?}");
+            strays.kept.push(shown);
+        } else {
+            strays.more += 1;
+        }
+    }
+
+    /// The lines kept since the last take (a flood's count as a last line), and forgets them.
+    pub(crate) fn take(&self) -> Vec<String> {
+        let mut strays = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Strays { mut kept, more } = std::mem::take(&mut *strays);
+        if more > 0 {
+            kept.push(format!("[{more} more lines left out]"));
+        }
+        kept
+    }
+}
+
 fn too_long() -> String {
     format!("a line longer than {} MiB", MAX_LINE >> 20)
 }
@@ -114,6 +158,23 @@ mod tests {
             });
             proptest::prop_assert_eq!(lines, expected(&input));
         }
+    }
+
+    #[test]
+    fn stray_lines_are_kept_until_taken_and_a_flood_is_counted() {
+        let strays = StrayLines::default();
+        assert!(strays.take().is_empty());
+        let long = "x".repeat(STRAY_SHOWN + 50);
+        strays.push("fake", &format!("  {long}  "));
+        assert_eq!(strays.take(), vec!["x".repeat(STRAY_SHOWN)], "trimmed and cut; taken once");
+        assert!(strays.take().is_empty());
+        for n in 0..STRAY_KEPT + 3 {
+            strays.clone().push("fake", &format!("line {n}"));
+        }
+        let taken = strays.take();
+        assert_eq!(taken.len(), STRAY_KEPT + 1);
+        assert_eq!(taken[0], "line 0");
+        assert_eq!(taken[STRAY_KEPT], "[3 more lines left out]");
     }
 
     #[tokio::test]

@@ -3,6 +3,7 @@
 //! patterns read the page, the elements, the tabs and the failure class out of them.
 
 use super::description::Description;
+use super::lines::StrayLines;
 use super::process::AgentProcess;
 use super::{AgentError, AgentUnderTest, Answer, BrowserAt, ElementSeen, Failure, NeutralTool, PageSeen, TabSeen};
 use async_trait::async_trait;
@@ -33,6 +34,8 @@ pub struct McpAgent {
     pub server: String,
     /// Why its stdout stopped being passed on, once a line was not one of its messages.
     screened: tokio::sync::watch::Receiver<Option<String>>,
+    /// The lines it wrote on stdout, once it spoke the protocol, that were not its messages.
+    stray: StrayLines,
     /// The role its answers gave each ref, for a mapping whose list items name the role (a
     /// form's fields, each with its kind of control).
     roles: HashMap<String, String>,
@@ -61,7 +64,8 @@ impl McpAgent {
         let (Some(stdout), Some(stdin)) = (process.stdout.take(), process.stdin.take()) else {
             return Err(protocol(&description, "its stdio could not be taken".into(), &process));
         };
-        let (stdout, mut garbage) = screen(stdout);
+        let stray = StrayLines::default();
+        let (stdout, mut garbage) = screen(stdout, description.name.clone(), stray.clone());
         let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(MAX_LINE);
         let config = ClientConfig::new(
             ClientCapabilities::default(),
@@ -120,7 +124,8 @@ impl McpAgent {
                 return Err(e);
             }
         };
-        let agent = Self { description, client, process, offered, server, screened: garbage, roles: HashMap::new() };
+        let agent =
+            Self { description, client, process, offered, server, screened: garbage, stray, roles: HashMap::new() };
         if prepare && let Err(e) = agent.after_start(deadline).await {
             agent.end().await;
             return Err(e);
@@ -219,6 +224,7 @@ pub fn read(description: &Description, text: String, flagged: bool) -> Answer {
         broken: false,
         picture: None,
         looked: false,
+        stray: Vec::new(),
     }
 }
 
@@ -324,12 +330,16 @@ fn with_roles(args: &Value, roles: &HashMap<String, String>) -> Value {
     args
 }
 
-/// Passes the server's stdout on to the MCP client line by line, and stops at the first line
-/// that is not a JSON-RPC message (a program that prints a banner or its usage) or that is our
-/// own `initialize` sent back (a program that echoes): the receiver gets why, at once, instead
-/// of the handshake waiting out its deadline.
+/// Passes the server's stdout on to the MCP client line by line. Until its first JSON-RPC
+/// message, a line that is not one (a program that prints a banner or its usage) ends it, as
+/// does our own `initialize` sent back at any time (a program that echoes): the receiver gets
+/// why, at once, instead of the handshake waiting out its deadline. Once the server has spoken
+/// the protocol, a line that is not JSON-RPC (a log line written to the wrong stream) is kept
+/// in `stray`, named, and skipped: the server is judged on what it answered.
 fn screen(
     stdout: tokio::process::ChildStdout,
+    agent: String,
+    stray: StrayLines,
 ) -> (tokio::io::DuplexStream, tokio::sync::watch::Receiver<Option<String>>) {
     use tokio::io::AsyncWriteExt as _;
     let (mut to_client, from_screen) = tokio::io::duplex(1 << 16);
@@ -337,6 +347,7 @@ fn screen(
     tokio::spawn(async move {
         // Bounded: a line without end is an error, not a buffer without end.
         let mut lines = super::lines::LineReader::new(stdout);
+        let mut spoke = false;
         loop {
             let line = match lines.next().await {
                 Ok(Some(line)) => line,
@@ -346,9 +357,16 @@ fn screen(
                     return;
                 }
             };
-            if let Some(why) = not_json_rpc(&line) {
-                let _ = tell.send(Some(why));
-                return;
+            match not_json_rpc(&line) {
+                None => spoke = true,
+                Some(NotMessage::Other(_)) if spoke => {
+                    stray.push(&agent, &line);
+                    continue;
+                }
+                Some(not) => {
+                    let _ = tell.send(Some(not.why()));
+                    return;
+                }
             }
             if to_client.write_all(format!("{line}\n").as_bytes()).await.is_err() {
                 return;
@@ -358,15 +376,32 @@ fn screen(
     (from_screen, told)
 }
 
-/// Why a line of an MCP server's stdout is not one of its messages, if it is not.
-fn not_json_rpc(line: &str) -> Option<String> {
+/// A line of an MCP server's stdout that is not one of its messages.
+#[derive(Debug)]
+enum NotMessage {
+    /// Our own `initialize` request, sent back.
+    Echo(String),
+    /// Not a JSON-RPC message at all.
+    Other(String),
+}
+
+impl NotMessage {
+    fn why(self) -> String {
+        match self {
+            NotMessage::Echo(shown) => format!("it sent back our own initialize request: {shown}"),
+            NotMessage::Other(shown) => format!("it wrote a line that is not JSON-RPC: {shown:?}"),
+        }
+    }
+}
+
+/// What a line of an MCP server's stdout is, if it is not one of its messages.
+fn not_json_rpc(line: &str) -> Option<NotMessage> {
     let shown: String = line.trim().chars().take(120).collect();
     match serde_json::from_str::<Value>(line) {
         Ok(message) if message.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => {
-            (message.get("method").and_then(Value::as_str) == Some("initialize"))
-                .then(|| format!("it sent back our own initialize request: {shown}"))
+            (message.get("method").and_then(Value::as_str) == Some("initialize")).then_some(NotMessage::Echo(shown))
         }
-        _ => Some(format!("it wrote a line that is not JSON-RPC: {shown:?}")),
+        _ => Some(NotMessage::Other(shown)),
     }
 }
 
@@ -414,6 +449,10 @@ impl AgentUnderTest for McpAgent {
         self.description.looks_after.contains(&tool)
     }
 
+    fn stray_lines(&self) -> Vec<String> {
+        self.stray.take()
+    }
+
     fn supports(&self, tool: NeutralTool) -> bool {
         self.description.tool(tool).is_some_and(|m| m.calls().all(|c| self.offered.contains(c)))
     }
@@ -449,7 +488,7 @@ impl AgentUnderTest for McpAgent {
 
 #[cfg(test)]
 mod tests {
-    use super::{Description, keep, not_json_rpc, read, with_roles};
+    use super::{Description, NotMessage, keep, not_json_rpc, read, with_roles};
     use crate::under_test::{Answer, ElementSeen, FailureClass, NeutralTool};
 
     /// A real answer of a built-in agent's, recorded on Debian's Chromium 156
@@ -668,8 +707,9 @@ mod tests {
 
     #[test]
     fn a_banner_or_an_echo_is_not_an_mcp_server() {
-        assert!(not_json_rpc("Usage: agent [options]\n").is_some_and(|w| w.contains("not JSON-RPC")));
-        assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some());
+        let why = |line: &str| not_json_rpc(line).map(NotMessage::why);
+        assert!(why("Usage: agent [options]\n").is_some_and(|w| w.contains("not JSON-RPC")));
+        assert!(why("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some_and(|w| w.contains("sent back")));
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}").is_none());
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}").is_none());
     }

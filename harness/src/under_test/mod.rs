@@ -133,6 +133,10 @@ pub struct Answer {
     /// `took` counts both calls.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub looked: bool,
+    /// The lines it wrote on stdout during the call that are not its protocol, skipped (the
+    /// answer is what it answered besides them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<String>,
 }
 
 /// The size of `bytes` when they are a PNG.
@@ -274,6 +278,13 @@ pub trait AgentUnderTest: Send {
     /// what tells where the call left the page (its description's `looks_after`).
     fn looks_after(&self, _tool: NeutralTool) -> bool {
         false
+    }
+
+    /// The lines it wrote on stdout since this was last asked that are not its protocol (a
+    /// log line on the wrong stream), each already skipped: the answer of the call they came
+    /// during names them.
+    fn stray_lines(&self) -> Vec<String> {
+        Vec::new()
     }
 
     /// Ends the agent: its process (and anything it started) is gone when this returns.

@@ -101,6 +101,10 @@ def misbehave(line: bytes, agent: subprocess.Popen) -> bool:
             daemon=True,
         ).start()
         return True
+    if MODE == "stray-line":
+        # A log line on the wrong stream, then the call goes on as it should.
+        write_out(b"[agent] a log line written to stdout\n")
+        return True
     if MODE == "stray-error":
         dropped.add(call_id)
         write_out(b'{"jsonrpc":"2.0","id":99999,"error":{"code":-32000,"message":"an error for nobody"}}\n')

@@ -158,6 +158,7 @@ impl Reply {
             // The JSON-lines protocol carries no pictures.
             picture: None,
             looked: false,
+            stray: Vec::new(),
         }
     }
 }
