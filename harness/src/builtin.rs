@@ -48,6 +48,10 @@ const EXPECTATIONS: &[BuiltIn] = &[
         text: include_str!("../builtin/gate/expectations/agent-agent-browser.txt"),
     },
     BuiltIn {
+        path: "gate/expectations/agent-agent-infra.txt",
+        text: include_str!("../builtin/gate/expectations/agent-agent-infra.txt"),
+    },
+    BuiltIn {
         path: "gate/expectations/agent-browser-use.txt",
         text: include_str!("../builtin/gate/expectations/agent-browser-use.txt"),
     },
@@ -136,6 +140,7 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("chrome-devtools-mcp", include_str!("../builtin/agents/chrome-devtools-mcp.toml")),
     ("browser-use", include_str!("../builtin/agents/browser-use.toml")),
     ("agent-browser", include_str!("../builtin/agents/agent-browser.toml")),
+    ("agent-infra", include_str!("../builtin/agents/agent-infra.toml")),
     ("vibium", include_str!("../builtin/agents/vibium.toml")),
     ("stagehand", include_str!("../builtin/agents/stagehand.toml")),
 ];

@@ -97,31 +97,36 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
-    let dir = tempfile::tempdir().unwrap();
-    let report = dir.path().display().to_string();
-    let mut child = navguard(&[
-        "run",
-        "features/agents/navigation.feature",
-        "--agent",
-        "playwright-mcp",
-        "--name",
-        "go back",
-        "--report-dir",
-        &report,
-    ])
-    .stdout(Stdio::null())
-    .spawn()
-    .expect("navguard starts");
-    let pid = child.id();
-    let mut started = Vec::new();
-    wait_until("the agent's MCP server and its browser to run", START_DEADLINE, || {
-        started = descendants(pid);
-        let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
-        lines.iter().any(|l| l.contains("@playwright/mcp")) && lines.iter().any(|l| l.contains("chrom"))
-    });
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
-    wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
+    // Each agent by what shows its server among the processes: agent-infra's behind its relay.
+    for (agent, server) in [("playwright-mcp", "@playwright/mcp"), ("agent-infra", "mcp-server-browser")] {
+        let dir = tempfile::tempdir().unwrap();
+        let report = dir.path().display().to_string();
+        let mut child = navguard(&[
+            "run",
+            "features/agents/navigation.feature",
+            "--agent",
+            agent,
+            "--name",
+            "go back",
+            "--report-dir",
+            &report,
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("navguard starts");
+        let pid = child.id();
+        let mut started = Vec::new();
+        wait_until(&format!("{agent}'s MCP server and its browser to run"), START_DEADLINE, || {
+            started = descendants(pid);
+            let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
+            lines.iter().any(|l| l.contains(server)) && lines.iter().any(|l| l.contains("chrom"))
+        });
+        child.kill().expect("SIGKILL");
+        child.wait().expect("reaped");
+        wait_until(&format!("every process navguard started for {agent} to be gone"), CLEANUP_DEADLINE, || {
+            started.iter().all(|p| !alive(*p))
+        });
+    }
 }
 
 /// kill -9 of navguard in the middle of a compare, while its second agent runs: nothing it
@@ -258,8 +263,8 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
 /// Each built-in agent under test (and the example JSON-lines adapter) runs one scenario it
 /// passes on this machine, for real, and leaves nothing behind: not its server, not
 /// agent-browser's or Playwright CLI's daemon (a session of its own, which the process group
-/// does not reach), not Vibium's chromedriver. navguard's core through `navguard mcp` runs on
-/// both browsers.
+/// does not reach), not Vibium's chromedriver, not agent-infra's relay. navguard's core
+/// through `navguard mcp` runs on both browsers.
 #[test]
 fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
     let go_back = ("features/agents/navigation.feature", "^go back answers");
@@ -272,6 +277,7 @@ fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
         ("agents/jsonl-example/agent.toml", "chromium", go_back),
         ("browser-use", "chromium", go_back),
         ("agent-browser", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
+        ("agent-infra", "chromium", go_back),
         ("vibium", "chromium", ("features/agents/hazards.feature", "^A meta refresh")),
         ("stagehand", "chromium", go_back),
     ];

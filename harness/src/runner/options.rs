@@ -51,9 +51,9 @@ pub struct RunOptions {
     /// scenario still in a user context of its own (at least 1).
     #[arg(long, value_name = "n", default_value_t = 1, value_parser = at_least_one::<usize>)]
     pub sessions: usize,
-    /// The agent under test of the conformance steps: a built-in agent (navguard,
-    /// playwright-mcp, playwright-cli, chrome-devtools-mcp, browser-use, agent-browser, vibium, stagehand) or
-    /// the path of a description file (agents/*.toml). The built-in agents run from their
+    /// The agent under test of the conformance steps: a built-in agent (navguard, navguard-mcp,
+    /// playwright-mcp, playwright-cli, chrome-devtools-mcp, browser-use, agent-browser,
+    /// agent-infra, vibium, stagehand) or the path of a description file (agents/*.toml). The built-in agents run from their
     /// packages in $NAVGUARD_AGENTS_DIR, else in ./agents (`bash ci/setup.sh agents`).
     #[arg(long, value_name = "name|path")]
     pub agent: Option<String>,

@@ -665,6 +665,45 @@ mod tests {
     }
 
     #[test]
+    fn agent_infra_s_recorded_answers_are_read() {
+        // Its look: the tab list (the current tab's title and URL), then the clickable elements.
+        let look = answer("agent-infra", &[("tab_list", Some("Tabs")), ("clickable_elements", None)]);
+        assert!(look.succeeded(), "{look:?}");
+        let page = look.page.unwrap();
+        assert_eq!((page.title.as_str(), page.url.as_str()), ("Next", "http://127.0.0.1:40481/page?title=Next"));
+        let elements = look.elements.unwrap();
+        assert_eq!(elements.len(), 5, "{elements:?}");
+        assert_eq!(elements[0], element("0", "a", "go"));
+        assert_eq!(elements[2], element("2", "input", "[input]"));
+        assert_eq!(elements[3], element("3", "button", "send"));
+        // The current tab is found by its index among several.
+        let tabs = answer("agent-infra", &[("tab_list_second", None)]);
+        let page = tabs.page.unwrap();
+        assert_eq!(
+            (page.title.as_str(), page.url.as_str()),
+            ("Opened", "http://127.0.0.1:43715/slow?delay=300&title=Opened")
+        );
+        assert_eq!(tabs.tabs.unwrap().len(), 2);
+        let description = Description::find("agent-infra").unwrap();
+        // Its actions answer without the page: the harness takes its next look.
+        for (name, tool) in [("click", NeutralTool::Click), ("go_back", NeutralTool::GoBack)] {
+            let answer = read(&description, recorded("agent-infra", name), false);
+            assert!(answer.succeeded() && answer.page.is_none(), "{name}: {answer:?}");
+            assert!(description.looks_after.contains(&tool), "{name}");
+        }
+        let refused = read(&description, recorded("agent-infra", "click_unknown_ref"), true);
+        assert_eq!(refused.failure.unwrap().class, FailureClass::StaleRef);
+        // Its markdown is the page's text, with no page read from it.
+        let text = read(&description, recorded("agent-infra", "markdown"), false);
+        assert!(text.succeeded() && text.page.is_none() && text.text.contains("[go](/page?title=Next)"), "{text:?}");
+        let shot = read(&description, recorded("agent-infra", "screenshot"), false);
+        assert!(shot.succeeded() && shot.text.starts_with("Screenshot"), "{shot:?}");
+        // Its answers in its own words that are failures without its error flag.
+        let maybe = read(&description, "Maybe failed filled index 2 with: \"hi\"".into(), false);
+        assert!(!maybe.succeeded(), "{maybe:?}");
+    }
+
+    #[test]
     fn playwright_cli_s_recorded_answers_are_read() {
         let snapshot = answer("playwright-cli", &[("snapshot", None)]);
         assert!(snapshot.succeeded(), "{snapshot:?}");
@@ -709,7 +748,9 @@ mod tests {
     fn a_banner_or_an_echo_is_not_an_mcp_server() {
         let why = |line: &str| not_json_rpc(line).map(NotMessage::why);
         assert!(why("Usage: agent [options]\n").is_some_and(|w| w.contains("not JSON-RPC")));
-        assert!(why("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some_and(|w| w.contains("sent back")));
+        assert!(
+            why("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}").is_some_and(|w| w.contains("sent back"))
+        );
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}").is_none());
         assert!(not_json_rpc("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}").is_none());
     }

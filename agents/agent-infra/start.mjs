@@ -1,0 +1,155 @@
+// Starts agent-infra's browser MCP server attached to the harness's Chromium through a relay of
+// the browser's DevTools socket on 127.0.0.1, which hides the harness's own sessions from it.
+//
+//   node start.mjs <cdp_endpoint> -- <the server's command and args, "{relay}" where its
+//                                     --cdp-endpoint goes>
+//
+// Why: the harness's Chromium is driven over WebDriver BiDi, and the BiDi mapper's session
+// shows in the browser's target list as a second target of type "browser" whose sessions have
+// no Browser domain. The server's Puppeteer takes the first "browser" target it lists (they are
+// listed by id, a random UUID) and sends it Browser.setDownloadBehavior before its first call:
+// in about one browser of four that target is the mapper's, and every call then fails with
+// "'Browser.setDownloadBehavior' wasn't found". A Chromium the user started has no such target.
+// The relay finds the targets of type "browser" that answer no Browser.getVersion, and leaves
+// them out of what the browser tells the server (its target events and Target.getTargets);
+// every other message passes as it is. Its /json/version names the relay's own socket.
+// The server is a child of this process, with its stdio: it ends when the server ends.
+import http from 'node:http';
+import { spawn } from 'node:child_process';
+import WebSocket, { WebSocketServer } from 'ws';
+
+const [endpoint, dashes, ...command] = process.argv.slice(2);
+if (endpoint === undefined || dashes !== '--' || command.length === 0) {
+  console.error('usage: node start.mjs <cdp_endpoint or ""> -- <command> [args…]');
+  process.exit(2);
+}
+const DEADLINE_MS = 10_000;
+
+/** Sends CDP `method` on `socket` and waits for its answer, within the deadline. */
+function caller(socket) {
+  let last = 0;
+  const waiting = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    const done = waiting.get(message.id);
+    if (done) {
+      waiting.delete(message.id);
+      done(message);
+    }
+  });
+  return (method, params = {}, sessionId) => new Promise((resolve, reject) => {
+    const id = ++last;
+    const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${DEADLINE_MS} ms`)), DEADLINE_MS);
+    waiting.set(id, (message) => { clearTimeout(timer); resolve(message); });
+    socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+  });
+}
+
+/** The ids of the targets of type "browser" whose sessions have no Browser domain. */
+async function hiddenTargets(browserSocketUrl) {
+  const socket = new WebSocket(browserSocketUrl, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+  const call = caller(socket);
+  const hidden = new Set();
+  // The browser's own sessions are announced only to a client that discovers targets with an
+  // empty filter (every type): the list Puppeteer builds, and takes the first "browser" of.
+  const targets = [];
+  socket.on('message', (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.method === 'Target.targetCreated') targets.push(message.params.targetInfo);
+  });
+  await call('Target.setDiscoverTargets', { discover: true, filter: [{}] });
+  for (const { targetId, type } of targets) {
+    if (type !== 'browser') continue;
+    const attached = await call('Target.attachToTarget', { targetId, flatten: true });
+    const sessionId = attached.result?.sessionId;
+    if (!sessionId) continue;
+    const version = await call('Browser.getVersion', {}, sessionId);
+    if (version.error) hidden.add(targetId);
+    await call('Target.detachFromTarget', { sessionId });
+  }
+  socket.close();
+  console.error(`start.mjs: hiding ${hidden.size} of the browser's ${targets.filter((t) => t.type === 'browser').length} sessions from the server`);
+  return hidden;
+}
+
+/** Whether a message from the browser is about a hidden target (an event to leave out). */
+function aboutHidden(message, hidden) {
+  const params = message.params ?? {};
+  const id = params.targetInfo?.targetId ?? params.targetId;
+  return message.method?.startsWith('Target.') && id !== undefined && hidden.has(id);
+}
+
+/** Runs the server with `relay` as its endpoint, and ends as it ends. */
+function serve(relay) {
+  const child = spawn(command[0], command.slice(1).map((word) => word.replaceAll('{relay}', relay)), { stdio: 'inherit' });
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+// Where the browser cannot be reached (navguard's check before a run points it at a port where
+// nothing listens: it only lists the server's tools), the server is given the endpoint itself:
+// it attaches at its first call, and says so if that fails.
+try {
+  await relayed();
+} catch (error) {
+  console.error(`start.mjs: no relay (${error.message}): the server is given ${endpoint} itself`);
+  serve(`${endpoint}/json/version`);
+}
+
+async function relayed() {
+  const version = await (await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(DEADLINE_MS) })).json();
+  const browserSocketUrl = version.webSocketDebuggerUrl;
+  const hidden = await hiddenTargets(browserSocketUrl);
+  const path = new URL(browserSocketUrl).pathname;
+
+  const server = http.createServer((request, response) => {
+    if (request.url === '/json/version') {
+      const { port } = server.address();
+      const answer = { ...version, webSocketDebuggerUrl: `ws://127.0.0.1:${port}${path}` };
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(answer));
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  const sockets = new WebSocketServer({ server, perMessageDeflate: false, maxPayload: 256 << 20 });
+  sockets.on('connection', (client) => {
+    const browser = new WebSocket(browserSocketUrl, { perMessageDeflate: false, maxPayload: 256 << 20 });
+    // The methods of the client's calls, by session and id, to find Target.getTargets' answers.
+    const asked = new Map();
+    const queued = [];
+    browser.on('open', () => { for (const data of queued.splice(0)) browser.send(data); });
+    client.on('message', (data) => {
+      const text = data.toString();
+      const message = JSON.parse(text);
+      asked.set(`${message.sessionId ?? ''} ${message.id}`, message.method);
+      if (browser.readyState === WebSocket.OPEN) browser.send(text); else queued.push(text);
+    });
+    browser.on('message', (data) => {
+      const text = data.toString();
+      const message = JSON.parse(text);
+      if (message.id !== undefined) {
+        const key = `${message.sessionId ?? ''} ${message.id}`;
+        const method = asked.get(key);
+        asked.delete(key);
+        if (method === 'Target.getTargets' && message.result?.targetInfos) {
+          message.result.targetInfos = message.result.targetInfos.filter((t) => !hidden.has(t.targetId));
+          client.send(JSON.stringify(message));
+          return;
+        }
+      } else if (aboutHidden(message, hidden)) {
+        return;
+      }
+      client.send(text);
+    });
+    const end = () => { client.close(); browser.close(); };
+    client.on('close', end);
+    browser.on('close', end);
+    client.on('error', end);
+    browser.on('error', end);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  serve(`http://127.0.0.1:${server.address().port}/json/version`);
+}
