@@ -95,37 +95,36 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
+/// Starts navguard with `args`, waits until the command lines of what it started satisfy
+/// `running` (`what` names that moment), kills it with SIGKILL and waits until everything it
+/// had started is gone.
+fn kill_9_when(args: &[&str], what: &str, running: impl Fn(&[String]) -> bool) {
+    let mut child = navguard(args).stdout(Stdio::null()).spawn().expect("navguard starts");
+    let pid = child.id();
+    let mut started = Vec::new();
+    wait_until(what, START_DEADLINE, || {
+        started = descendants(pid);
+        running(&started.iter().map(|p| command_line(*p)).collect::<Vec<_>>())
+    });
+    child.kill().expect("SIGKILL");
+    child.wait().expect("reaped");
+    wait_until(&format!("every process navguard started to be gone ({what})"), CLEANUP_DEADLINE, || {
+        started.iter().all(|p| !alive(*p))
+    });
+}
+
 #[test]
 fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
     // Each agent by what shows its server among the processes: agent-infra's behind its relay.
     for (agent, server) in [("playwright-mcp", "@playwright/mcp"), ("agent-infra", "mcp-server-browser")] {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().display().to_string();
-        let mut child = navguard(&[
-            "run",
-            "features/agents/navigation.feature",
-            "--agent",
-            agent,
-            "--name",
-            "go back",
-            "--report-dir",
-            &report,
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("navguard starts");
-        let pid = child.id();
-        let mut started = Vec::new();
-        wait_until(&format!("{agent}'s MCP server and its browser to run"), START_DEADLINE, || {
-            started = descendants(pid);
-            let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
-            lines.iter().any(|l| l.contains(server)) && lines.iter().any(|l| l.contains("chrom"))
-        });
-        child.kill().expect("SIGKILL");
-        child.wait().expect("reaped");
-        wait_until(&format!("every process navguard started for {agent} to be gone"), CLEANUP_DEADLINE, || {
-            started.iter().all(|p| !alive(*p))
-        });
+        let args = ["run", "features/agents/navigation.feature", "--agent", agent, "--name", "go back"];
+        kill_9_when(
+            &[&args[..], &["--report-dir", &report]].concat(),
+            &format!("{agent}'s MCP server and its browser to run"),
+            |lines| lines.iter().any(|l| l.contains(server)) && lines.iter().any(|l| l.contains("chrom")),
+        );
     }
 }
 
@@ -135,33 +134,18 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
 fn kill_9_of_a_compare_leaves_nothing_and_its_report_as_far_as_it_got() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().display().to_string();
-    let mut child = navguard(&[
-        "compare",
-        "features/agents/navigation.feature",
-        "--agents",
-        "navguard,playwright-mcp",
-        "--name",
-        "go back",
-        "--report-dir",
-        &report,
-    ])
-    .stdout(Stdio::null())
-    .spawn()
-    .expect("navguard starts");
-    let pid = child.id();
     let markdown = dir.path().join("compare.md");
-    let mut started = Vec::new();
+    let args = ["compare", "features/agents/navigation.feature", "--agents", "navguard,playwright-mcp"];
     // The report is first written when the first agent's run ends; the second agent then starts.
-    wait_until("the first agent's report, then the second agent's MCP server and browser", START_DEADLINE, || {
-        started = descendants(pid);
-        let lines: Vec<String> = started.iter().map(|p| command_line(*p)).collect();
-        markdown.exists()
-            && lines.iter().any(|l| l.contains("@playwright/mcp"))
-            && lines.iter().any(|l| l.contains("--user-data-dir"))
-    });
-    child.kill().expect("SIGKILL");
-    child.wait().expect("reaped");
-    wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
+    kill_9_when(
+        &[&args[..], &["--name", "go back", "--report-dir", &report]].concat(),
+        "the first agent's report, then the second agent's MCP server and browser",
+        |lines| {
+            markdown.exists()
+                && lines.iter().any(|l| l.contains("@playwright/mcp"))
+                && lines.iter().any(|l| l.contains("--user-data-dir"))
+        },
+    );
     let text = std::fs::read_to_string(&markdown).unwrap();
     let row =
         text.lines().find(|l| l.starts_with("| navguard |")).unwrap_or_else(|| panic!("no navguard row:\n{text}"));
