@@ -30,33 +30,59 @@ function caller(socket) {
   let last = 0;
   const waiting = new Map();
   socket.on('message', (data) => {
-    const message = JSON.parse(data.toString());
-    const done = waiting.get(message.id);
+    const message = parsed(data);
+    const done = waiting.get(message?.id);
     if (done) {
       waiting.delete(message.id);
       done(message);
     }
   });
+  // A socket that closes fails what still waits on it, at once.
+  socket.on('close', () => {
+    for (const done of waiting.values()) done(null);
+    waiting.clear();
+  });
   return (method, params = {}, sessionId) => new Promise((resolve, reject) => {
     const id = ++last;
     const timer = setTimeout(() => reject(new Error(`${method}: no answer within ${DEADLINE_MS} ms`)), DEADLINE_MS);
-    waiting.set(id, (message) => { clearTimeout(timer); resolve(message); });
+    waiting.set(id, (message) => {
+      clearTimeout(timer);
+      if (message) resolve(message); else reject(new Error(`${method}: the browser closed its socket`));
+    });
     socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
   });
 }
 
+/** A CDP message as JSON; undefined for a frame that is not (CDP sends none such). */
+function parsed(data) {
+  try {
+    return JSON.parse(data.toString());
+  } catch {
+    return undefined;
+  }
+}
+
 /** The ids of the targets of type "browser" whose sessions have no Browser domain. */
 async function hiddenTargets(browserSocketUrl) {
-  const socket = new WebSocket(browserSocketUrl, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+  const socket = new WebSocket(browserSocketUrl, { perMessageDeflate: false, handshakeTimeout: DEADLINE_MS });
+  socket.on('error', () => {});
+  try {
+    await new Promise((resolve, reject) => { socket.once('open', resolve); socket.once('error', reject); });
+    return await sessionsWithoutBrowser(socket);
+  } finally {
+    socket.close();
+  }
+}
+
+async function sessionsWithoutBrowser(socket) {
   const call = caller(socket);
   const hidden = new Set();
   // The browser's own sessions are announced only to a client that discovers targets with an
   // empty filter (every type): the list Puppeteer builds, and takes the first "browser" of.
   const targets = [];
   socket.on('message', (data) => {
-    const message = JSON.parse(data.toString());
-    if (message.method === 'Target.targetCreated') targets.push(message.params.targetInfo);
+    const message = parsed(data);
+    if (message?.method === 'Target.targetCreated') targets.push(message.params.targetInfo);
   });
   await call('Target.setDiscoverTargets', { discover: true, filter: [{}] });
   for (const { targetId, type } of targets) {
@@ -68,7 +94,6 @@ async function hiddenTargets(browserSocketUrl) {
     if (version.error) hidden.add(targetId);
     await call('Target.detachFromTarget', { sessionId });
   }
-  socket.close();
   console.error(`start.mjs: hiding ${hidden.size} of the browser's ${targets.filter((t) => t.type === 'browser').length} sessions from the server`);
   return hidden;
 }
@@ -90,15 +115,25 @@ function serve(relay) {
 // Where the browser cannot be reached (navguard's check before a run points it at a port where
 // nothing listens: it only lists the server's tools), the server is given the endpoint itself:
 // it attaches at its first call, and says so if that fails.
+// A browser that can be reached but whose sessions cannot be told apart ends the start: the
+// server would fail on it one time in four.
+let version;
 try {
-  await relayed();
+  version = await (await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(DEADLINE_MS) })).json();
 } catch (error) {
   console.error(`start.mjs: no relay (${error.message}): the server is given ${endpoint} itself`);
   serve(`${endpoint}/json/version`);
 }
+if (version) {
+  try {
+    await relayed(version);
+  } catch (error) {
+    console.error(`start.mjs: the browser's sessions could not be told apart: ${error.message}`);
+    process.exit(1);
+  }
+}
 
-async function relayed() {
-  const version = await (await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(DEADLINE_MS) })).json();
+async function relayed(version) {
   const browserSocketUrl = version.webSocketDebuggerUrl;
   const hidden = await hiddenTargets(browserSocketUrl);
   const path = new URL(browserSocketUrl).pathname;
@@ -123,13 +158,17 @@ async function relayed() {
     browser.on('open', () => { for (const data of queued.splice(0)) browser.send(data); });
     client.on('message', (data) => {
       const text = data.toString();
-      const message = JSON.parse(text);
-      asked.set(`${message.sessionId ?? ''} ${message.id}`, message.method);
+      const message = parsed(text);
+      if (message?.id !== undefined) asked.set(`${message.sessionId ?? ''} ${message.id}`, message.method);
       if (browser.readyState === WebSocket.OPEN) browser.send(text); else queued.push(text);
     });
     browser.on('message', (data) => {
       const text = data.toString();
-      const message = JSON.parse(text);
+      const message = parsed(text);
+      if (message === undefined) {
+        client.send(text);
+        return;
+      }
       if (message.id !== undefined) {
         const key = `${message.sessionId ?? ''} ${message.id}`;
         const method = asked.get(key);
@@ -144,7 +183,12 @@ async function relayed() {
       }
       client.send(text);
     });
-    const end = () => { client.close(); browser.close(); };
+    const end = () => {
+      asked.clear();
+      queued.length = 0;
+      client.close();
+      browser.close();
+    };
     client.on('close', end);
     browser.on('close', end);
     client.on('error', end);

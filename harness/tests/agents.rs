@@ -123,7 +123,11 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
         kill_9_when(
             &[&args[..], &["--report-dir", &report]].concat(),
             &format!("{agent}'s MCP server and its browser to run"),
-            |lines| lines.iter().any(|l| l.contains(server)) && lines.iter().any(|l| l.contains("chrom")),
+            // The server itself, not agent-infra's relay, whose command line names it too.
+            |lines| {
+                lines.iter().any(|l| l.contains(server) && !l.contains("start.mjs"))
+                    && lines.iter().any(|l| l.contains("chrom"))
+            },
         );
     }
 }

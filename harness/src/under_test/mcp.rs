@@ -698,9 +698,21 @@ mod tests {
         assert!(text.succeeded() && text.page.is_none() && text.text.contains("[go](/page?title=Next)"), "{text:?}");
         let shot = read(&description, recorded("agent-infra", "screenshot"), false);
         assert!(shot.succeeded() && shot.text.starts_with("Screenshot"), "{shot:?}");
-        // Its answers in its own words that are failures without its error flag.
+        // Its answers in its own words that are failures without its error flag, its look's
+        // second part among them.
         let maybe = read(&description, "Maybe failed filled index 2 with: \"hi\"".into(), false);
         assert!(!maybe.succeeded(), "{maybe:?}");
+        let mut look = String::new();
+        keep(&mut look, "Tabs", &recorded("agent-infra", "tab_list"));
+        let unread = read(&description, format!("{look}Failed to parse DOM tree"), false);
+        assert!(!unread.succeeded(), "{unread:?}");
+        // A URL holding a parenthesis is read whole, and from the current tab's own line.
+        let tabs =
+            "Current Tab: [1] B\nAll Tabs: \n[0] Title: A (URL: http://h/a_(x))\n[1] Title: B (URL: http://h/b_(y))";
+        let answer = read(&description, tabs.into(), false);
+        assert_eq!(answer.page.unwrap().url, "http://h/b_(y)");
+        let listed = answer.tabs.unwrap();
+        assert_eq!((listed[0].url.as_str(), listed[0].title.as_str()), ("http://h/a_(x)", "A"));
     }
 
     #[test]
