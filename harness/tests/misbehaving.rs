@@ -66,7 +66,8 @@ fn description(dir: &Path, kind: Kind, mode: &str, at: u32) -> PathBuf {
             let adapter = workspace().join("agents/jsonl-example/adapter.mjs");
             format!(
                 "name = \"{name}\"\nkind = \"jsonl\"\nbrowsers = [\"chromium\"]\n[start]\ncommand = \"{python}\"\n\
-                 args = [\"{proxy}\", \"jsonl\", \"{mode}\", \"{at}\", \"--\", \"node\", \"{}\"]\ntimeout_ms = {timeout_ms}\n",
+                 args = [\"{proxy}\", \"jsonl\", \"{mode}\", \"{at}\", \"--\", \"node\", \"{}\"]\ntimeout_ms = {timeout_ms}\n\
+                 env = {{ TMPDIR = \"{{scratch}}\" }}\n",
                 adapter.display()
             )
         }
