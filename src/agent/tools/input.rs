@@ -51,31 +51,23 @@ impl ToolContext<'_> {
             self.phase.set(format!("what the {tool} started to end and the page to go quiet"));
             let settled =
                 settle_action(self.port, streams, &tab, self.action_limits(), self.cancel, Some(snapshot_args())).await;
-            match (self.press_missed(&tab, &act, &settled).await, &act) {
-                (Some(PressLanded::Elsewhere { on }), Act::Click(target)) => {
+            // Only a click's press is watched: a miss names the click's target.
+            let why = match self.press_missed(&tab, &act, &settled).await {
+                Some(PressLanded::Elsewhere { on }) => {
                     missed.push(on);
                     if missed.len() < PRESS_TRIES {
                         continue;
                     }
-                    let why = format!(
+                    format!(
                         "each of its {PRESS_TRIES} presses landed elsewhere, the page moving it as it was pressed (on {}), and was stopped there: no click came of them",
                         missed.join(", then ")
-                    );
-                    return ToolRun::err(browser(tool)(BrowserError::NotInteractable {
-                        target: target.to_string(),
-                        why,
-                    }));
+                    )
                 }
-                (Some(PressLanded::Unseen), Act::Click(target)) => {
-                    let why = "its press never reached its page: it landed in a frame over it or outside the page, which may have taken it".to_owned();
-                    return ToolRun::err(browser(tool)(BrowserError::NotInteractable {
-                        target: target.to_string(),
-                        why,
-                    }));
-                }
-                _ => {}
-            }
-            return self.acted(&act, &tab, settled, &missed).await;
+                Some(PressLanded::Unseen) => "its press never reached its page: it landed in a frame over it or outside the page, which may have taken it".to_owned(),
+                Some(PressLanded::Reached) | None => return self.acted(&act, &tab, settled, &missed).await,
+            };
+            let target = act.target().map(ToString::to_string).unwrap_or_default();
+            return ToolRun::err(browser(tool)(BrowserError::NotInteractable { target, why }));
         }
     }
 
