@@ -152,39 +152,37 @@ async function relayed(version) {
   const sockets = new WebSocketServer({ server, perMessageDeflate: false, maxPayload: 256 << 20 });
   sockets.on('connection', (client) => {
     const browser = new WebSocket(browserSocketUrl, { perMessageDeflate: false, maxPayload: 256 << 20 });
-    // The methods of the client's calls, by session and id, to find Target.getTargets' answers.
-    const asked = new Map();
+    // The client's Target.getTargets calls, by session and id, to find their answers. Only a
+    // message that can be about targets is parsed: the rest (a page's DOM, a screenshot) pass as
+    // they came, so that the relay adds no more than a copy to the server's calls.
+    const listing = new Set();
     const queued = [];
     browser.on('open', () => { for (const data of queued.splice(0)) browser.send(data); });
     client.on('message', (data) => {
       const text = data.toString();
-      const message = parsed(text);
-      if (message?.id !== undefined) asked.set(`${message.sessionId ?? ''} ${message.id}`, message.method);
+      const message = text.includes('Target.getTargets') ? parsed(text) : undefined;
+      if (message?.method === 'Target.getTargets') listing.add(`${message.sessionId ?? ''} ${message.id}`);
       if (browser.readyState === WebSocket.OPEN) browser.send(text); else queued.push(text);
     });
     browser.on('message', (data) => {
       const text = data.toString();
-      const message = parsed(text);
+      const aboutTargets = text.includes('"Target.') || (listing.size > 0 && text.includes('"targetInfos"'));
+      const message = aboutTargets ? parsed(text) : undefined;
       if (message === undefined) {
         client.send(text);
         return;
       }
-      if (message.id !== undefined) {
-        const key = `${message.sessionId ?? ''} ${message.id}`;
-        const method = asked.get(key);
-        asked.delete(key);
-        if (method === 'Target.getTargets' && message.result?.targetInfos) {
-          message.result.targetInfos = message.result.targetInfos.filter((t) => !hidden.has(t.targetId));
-          client.send(JSON.stringify(message));
-          return;
-        }
-      } else if (aboutHidden(message, hidden)) {
+      const key = `${message.sessionId ?? ''} ${message.id}`;
+      if (message.id !== undefined && listing.delete(key) && message.result?.targetInfos) {
+        message.result.targetInfos = message.result.targetInfos.filter((t) => !hidden.has(t.targetId));
+        client.send(JSON.stringify(message));
         return;
       }
+      if (message.id === undefined && aboutHidden(message, hidden)) return;
       client.send(text);
     });
     const end = () => {
-      asked.clear();
+      listing.clear();
       queued.length = 0;
       client.close();
       browser.close();
