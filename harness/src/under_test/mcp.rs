@@ -613,6 +613,13 @@ mod tests {
         let description = Description::find("vibium").unwrap();
         let refused = read(&description, recorded("vibium", "navigate_refused"), true);
         assert_eq!(refused.failure.unwrap().class, FailureClass::Navigation);
+        // Its scroll answers a line, no page: the harness looks next.
+        let scrolled = read(&description, recorded("vibium", "scroll"), false);
+        assert!(scrolled.succeeded() && scrolled.page.is_none(), "{scrolled:?}");
+        assert!(description.looks_after.contains(&NeutralTool::Scroll));
+        // Its page text, the extract of a whole page, is read as it came.
+        let text = read(&description, recorded("vibium", "get_text"), false);
+        assert!(text.succeeded() && text.text.contains("Items: 10\n\nItem 1\n"), "{text:?}");
     }
 
     #[test]
