@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 const RUN_DEADLINE: Duration = Duration::from_secs(120);
 /// How long what the run started may take to be gone once it ended.
 const GONE_DEADLINE: Duration = Duration::from_secs(30);
+/// The log line the proxy writes on stdout in its `stray-line` mode.
+const STRAY_LINE: &str = "[agent] a log line written to stdout";
 /// The scenario each run has: the set-up navigate (call 1 for the proxy), then one navigate.
 /// Each agent misbehaves at call 1, so that no call it answers well runs against the short
 /// deadline: on a loaded machine a sound navigate can take longer than 2 s.
@@ -152,14 +154,12 @@ impl Ended {
         assert!(self.took < RUN_DEADLINE, "{mode}: took {:?}", self.took);
     }
 
-    /// The scenario passed, and a warning named the line the proxy wrote that is not the
-    /// protocol (`stray-line`).
-    fn passed_naming_the_stray_line(&self, agent: &str) {
+    /// The scenario passed, and a warning named `line`, which the proxy wrote and which is not
+    /// the protocol (`stray-line`, `json-log-line`), as written (in its quoted form).
+    fn passed_naming_the_stray_line(&self, agent: &str, line: &str) {
         assert_eq!(self.code, Some(0), "{}", self.said);
         assert!(self.said.contains("features: 1 passed, 0 failed"), "{}", self.said);
-        let named = format!(
-            "agent {agent} wrote a line on its stdout that is not its protocol (skipped): \"[agent] a log line written to stdout\""
-        );
+        let named = format!("agent {agent} wrote a line on its stdout that is not its protocol (skipped): {line:?}");
         assert!(self.said.contains(&named), "{named:?} is not in:\n{}", self.said);
     }
 
@@ -204,13 +204,20 @@ async fn a_jsonl_agent_that_floods_its_stdout_instead_of_answering_fails_the_cal
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_jsonl_agent_that_writes_a_log_line_on_stdout_is_named_and_judged_on_its_answer() {
     let ended = run(Kind::Jsonl, "stray-line", 1).await;
-    ended.passed_naming_the_stray_line("misbehaving-stray-line");
+    ended.passed_naming_the_stray_line("misbehaving-stray-line", STRAY_LINE);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jsonl_agent_that_writes_a_structured_log_line_on_stdout_is_named_and_judged_on_its_answer() {
+    let ended = run(Kind::Jsonl, "json-log-line", 1).await;
+    let line = r#"{"level":"info","msg":"a structured log line written to stdout"}"#;
+    ended.passed_naming_the_stray_line("misbehaving-json-log-line", line);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mcp_server_that_writes_a_log_line_on_stdout_is_named_and_judged_on_its_answer() {
     let ended = run(Kind::Mcp, "stray-line", 1).await;
-    ended.passed_naming_the_stray_line("misbehaving-stray-line");
+    ended.passed_naming_the_stray_line("misbehaving-stray-line", STRAY_LINE);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@ one call misbehaves as a broken agent would. Used by harness/tests/misbehaving.r
     proxy.py <jsonl|mcp> <mode> <call> -- <agent command...>
 
 <call> counts the tool calls navguard sends, from 1 (a scenario's set-up navigate is the first).
-The modes are listed in MODES below; each says what the agent does at that call.
+The modes are the branches of misbehave() below; each says what the agent does at that call.
 """
 
 import json
@@ -104,6 +104,10 @@ def misbehave(line: bytes, agent: subprocess.Popen) -> bool:
     if MODE == "stray-line":
         # A log line on the wrong stream, then the call goes on as it should.
         write_out(b"[agent] a log line written to stdout\n")
+        return True
+    if MODE == "json-log-line":
+        # A structured logger's line on the wrong stream: JSON, yet no line of the protocol's.
+        write_out(b'{"level":"info","msg":"a structured log line written to stdout"}\n')
         return True
     if MODE == "stray-error":
         dropped.add(call_id)

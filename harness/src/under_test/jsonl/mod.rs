@@ -5,9 +5,10 @@
 //! [{"ref", "role", "name"}]}?, "tabs": [{"index", "url", "title", "current"}]?, "text": S?}` or
 //! `{"id": N, "ok": false, "error": {"class", "message"}}`. The start's answer may say what the agent is
 //! (`"agent": {"name", "version"}`) and which neutral tools it has (`"tools": [...]`; all when
-//! absent). Once it answered the start line, a line that is not JSON at all (a log line written
-//! to the wrong stream) is named and skipped; any other line that is not the answer asked for is
-//! a protocol error that names the line. No description mapping is needed: the answers are
+//! absent). Once it answered the start line, a line that is no line of the protocol's (not
+//! JSON, or JSON that is not an object with an `id`: a log line written to the wrong stream, a
+//! structured logger's object) is named and skipped; any other line that is not the answer
+//! asked for is a protocol error that names the line. No description mapping is needed: the answers are
 //! already structured.
 
 mod wire;
@@ -186,8 +187,9 @@ impl JsonlAgent {
                     let why = format!("call {id} was answered with id {}: {}", reply.id, quote(&line));
                     return self.broken(format!("broke the protocol: {why}"));
                 }
-                // A log line on the wrong stream: it is judged on what it answers besides.
-                Err(_) if serde_json::from_str::<Value>(&line).is_err() => {
+                // A log line on the wrong stream (a structured logger's object too): it is
+                // judged on what it answers besides.
+                Err(why) if why.is_not_protocol() => {
                     self.stray.push(&self.description.name, &line);
                 }
                 Err(why) => return self.broken(format!("broke the protocol: {why}: {}", quote(&line))),

@@ -92,22 +92,50 @@ struct WireAgent {
     version: Option<String>,
 }
 
+/// Why a line the agent wrote is not an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum NotAnswer {
+    /// Not a line of the protocol's at all: not JSON, or JSON that is not an object with an
+    /// `id` (a log line on the wrong stream, a structured logger's object). Once the agent has
+    /// answered its start, such a line is named and skipped.
+    #[error("{0}")]
+    NotProtocol(String),
+    /// A line of the protocol's (an object with an `id`) that is not an answer: the protocol
+    /// is broken.
+    #[error("{0}")]
+    Malformed(String),
+}
+
+impl NotAnswer {
+    /// Whether the line was no line of the protocol's at all (see [`NotAnswer::NotProtocol`]).
+    pub(super) fn is_not_protocol(&self) -> bool {
+        matches!(self, Self::NotProtocol(_))
+    }
+}
+
 /// Reads one line of the agent's: an answer, or why it is not one (the caller quotes the line).
-pub(super) fn parse_reply(line: &str) -> Result<Reply, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("a line that is not JSON ({e})"))?;
+pub(super) fn parse_reply(line: &str) -> Result<Reply, NotAnswer> {
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| NotAnswer::NotProtocol(format!("a line that is not JSON ({e})")))?;
     let Value::Object(map) = &value else {
-        return Err("a line that is not a JSON object".to_owned());
+        return Err(NotAnswer::NotProtocol("a line that is not a JSON object".to_owned()));
     };
     match map.get("id") {
-        None => return Err("a line without an id".to_owned()),
-        Some(id) if !id.is_u64() => return Err(format!("a line whose id is {id}, not a call's number")),
+        None => return Err(NotAnswer::NotProtocol("a line without an id".to_owned())),
+        Some(id) if !id.is_u64() => {
+            return Err(NotAnswer::Malformed(format!("a line whose id is {id}, not a call's number")));
+        }
         Some(_) => {}
     }
-    let reply: Reply = serde_json::from_value(value).map_err(|e| format!("a line that is not an answer ({e})"))?;
+    let reply: Reply = serde_json::from_value(value)
+        .map_err(|e| NotAnswer::Malformed(format!("a line that is not an answer ({e})")))?;
     // A ref is a string; a number is taken as one. Anything else is named here, not later.
     for (i, element) in reply.snapshot.iter().flat_map(|s| s.elements.iter()).enumerate() {
         if reference(&element.reference).is_none() {
-            return Err(format!("snapshot.elements[{i}]'s ref is {}, not a string", element.reference));
+            return Err(NotAnswer::Malformed(format!(
+                "a line whose snapshot.elements[{i}]'s ref is {}, not a string",
+                element.reference
+            )));
         }
     }
     Ok(reply)
@@ -255,7 +283,12 @@ mod tests {
                     prop_assert!(value.get("id").is_some_and(Value::is_u64));
                     let _ = reply.into_answer(&line);
                 }
-                Err(why) => prop_assert!(why.starts_with("a line"), "{why}"),
+                Err(why) => {
+                    prop_assert!(why.to_string().starts_with("a line"), "{why}");
+                    // Not the protocol's exactly when it is no object with an id.
+                    let has_id = value.get("id").is_some();
+                    prop_assert_eq!(why.is_not_protocol(), !has_id, "{}", why);
+                }
             }
         }
 
@@ -315,11 +348,14 @@ mod tests {
     }
 
     #[test]
-    fn a_line_that_is_not_an_answer_says_why() {
-        let cases = [
+    fn a_line_that_is_not_an_answer_says_why_and_whether_it_was_the_protocol_s_at_all() {
+        let not_protocol = [
             ("garbage", "not JSON"),
             ("[1,2]", "not a JSON object"),
             (r#"{"ok":true}"#, "without an id"),
+            (r#"{"level":"info","msg":"a structured log line"}"#, "without an id"),
+        ];
+        let malformed = [
             (r#"{"id":null,"ok":false,"error":{"class":"other","message":"malformed"}}"#, "id is null"),
             (r#"{"id":"3","ok":true}"#, "id is \"3\""),
             (r#"{"id":3}"#, "missing field `ok`"),
@@ -328,9 +364,12 @@ mod tests {
             (r#"{"id":3,"ok":true,"snapshot":{"elements":[{"ref":null}]}}"#, "elements[0]'s ref is null"),
             (r#"{"id":0,"start":{"chromium":"/usr/bin/chromium"}}"#, "missing field `ok`"),
         ];
-        for (line, why) in cases {
-            let e = parse_reply(line).map(|r| r.id).unwrap_err();
-            assert!(e.contains(why), "{line}: {e}");
+        for (cases, of_the_protocol) in [(&not_protocol[..], false), (&malformed[..], true)] {
+            for (line, why) in cases {
+                let e = parse_reply(line).map(|r| r.id).unwrap_err();
+                assert!(e.to_string().contains(why), "{line}: {e}");
+                assert_eq!(e.is_not_protocol(), !of_the_protocol, "{line}: {e:?}");
+            }
         }
     }
 
