@@ -33,7 +33,7 @@ pub mod store;
 /// under which the harness also puts the agents it tests.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::adapter::launch::GroupGuard;
+    pub use crate::adapter::launch::{GroupGuard, scratch_dir};
     pub use crate::agent::round::{GuardRead, GuardResult, loop_top_guard};
     pub use crate::agent::settle::{IdleOutcome, PageState, is_transient, wait_for_network_idle, wait_for_quiet_page};
 }

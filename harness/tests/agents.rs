@@ -97,9 +97,12 @@ fn alive(pid: u32) -> bool {
 
 /// Starts navguard with `args`, waits until the command lines of what it started satisfy
 /// `running` (`what` names that moment), kills it with SIGKILL and waits until everything it
-/// had started is gone.
+/// had started is gone, and every file it and they put in the temporary folder (a folder of
+/// the test's own, as `TMPDIR`) with them.
 fn kill_9_when(args: &[&str], what: &str, running: impl Fn(&[String]) -> bool) {
-    let mut child = navguard(args).stdout(Stdio::null()).spawn().expect("navguard starts");
+    let temporary = tempfile::tempdir().unwrap();
+    let mut child =
+        navguard(args).env("TMPDIR", temporary.path()).stdout(Stdio::null()).spawn().expect("navguard starts");
     let pid = child.id();
     let mut started = Vec::new();
     wait_until(what, START_DEADLINE, || {
@@ -111,6 +114,8 @@ fn kill_9_when(args: &[&str], what: &str, running: impl Fn(&[String]) -> bool) {
     wait_until(&format!("every process navguard started to be gone ({what})"), CLEANUP_DEADLINE, || {
         started.iter().all(|p| !alive(*p))
     });
+    let left = || std::fs::read_dir(temporary.path()).map_or(0, Iterator::count);
+    wait_until(&format!("the temporary folder to be empty ({what})"), CLEANUP_DEADLINE, || left() == 0);
 }
 
 #[test]

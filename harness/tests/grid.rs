@@ -73,9 +73,17 @@ struct Component {
 impl Component {
     fn start(name: &str, args: &[String], logs: &Path) -> Self {
         use std::os::unix::process::CommandExt as _;
+        // What the Grid and the drivers and browsers it starts put in the temporary folder stays
+        // in the Grid's own folder, removed with it: a browser killed with the Grid leaves its
+        // files (Chromium's singleton socket folders) where it was told.
+        let temporary = logs.join("tmp");
+        std::fs::create_dir_all(&temporary).unwrap();
         let mut child = Command::new("timeout")
-            .args(["--kill-after=10", GRID_LIFETIME, "java", "-jar"])
+            .args(["--kill-after=10", GRID_LIFETIME, "java"])
+            .arg(format!("-Djava.io.tmpdir={}", temporary.display()))
+            .arg("-jar")
             .arg(jar())
+            .env("TMPDIR", &temporary)
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

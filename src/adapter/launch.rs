@@ -53,6 +53,64 @@ const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill 
     [ -n \"$1\" ] && for e in /proc/[0-9]*/environ; do \
     if grep -qszF -- \"$1\" \"$e\"; then p=\"${e#/proc/}\"; kill -s KILL \"${p%/environ}\" 2>/dev/null; fi; done";
 
+/// The removal guardian's script: like [`GUARDIAN`], it waits for this process to end, then
+/// removes the folder `$0`. The browsers and agents the folder served are being killed by their
+/// own guardians at the same moment, and a dying process can still write into it: the removal
+/// is tried again, a few times a second apart, until the folder is gone.
+const REMOVAL_GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; \
+    for try in 1 2 3 4 5; do rm -rf -- \"$0\" 2>/dev/null; [ -e \"$0\" ] || exit 0; sleep 1; done";
+
+/// The folder this process keeps its temporary files in: a driver's profile, an agent's
+/// scratch, a scenario's files. Made once, in the system's temporary folder, and removed when
+/// this process ends, however it ends (SIGKILL included), by a guardian that waits for that as
+/// [`GroupGuard`]'s does: a process killed with SIGKILL runs no destructor, and without it each
+/// killed run would leave its folders behind. `None` where it cannot be made (a warning says
+/// why): the folders then go to the system's temporary folder, as they would without it.
+fn scratch_root() -> Option<&'static Path> {
+    static ROOT: std::sync::OnceLock<Option<(PathBuf, std::process::Child)>> = std::sync::OnceLock::new();
+    let made = ROOT.get_or_init(|| {
+        let root = match tempfile::Builder::new().prefix("navguard-").tempdir() {
+            Ok(dir) => dir.keep(),
+            Err(e) => {
+                tracing::warn!("no folder of navguard's own for temporary files ({e}): they go to the system's");
+                return None;
+            }
+        };
+        let guardian = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(REMOVAL_GUARDIAN)
+            .arg(&root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        match guardian {
+            // The guardian and its pipe live as long as this process: kept in the static.
+            Ok(guardian) => Some((root, guardian)),
+            Err(e) => {
+                tracing::warn!(
+                    "no guardian for {} (sh: {e}): its files go to the system's temporary folder",
+                    root.display()
+                );
+                let _ = std::fs::remove_dir(&root);
+                None
+            }
+        }
+    });
+    made.as_ref().map(|(root, _)| root.as_path())
+}
+
+/// A new temporary folder named `prefix…`, removed when the returned guard is dropped, and
+/// with all of this process's temporary folders when it dies (see [`scratch_root`]).
+pub fn scratch_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    match scratch_root() {
+        Some(root) => builder.tempdir_in(root),
+        None => builder.tempdir(),
+    }
+}
+
 /// A child's process group (the child and everything it started), killed when this guard is
 /// dropped, and by a guardian process when this process dies any other way, SIGKILL included.
 /// For a child started with `process_group(0)`: its pid is its group's id.

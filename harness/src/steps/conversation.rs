@@ -27,7 +27,7 @@ fn store(world: &NavWorld) -> StepResult<&TaskStore> {
 
 #[given("a new task")]
 async fn a_new_task(world: &mut NavWorld) -> StepResult {
-    let dir = tempfile::tempdir().map_err(setup)?;
+    let dir = navguard::__private::scratch_dir("conversation-").map_err(setup)?;
     let store = TaskStore::open(&dir.path().join("tasks.db")).map_err(setup)?;
     store.create("task-1", "Task").map_err(setup)?;
     let port = world.port()?.clone();

@@ -432,10 +432,15 @@ impl Description {
         (fill(&self.start.command), self.start.args.iter().map(|a| fill(a)).collect())
     }
 
-    /// Its `[start] env` with the placeholders filled in as [`Self::command_line`]'s.
+    /// Its `[start] env` with the placeholders filled in as [`Self::command_line`]'s, and
+    /// `TMPDIR` its scratch folder unless the description names another.
     pub fn env(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> BTreeMap<String, String> {
         let fill = self.filler(chromium, at, scratch);
-        self.start.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect()
+        let mut env: BTreeMap<String, String> = self.start.env.iter().map(|(k, v)| (k.clone(), fill(v))).collect();
+        // What the agent (Node, Python, a browser it starts) puts in the temporary folder goes
+        // into its scratch folder, removed with it.
+        env.entry("TMPDIR".to_owned()).or_insert_with(|| scratch.display().to_string());
+        env
     }
 
     /// Its `[start] cwd`, placeholders filled in; `None`: navguard's own.

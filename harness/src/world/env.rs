@@ -43,7 +43,7 @@ const SCENARIO_FILES: [(&str, &[u8]); 2] = [
 
 /// A new `{files}` folder.
 fn scenario_files() -> std::io::Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("navguard-files-").tempdir()?;
+    let dir = navguard::__private::scratch_dir("files-")?;
     for (name, bytes) in SCENARIO_FILES {
         std::fs::write(dir.path().join(name), bytes)?;
     }

@@ -22,7 +22,7 @@ impl Orchestrated {
     /// Serves a new orchestrator on `127.0.0.1:0`, asking for site permissions or not.
     pub async fn start(permissions: PermissionMode) -> StepResult<Self> {
         let setup = |what: &str, e: &dyn std::fmt::Display| StepError::Setup(format!("the orchestrator: {what}: {e}"));
-        let dir = tempfile::tempdir().map_err(|e| setup("its data folder", &e))?;
+        let dir = navguard::__private::scratch_dir("orchestrator-").map_err(|e| setup("its data folder", &e))?;
         let options = ServiceOptions { permissions, ..ServiceOptions::default() };
         let service = Service::open(dir.path(), options).map_err(|e| setup("its store", &e))?;
         // The secret is for API clients; the scenario's person uses the console.

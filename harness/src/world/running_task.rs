@@ -48,7 +48,7 @@ pub struct CheckpointFile {
 impl CheckpointFile {
     /// A store file in a new temporary folder.
     pub(crate) fn create() -> std::io::Result<Self> {
-        let dir = tempfile::tempdir()?;
+        let dir = navguard::__private::scratch_dir("checkpoints-")?;
         let path = dir.path().join("tasks.db");
         Ok(Self { _dir: dir, path })
     }
