@@ -141,7 +141,7 @@ impl BidiBrowser {
             }
             None => {
                 let kind = config.browser;
-                let profile = super::launch::scratch_dir("browser-").map_err(|e| LaunchError::DriverStart {
+                let profile = super::launch::scratch_dir("b-").map_err(|e| LaunchError::DriverStart {
                     name: kind.name().into(),
                     source: DriverStartError::Profile(e),
                 })?;

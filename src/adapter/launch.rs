@@ -60,6 +60,14 @@ const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill 
 const REMOVAL_GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; \
     for try in 1 2 3 4 5; do rm -rf -- \"$0\" 2>/dev/null; [ -e \"$0\" ] || exit 0; sleep 1; done";
 
+/// The names of the folder of a process's temporary files (below) and of the folders in it are
+/// short: Chromium makes its singleton socket in its temporary folder
+/// (`<folder>/org.chromium.Chromium.XXXXXX/SingletonSocket`, 45 characters below it), and a
+/// socket's path has at most 107 bytes. With a run's `TMPDIR` of 34 characters (a test's
+/// temporary folder inside CI's), a browser's folder named in full (`navguard-…/browser-…`)
+/// took the socket's path to 110 and Chromium did not start; now it is `TMPDIR` and 64.
+const ROOT_PREFIX: &str = "ng-";
+
 /// The folder this process keeps its temporary files in: a driver's profile, an agent's
 /// scratch, a scenario's files. Made once, in the system's temporary folder, and removed when
 /// this process ends, however it ends (SIGKILL included), by a guardian that waits for that as
@@ -69,7 +77,7 @@ const REMOVAL_GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; don
 fn scratch_root() -> Option<&'static Path> {
     static ROOT: std::sync::OnceLock<Option<(PathBuf, std::process::Child)>> = std::sync::OnceLock::new();
     let made = ROOT.get_or_init(|| {
-        let root = match tempfile::Builder::new().prefix("navguard-").tempdir() {
+        let root = match tempfile::Builder::new().prefix(ROOT_PREFIX).tempdir() {
             Ok(dir) => dir.keep(),
             Err(e) => {
                 tracing::warn!("no folder of navguard's own for temporary files ({e}): they go to the system's");
@@ -101,7 +109,8 @@ fn scratch_root() -> Option<&'static Path> {
 }
 
 /// A new temporary folder named `prefix…`, removed when the returned guard is dropped, and
-/// with all of this process's temporary folders when it dies (see [`scratch_root`]).
+/// with all of this process's temporary folders when it dies (see [`scratch_root`]). A folder a
+/// browser may take as its temporary folder gets a prefix of two characters (see [`ROOT_PREFIX`]).
 pub fn scratch_dir(prefix: &str) -> std::io::Result<tempfile::TempDir> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);

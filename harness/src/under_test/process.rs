@@ -94,7 +94,7 @@ impl AgentProcess {
         at: BrowserAt<'_>,
     ) -> Result<tempfile::TempDir, AgentError> {
         description.check_installed()?;
-        let scratch = navguard::__private::scratch_dir("agent-").map_err(|source| AgentError::Spawn {
+        let scratch = navguard::__private::scratch_dir("a-").map_err(|source| AgentError::Spawn {
             agent: description.name.clone(),
             command: "a scratch folder".into(),
             hint: "check that the temporary folder is writable".into(),
