@@ -57,8 +57,8 @@ fn stop_signals() -> std::io::Result<impl Future<Output = ()>> {
     let mut terminate = signal(SignalKind::terminate())?;
     Ok(async move {
         tokio::select! {
-            // Either signal stops the site the same way; the order is only fixed.
             biased;
+            // Either signal stops the site the same way; the order is only fixed.
             _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }

@@ -379,9 +379,9 @@ async fn heartbeat(client: BidiClient, probe: SessionProbe, stop: CancellationTo
             Err(BidiError::Disconnected) => return,
             Err(BidiError::Timeout { .. }) => {
                 let alive = tokio::select! {
+                    biased;
                     // A verdict that came with the stop is still acted on: a dead session is
                     // given up.
-                    biased;
                     alive = probe.answers(HEARTBEAT_DEADLINE) => alive,
                     () = stop.cancelled() => return,
                 };

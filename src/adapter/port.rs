@@ -131,11 +131,11 @@ impl BidiPort {
         let mut answered = false;
         loop {
             tokio::select! {
+                biased;
                 // Events first: the reader hands them over before any later reply, so a
                 // navigation that began and then failed (a download) is seen to have begun
                 // before the command's error is read, and the error is not taken for a
                 // navigation that never started (which the caller would send again).
-                biased;
                 event = events.next() => match event {
                     Ok(e) if e.tab == *tab && (shows_navigation_began(e.kind) || e.kind.proves_commit()) => return Ok(()),
                     Ok(_) => {}

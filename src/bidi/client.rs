@@ -166,9 +166,9 @@ where
 {
     let reason = loop {
         let next = tokio::select! {
+            biased;
             // Once the socket is given up nothing more is read from it: every call ends as
             // disconnected at once, however busy the socket is.
-            biased;
             () = shared.abandoned.cancelled() => {
                 let reason = shared.abandon_reason.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
                 break reason.unwrap_or(SocketClosed::Ended);

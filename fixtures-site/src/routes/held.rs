@@ -18,8 +18,8 @@ const TICK: u64 = 1000;
 /// Waits `ms`, or less if the site shuts down; `false` in that case.
 pub(super) async fn hold(state: &SiteState, ms: u64) -> bool {
     tokio::select! {
-        // A hold that ran its time is answered with its page, even as the site shuts down.
         biased;
+        // A hold that ran its time is answered with its page, even as the site shuts down.
         () = tokio::time::sleep(Duration::from_millis(ms)) => true,
         () = state.shut_down() => false,
     }

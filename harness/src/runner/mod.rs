@@ -170,8 +170,8 @@ pub async fn run_features_with(request: RunRequest) -> RunOutcome {
         .with_cli(cli)
         .filter_run(path, move |feature, rule, scenario| selection.admits(feature, rule, scenario));
     tokio::select! {
-        // A run that has finished is reported, even if Ctrl-C came as it ended.
         biased;
+        // A run that has finished is reported, even if Ctrl-C came as it ended.
         writer = writer => {
             if let Some(e) = run.launch_error() {
                 // Every scenario failed alike on it (its output was dropped): the run did not

@@ -82,8 +82,8 @@ impl McpAgent {
             stderr: process.stderr_tail(),
         };
         let handshake = tokio::select! {
-            // Garbage on stdout cuts the client off: it is the real reason, so it is told first.
             biased;
+            // Garbage on stdout cuts the client off: it is the real reason, so it is told first.
             Ok(()) = garbage.changed() => {
                 let line = garbage.borrow().clone().unwrap_or_default();
                 let e = protocol(&description, line, &process);

@@ -118,8 +118,8 @@ pub async fn run(config: ExecutorConfig) -> Result<(), ExecutorError> {
     });
     let cancel = CancellationToken::new();
     let outcome = tokio::select! {
-        // A stop that was asked for is a clean stop, even when the browser went down with it.
         biased;
+        // A stop that was asked for is a clean stop, even when the browser went down with it.
         () = stop_signal() => Ok(()),
         outcome = serve_tasks(&shared, &browser, &cancel) => outcome,
     };

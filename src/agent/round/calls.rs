@@ -139,8 +139,8 @@ impl Agent<'_> {
                     let (error, after_ms) = (error.to_string(), after.as_millis() as u64);
                     task.trace.record(round, TraceEvent::Retry { tool: name, retry: retries, after_ms, error });
                     tokio::select! {
-                        // Stop wins over the end of the backoff: nothing is tried again after it.
                         biased;
+                        // Stop wins over the end of the backoff: nothing is tried again after it.
                         () = cancel.cancelled() => return run,
                         () = tokio::time::sleep(after) => {}
                     }

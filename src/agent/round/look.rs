@@ -63,9 +63,9 @@ impl Agent<'_> {
                 let (limit, quiet) = (self.config.settle_timeout, self.config.quiet);
                 let quiet = wait_then_look(self.port, &tab, quiet, limit, seen, read, Some(snapshot_args()));
                 let (state, with) = tokio::select! {
+                    biased;
                     // Stop wins: a wait that ended together with it is not used, and its failure
                     // is not why the task ended.
-                    biased;
                     () = cancel.cancelled() => return Err(StopReason::User),
                     state = quiet => state.map_err(observation_stop)?,
                 };
@@ -98,8 +98,8 @@ impl Agent<'_> {
                 }
             };
             let observed = tokio::select! {
-                // Stop wins: a snapshot that ended together with it is not used.
                 biased;
+                // Stop wins: a snapshot that ended together with it is not used.
                 () = cancel.cancelled() => return Err(StopReason::User),
                 observed = observe => observed,
             };
@@ -130,8 +130,8 @@ impl Agent<'_> {
                 (false, _) => None,
                 (true, false) => left_since(self.port, &tab, position),
                 (true, true) => tokio::select! {
-                    // Stop wins, as in the looks above: nothing more is read after it.
                     biased;
+                    // Stop wins, as in the looks above: nothing more is read after it.
                     () = cancel.cancelled() => return Err(StopReason::User),
                     left = told_left_since(self.port, &tab, position) => left,
                 },

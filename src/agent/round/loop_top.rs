@@ -164,9 +164,9 @@ pub async fn loop_top_guard(
     let started = tokio::time::Instant::now();
     let dialog = dialog_opens(port, port.subscribe_from(from), &tab);
     tokio::select! {
+        biased;
         // The settle's own verdict (a commit, another origin, Stop) is the fact: it wins; the
         // look after it finds the dialog open anyway.
-        biased;
         result = settle_then_check(port, tab.clone(), pinned.clone(), info, events, config, cancel) => result,
         kind = dialog => GuardResult {
             verdict: check_url(&read_url, pinned.as_ref()),

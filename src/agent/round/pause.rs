@@ -54,8 +54,8 @@ impl Agent<'_> {
         task.trace.record(task.round, TraceEvent::Paused { reason: reason.clone() });
         control.enter_pause(task.round, reason);
         tokio::select! {
-            // Stop wins over a resume that came with it: the task starts no other round.
             biased;
+            // Stop wins over a resume that came with it: the task starts no other round.
             () = cancel.cancelled() => return Err(StopReason::User),
             () = control.until_resumed() => {}
         }

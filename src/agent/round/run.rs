@@ -176,9 +176,9 @@ impl<'a> Agent<'a> {
             notices: &notices,
         };
         let turn = tokio::select! {
+            biased;
             // Stop wins over a turn that came with it: the turn would not be run, and its
             // failure is not why the task ended.
-            biased;
             () = cancel.cancelled() => return RoundEnd::Stop(StopReason::User),
             turn = self.planner.next_turn(request) => turn,
         };

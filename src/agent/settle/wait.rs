@@ -73,9 +73,9 @@ impl UrlSettle {
                 continue;
             }
             decided = tokio::select! {
+                biased;
                 // Stop first; then what already happened beats the clock: the deadline counts
                 // only when no event is waiting (a commit read late is still a commit).
-                biased;
                 () = cancel.cancelled() => machine.on_cancel(),
                 event = events.next() => match event {
                     Ok(event) => machine.on_event(&event),

@@ -447,8 +447,8 @@ impl ToolContext<'_> {
     async fn wait(&self, duration: Duration) -> ToolRun {
         self.phase.set(format!("the wait of {} ms to end", duration.as_millis()));
         tokio::select! {
-            // A wait that ran its full time was not cut short: its own end is taken first.
             biased;
+            // A wait that ran its full time was not cut short: its own end is taken first.
             () = tokio::time::sleep(duration) => ToolRun::ok(format!("waited {} ms", duration.as_millis())),
             () = self.cancel.cancelled() => ToolRun::ok("the wait was cut short by Stop".into()),
         }
