@@ -39,26 +39,42 @@ pub(super) struct Driver {
     group: Option<GroupGuard>,
 }
 
-/// The guardian's script: it blocks reading a pipe whose other end only this process holds; the
-/// kernel closes that end when this process dies, however it dies (SIGKILL included), and the
-/// guardian then kills the process group `$0`, and, given a mark `$1`, every process whose
-/// environment holds it (see [`GroupGuard::with_mark`]).
+/// The start of every guardian's script: it blocks reading a pipe whose other end only this
+/// process holds; the kernel closes that end when this process dies, however it dies (SIGKILL
+/// included), and the script goes on with what the guardian is for.
 /// A parent-death signal (`prctl`) would need unsafe code and follows the spawning thread, not
 /// the process; a pipe follows the process.
 /// It ignores SIGTERM, SIGINT and SIGHUP: they are sent to this process's whole group (Ctrl-C,
 /// a closed terminal, a test runner ending a test), which the guardian shares, and a guardian
 /// that died of them would leave the driver and its browser behind.
+const UNTIL_THIS_PROCESS_ENDS: &str = "trap '' TERM INT HUP; while read -r _; do :; done; ";
+
+/// The process group guardian's: it kills the process group `$0`, and, given a mark `$1`,
+/// every process whose environment holds it (see [`GroupGuard::with_mark`]).
 /// (`kill -s KILL --`: the form dash, Debian's sh, takes.)
-const GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; kill -s KILL -- \"-$0\" 2>/dev/null; \
+const KILL_GROUP: &str = "kill -s KILL -- \"-$0\" 2>/dev/null; \
     [ -n \"$1\" ] && for e in /proc/[0-9]*/environ; do \
     if grep -qszF -- \"$1\" \"$e\"; then p=\"${e#/proc/}\"; kill -s KILL \"${p%/environ}\" 2>/dev/null; fi; done";
 
-/// The removal guardian's script: like [`GUARDIAN`], it waits for this process to end, then
-/// removes the folder `$0`. The browsers and agents the folder served are being killed by their
-/// own guardians at the same moment, and a dying process can still write into it: the removal
-/// is tried again, a few times a second apart, until the folder is gone.
-const REMOVAL_GUARDIAN: &str = "trap '' TERM INT HUP; while read -r _; do :; done; \
-    for try in 1 2 3 4 5; do rm -rf -- \"$0\" 2>/dev/null; [ -e \"$0\" ] || exit 0; sleep 1; done";
+/// The temporary folder guardian's: it removes the folder `$0`. The browsers and agents the
+/// folder served are being killed by their own guardians at the same moment, and a dying process
+/// can still write into it: the removal is tried again, a few times a second apart, until the
+/// folder is gone.
+const REMOVE_FOLDER: &str =
+    "for try in 1 2 3 4 5; do rm -rf -- \"$0\" 2>/dev/null; [ -e \"$0\" ] || exit 0; sleep 1; done";
+
+/// Starts a guardian: `sh` running [`UNTIL_THIS_PROCESS_ENDS`], then `then`, with `args` as its
+/// `$0`, `$1`…; its stdin is the pipe whose end tells it this process ended.
+fn start_guardian(then: &str, args: &[&std::ffi::OsStr]) -> std::io::Result<std::process::Child> {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{UNTIL_THIS_PROCESS_ENDS}{then}"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+}
 
 /// The names of the folder of a process's temporary files (below) and of the folders in it are
 /// short: Chromium makes its singleton socket in its temporary folder
@@ -70,9 +86,9 @@ const ROOT_PREFIX: &str = "ng-";
 
 /// The folder this process keeps its temporary files in: a driver's profile, an agent's
 /// scratch, a scenario's files. Made once, in the system's temporary folder, and removed when
-/// this process ends, however it ends (SIGKILL included), by a guardian that waits for that as
-/// [`GroupGuard`]'s does: a process killed with SIGKILL runs no destructor, and without it each
-/// killed run would leave its folders behind. `None` where it cannot be made (a warning says
+/// this process ends, however it ends (SIGKILL included), by a guardian ([`REMOVE_FOLDER`]): a
+/// process killed with SIGKILL runs no destructor, and without it each killed run would leave
+/// its folders behind. `None` where it cannot be made (a warning says
 /// why): the folders then go to the system's temporary folder, as they would without it.
 fn scratch_root() -> Option<&'static Path> {
     static ROOT: std::sync::OnceLock<Option<(PathBuf, std::process::Child)>> = std::sync::OnceLock::new();
@@ -84,15 +100,7 @@ fn scratch_root() -> Option<&'static Path> {
                 return None;
             }
         };
-        let guardian = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(REMOVAL_GUARDIAN)
-            .arg(&root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        match guardian {
+        match start_guardian(REMOVE_FOLDER, &[root.as_os_str()]) {
             // The guardian and its pipe live as long as this process: kept in the static.
             Ok(guardian) => Some((root, guardian)),
             Err(e) => {
@@ -147,13 +155,9 @@ impl GroupGuard {
     }
 
     fn guard(group: u32, mark: Option<String>) -> Self {
-        let started = std::process::Command::new("sh")
-            .args(["-c", GUARDIAN, &group.to_string(), mark.as_deref().unwrap_or_default()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let guardian = match started {
+        let group_id = group.to_string();
+        let args = [group_id.as_ref(), mark.as_deref().unwrap_or_default().as_ref()];
+        let guardian = match start_guardian(KILL_GROUP, &args) {
             Ok(child) => Some(child),
             Err(e) => {
                 tracing::warn!("no guardian for process group {group} (sh: {e}): it may outlive a killed navguard");
