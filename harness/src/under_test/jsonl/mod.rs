@@ -8,8 +8,8 @@
 //! absent). Once it answered the start line, a line that is no line of the protocol's (not
 //! JSON, or JSON that is not an object with an `id`: a log line written to the wrong stream, a
 //! structured logger's object) is named and skipped; any other line that is not the answer
-//! asked for is a protocol error that names the line. No description mapping is needed: the answers are
-//! already structured.
+//! asked for is a protocol error that names the line. No description mapping is needed: the
+//! answers are already structured.
 
 mod wire;
 
