@@ -253,6 +253,49 @@ fn sigterm_to_navguard_s_process_group_leaves_no_driver_and_no_browser() {
     wait_until("every process navguard started to be gone", CLEANUP_DEADLINE, || started.iter().all(|p| !alive(*p)));
 }
 
+/// What the page downloads, and whatever else a browser writes beside its profile (crash
+/// reports' settings, caches), stays in the run's own folders: the user's home is not touched,
+/// on either browser.
+#[test]
+fn a_download_leaves_nothing_in_the_user_s_home() {
+    let home = tempfile::tempdir().unwrap();
+    let temporary = tempfile::tempdir().unwrap();
+    for browser in ["chromium", "firefox"] {
+        let report = tempfile::tempdir().unwrap();
+        let child = navguard(&[
+            "run",
+            "features/agents/downloads.feature",
+            "--browser",
+            browser,
+            "--report-dir",
+            &report.path().display().to_string(),
+        ])
+        .env("HOME", home.path())
+        .env("TMPDIR", temporary.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("navguard starts");
+        let (status, stdout) = finish(child, START_DEADLINE);
+        assert!(status.success(), "{browser}: {status}\n{stdout}");
+        assert!(stdout.contains("2 passed, 0 failed"), "{browser}: {stdout}");
+        let written: Vec<_> = walkdir(home.path());
+        assert!(written.is_empty(), "{browser} wrote in the home folder: {written:?}");
+    }
+}
+
+/// Every path below `dir`.
+fn walkdir(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walkdir(&path));
+        }
+        found.push(path);
+    }
+    found
+}
+
 /// Each built-in agent under test (and the example JSON-lines adapter) runs one scenario it
 /// passes on this machine, for real, and leaves nothing behind: not its server, not
 /// agent-browser's or Playwright CLI's daemon (a session of its own, which the process group

@@ -154,7 +154,9 @@ impl BrowserKind {
     /// The session's capabilities: BiDi on, dialogs left open, the browser's binary if known,
     /// headless unless asked otherwise. Chromium gets a fresh profile in `profile` when given (a
     /// remote end makes its own, on its machine), and its address bar's popup pages only when
-    /// `popup_pages`; geckodriver always makes its own profile.
+    /// `popup_pages`; geckodriver always makes its own profile. A local browser saves what the
+    /// page downloads in `profile`'s `downloads` folder: left to itself, either browser saves
+    /// it in the user's own `~/Downloads`, where nothing removes it.
     pub(crate) fn capabilities(
         self,
         binary: Option<&Path>,
@@ -173,7 +175,7 @@ impl BrowserKind {
                 "browserName": self.capability_name(),
                 "webSocketUrl": true,
                 "unhandledPromptBehavior": leave_dialogs_open(),
-                "moz:firefoxOptions": firefox_options(binary, headless),
+                "moz:firefoxOptions": firefox_options(binary, profile, headless),
             }),
         };
         match caps {
@@ -203,12 +205,32 @@ fn chromium_options(binary: Option<&Path>, profile: Option<&Path>, headless: boo
     if let Some(binary) = binary {
         options["binary"] = json!(binary.display().to_string());
     }
+    if let Some(profile) = profile {
+        options["prefs"] = json!({
+            "download.default_directory": downloads(profile),
+            "download.prompt_for_download": false,
+        });
+    }
     options
 }
 
-fn firefox_options(binary: Option<&Path>, headless: bool) -> Value {
+/// The folder a local browser saves downloads in: inside its own temporary folder, removed
+/// with it.
+fn downloads(profile: &Path) -> String {
+    profile.join("downloads").display().to_string()
+}
+
+fn firefox_options(binary: Option<&Path>, profile: Option<&Path>, headless: bool) -> Value {
     let args: Vec<&str> = if headless { vec!["-headless"] } else { vec![] };
     let mut options = json!({ "args": args });
+    if let Some(profile) = profile {
+        // folderList 2: the folder `browser.download.dir` names, not the user's Downloads.
+        options["prefs"] = json!({
+            "browser.download.dir": downloads(profile),
+            "browser.download.folderList": 2,
+            "browser.download.useDownloadDir": true,
+        });
+    }
     if let Some(binary) = binary {
         options["binary"] = json!(binary.display().to_string());
     }
@@ -241,6 +263,8 @@ mod tests {
             // A remote end's machine makes its own profile: no path of this one is sent.
             let remote = Value::Object(kind.capabilities(None, None, true, false)).to_string();
             assert!(!remote.contains("/tmp/p") && !remote.contains("user-data-dir"), "{kind}: {remote}");
+            // A local one saves downloads in its own folder, never the user's.
+            assert!(caps.to_string().contains(r#""/tmp/p/downloads""#), "{kind}: {caps}");
         }
     }
 

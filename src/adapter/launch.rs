@@ -211,7 +211,9 @@ impl Driver {
     /// Starts `binary --port=N [args]` on a free port and waits (up to `deadline`) for it to
     /// print `ready_line`. The driver and its browser keep their temporary files in `scratch`
     /// (geckodriver copies a whole Firefox profile there, about 40 MB, and leaves it behind
-    /// when stopped), so removing that one folder removes them all.
+    /// when stopped), so removing that one folder removes them all. `scratch` is their home
+    /// folder too: both browsers write beside the profile into the user's (crash reports'
+    /// settings, caches, the list of recently used files a download adds to).
     pub(super) async fn start(
         binary: &Path,
         args: &[&str],
@@ -225,6 +227,7 @@ impl Driver {
             .arg(format!("--port={port}"))
             .args(args)
             .env("TMPDIR", scratch)
+            .env("HOME", scratch)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
