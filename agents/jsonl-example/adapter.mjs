@@ -427,6 +427,14 @@ const TOOLS = {
     const text = ref === undefined ? await withTimeout(p.evaluate(() => document.body.innerText), 'extract') : await read(await locate(p, ref));
     return done(p, { text });
   },
+  async screenshot({ ref, full_page }) {
+    // The PNG goes in the answer's picture, in base64; the text says only its size.
+    const p = page();
+    const png = ref === undefined
+      ? await withTimeout(p.screenshot({ fullPage: Boolean(full_page), timeout: T }), 'screenshot')
+      : await withTimeout((await locate(p, ref)).screenshot({ timeout: REACH }), 'screenshot');
+    return done(p, { text: `a PNG of ${png.length} bytes`, picture: png.toString('base64') });
+  },
   async handle_dialog({ accept, text }) {
     const p = page();
     const d = dialogs.get(p);

@@ -384,6 +384,22 @@ const TOOLS = {
     });
     return done(p);
   },
+  async screenshot({ full_page }) {
+    // page.screenshot takes the viewport or the whole page, never one element (see FORMS).
+    const p = await page();
+    const png = Buffer.from(await withTimeout(p.screenshot({ fullPage: Boolean(full_page) }), 'page.screenshot'));
+    return done(p, { text: `a PNG of ${png.length} bytes`, picture: png.toString('base64') });
+  },
+  async scroll({ ref, by, direction }) {
+    // page.scroll is the mouse wheel at a point: at the element's centre (its container
+    // scrolls), else at the viewport's. A page's end is a wheel step no page is taller than.
+    const p = await page();
+    const view = await withTimeout(p.evaluate(() => ({ x: innerWidth / 2, y: innerHeight / 2, height: innerHeight })), 'page.evaluate');
+    const at = ref === undefined ? view : await withTimeout(locate(p, ref).loc.centroid(), 'locator.centroid');
+    const step = by === 'end' ? 1e6 : view.height;
+    await guarded((t) => t === p.pageId, () => p.scroll(at.x, at.y, 0, direction === 'up' ? -step : step));
+    return done(p);
+  },
   async handle_dialog({ accept, text }) {
     const p = await page();
     const d = dialogs.open.get(p.pageId);
@@ -428,8 +444,13 @@ async function start({ chromium: path, cdp_endpoint: endpoint } = {}) {
   stagehand = await Stagehand.create({ browser, logging: { level: 'warn' } });
   if (!(await browser.context.activePage())) await browser.context.newPage();
   log(`${relay ? 'attached to' : 'launched'} Chromium at ${browser.cdpUrl}; Stagehand ${VERSION}`);
-  return { agent: { name: 'stagehand', version: VERSION }, tools: Object.keys(TOOLS) };
+  return { agent: { name: 'stagehand', version: VERSION }, tools: Object.keys(TOOLS), forms: FORMS };
 }
+
+// The forms of a call its tools take, where a tool takes some only (the protocol's "forms"):
+// its screenshot has no element; its scroll moves by a page or to the end (a page's, or the
+// container's under the ref), never to an element.
+const FORMS = { screenshot: '!ref', scroll: [['by'], ['direction', '!ref']] };
 
 async function handle(line) {
   let req;

@@ -48,6 +48,19 @@ enum OneOrMany {
     Many(Vec<String>),
 }
 
+impl Conditions {
+    /// Whether they all hold for a neutral call's `args` (a condition that does not parse was
+    /// refused where it was read, by [`Self::check`]).
+    pub fn hold(&self, args: &Value) -> bool {
+        self.0.iter().all(|c| Condition::parse(c).is_ok_and(|c| c.holds(args)))
+    }
+
+    /// Why one of them is not a condition (`arg`, `!arg` or `arg=value`), if one is not.
+    pub fn check(&self) -> Result<(), String> {
+        self.0.iter().try_for_each(|c| Condition::parse(c).map(drop))
+    }
+}
+
 impl From<OneOrMany> for Conditions {
     fn from(when: OneOrMany) -> Self {
         match when {
@@ -160,7 +173,7 @@ impl ToolStep {
             }
         }
         self.args.iter().try_for_each(|(k, v)| walk(k, v))?;
-        self.when.0.iter().try_for_each(|c| Condition::parse(c).map(drop))?;
+        self.when.check()?;
         self.each.iter().try_for_each(|(k, v)| {
             if self.args.contains_key(k) {
                 walk(&format!("each.{k}"), v)
@@ -213,8 +226,7 @@ impl ToolStep {
 
     /// Whether the step runs for a neutral call's `args`.
     pub fn runs(&self, args: &Value) -> bool {
-        // A condition that does not parse was refused with the description.
-        self.when.0.iter().all(|c| Condition::parse(c).is_ok_and(|c| c.holds(args)))
+        self.when.hold(args)
     }
 
     /// The agent's arguments for a neutral call's `args` (a key whose placeholder the call did

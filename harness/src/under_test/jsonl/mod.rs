@@ -2,10 +2,11 @@
 //! The harness sends `{"id": 0, "start": {"chromium": PATH, "cdp_endpoint": URL?}}` first, then
 //! `{"id": N, "tool": T, "args": {…}}` (the neutral tools, by their names). The agent answers
 //! each id once: `{"id": N, "ok": true, "page": {"url", "title"}?, "snapshot": {"elements":
-//! [{"ref", "role", "name"}]}?, "tabs": [{"index", "url", "title", "current"}]?, "text": S?}` or
-//! `{"id": N, "ok": false, "error": {"class", "message"}}`. The start's answer may say what the agent is
-//! (`"agent": {"name", "version"}`) and which neutral tools it has (`"tools": [...]`; all when
-//! absent). Once it answered the start line, a line that is no line of the protocol's (not
+//! [{"ref", "role", "name"}]}?, "tabs": [{"index", "url", "title", "current"}]?, "text": S?,
+//! "picture": PNG in base64?}` or `{"id": N, "ok": false, "error": {"class", "message"}}`. The
+//! start's answer may say what the agent is (`"agent": {"name", "version"}`), which neutral
+//! tools it has (`"tools": [...]`; all when absent) and the forms of a call it takes of those
+//! it takes in some forms only (`"forms": {"screenshot": ["!ref"]}`). Once it answered the start line, a line that is no line of the protocol's (not
 //! JSON, or JSON that is not an object with an `id`: a log line written to the wrong stream, a
 //! structured logger's object) is named and skipped; any other line that is not the answer
 //! asked for is a protocol error that names the line. No description mapping is needed: the
@@ -13,13 +14,13 @@
 
 mod wire;
 
-use super::description::Description;
+use super::description::{Conditions, Description};
 use super::lines::{LineReader, StrayLines};
 use super::process::AgentProcess;
 use super::{AgentError, AgentUnderTest, Answer, BrowserAt, NeutralTool};
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt as _;
@@ -45,6 +46,8 @@ pub struct JsonlAgent {
     abandoned: BTreeSet<u64>,
     /// The neutral tools it has, when its start answer listed them (all otherwise).
     offered: Option<BTreeSet<NeutralTool>>,
+    /// The forms of a call it takes, for the tools it takes in some forms only.
+    forms: BTreeMap<NeutralTool, Vec<Conditions>>,
     /// Its name and version, as its start answer gave them (the description's name otherwise).
     pub server: String,
     /// Whether its start answer said what it is (`agent`).
@@ -146,6 +149,7 @@ impl JsonlAgent {
             pending: None,
             abandoned: BTreeSet::new(),
             offered: started.tools,
+            forms: started.forms,
             server,
             introduced,
             stray: StrayLines::default(),
@@ -240,6 +244,10 @@ impl AgentUnderTest for JsonlAgent {
 
     fn supports(&self, tool: NeutralTool) -> bool {
         self.offered.as_ref().is_none_or(|offered| offered.contains(&tool))
+    }
+
+    fn takes(&self, tool: NeutralTool, args: &Value) -> bool {
+        self.forms.get(&tool).is_none_or(|alternatives| alternatives.iter().any(|form| form.hold(args)))
     }
 
     async fn call(&mut self, tool: NeutralTool, args: &Value) -> Answer {

@@ -1,10 +1,12 @@
 //! The protocol's lines: the start line the harness sends, and the answers it reads back
 //! into an [`Answer`].
 
+use crate::under_test::description::Conditions;
 use crate::under_test::{Answer, ElementSeen, Failure, FailureClass, NeutralTool, PageSeen, TabSeen};
+use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// How much of a line an error message quotes.
@@ -45,11 +47,26 @@ pub(super) struct Reply {
     /// The dialog the page has open, in the agent's words (an answer that tells of one
     /// instead of failing as `dialog`).
     dialog: Option<String>,
+    /// A screenshot's answer: the PNG, in base64.
+    picture: Option<String>,
     error: Option<WireError>,
     /// The start's answer: what the agent is.
     agent: Option<WireAgent>,
     /// The start's answer: the neutral tools it has.
     tools: Option<Vec<String>>,
+    /// The start's answer: for a tool it takes in some forms only, those forms, each a list
+    /// of conditions on the call's arguments in a description's `when` words (`"!ref"`,
+    /// `["by=page", "!ref"]`); a call of any other form is not applicable to it.
+    forms: Option<BTreeMap<String, WireForms>>,
+}
+
+/// A tool's forms: one (a condition, or a list of conditions that all hold), or a list of
+/// them, any of which may hold (`[["by=page", "!ref"], "direction"]`).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum WireForms {
+    One(Conditions),
+    Many(Vec<Conditions>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -153,6 +170,17 @@ impl Reply {
     /// The answer the line gives (`line` is kept as its text, for the reports).
     pub(super) fn into_answer(self, line: &str) -> Answer {
         let failure = (!self.ok).then(|| failure_of(self.error));
+        let (picture, shown) = match &self.picture {
+            None => (None, line.to_owned()),
+            // The reports show the line with its picture's size in place of its bytes.
+            Some(base64) => {
+                let png = base64::engine::general_purpose::STANDARD.decode(base64).ok();
+                let picture = png.as_deref().and_then(crate::under_test::png_size);
+                let said =
+                    picture.map_or_else(|| "<not a PNG in base64>".to_owned(), |n| format!("<a PNG of {n} bytes>"));
+                (picture, line.replacen(base64.as_str(), &said, 1))
+            }
+        };
         Answer {
             failure,
             dialog: self.dialog,
@@ -178,13 +206,12 @@ impl Reply {
             }),
             text: match self.text {
                 // The agent's own words first; the whole line after them, for the reports.
-                Some(text) if !text.is_empty() => format!("{}\n{}", cut(&text, SHOWN), cut(line, SHOWN)),
-                _ => cut(line, SHOWN),
+                Some(text) if !text.is_empty() => format!("{}\n{}", cut(&text, SHOWN), cut(&shown, SHOWN)),
+                _ => cut(&shown, SHOWN),
             },
             took: Duration::ZERO,
             broken: false,
-            // The JSON-lines protocol carries no pictures.
-            picture: None,
+            picture,
             looked: false,
             stray: Vec::new(),
         }
@@ -217,6 +244,8 @@ pub(super) struct Started {
     pub(super) name: Option<String>,
     pub(super) version: Option<String>,
     pub(super) tools: Option<BTreeSet<NeutralTool>>,
+    /// The forms of a call the tools it takes in some forms only take (see [`Reply::forms`]).
+    pub(super) forms: BTreeMap<NeutralTool, Vec<Conditions>>,
 }
 
 impl Started {
@@ -237,8 +266,23 @@ impl Started {
                 })
                 .collect()
         });
+        let mut forms = BTreeMap::new();
+        for (name, alternatives) in reply.forms.unwrap_or_default() {
+            let alternatives = match alternatives {
+                WireForms::One(form) => vec![form],
+                WireForms::Many(forms) => forms,
+            };
+            let Ok(tool) = name.parse::<NeutralTool>() else {
+                tracing::debug!(target: "navguard::agent", "the agent gives forms for {name:?}, not a neutral tool");
+                continue;
+            };
+            for conditions in &alternatives {
+                conditions.check().map_err(|why| format!("its start answer's forms.{name}: {why}"))?;
+            }
+            forms.insert(tool, alternatives);
+        }
         let (name, version) = reply.agent.map_or((None, None), |a| (a.name, a.version));
-        Ok(Self { name, version, tools })
+        Ok(Self { name, version, tools, forms })
     }
 }
 
@@ -251,7 +295,8 @@ mod tests {
     fn protocol_json() -> impl Strategy<Value = Value> {
         let key = prop::sample::select(vec![
             "id", "ok", "page", "url", "title", "snapshot", "elements", "ref", "role", "name", "tabs", "index",
-            "current", "text", "dialog", "error", "class", "message", "agent", "version", "tools", "x",
+            "current", "text", "dialog", "error", "class", "message", "agent", "version", "tools", "x", "picture",
+            "forms",
         ]);
         let leaf = prop_oneof![
             Just(Value::Null),
@@ -387,6 +432,40 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e, "its start failed (other: no browser)");
+    }
+
+    #[test]
+    fn the_start_answer_says_which_forms_of_a_call_a_tool_takes() {
+        let line = r#"{"id":0,"ok":true,"forms":{"screenshot":"!ref","scroll":[["by=page","!ref"],"direction"],"teleport":"x"}}"#;
+        let forms = Started::of(parse_reply(line).unwrap()).unwrap().forms;
+        assert_eq!(forms.keys().copied().collect::<Vec<_>>(), [NeutralTool::Scroll, NeutralTool::Screenshot]);
+        let takes = |tool, args: Value| forms[&tool].iter().any(|form| form.hold(&args));
+        assert!(takes(NeutralTool::Screenshot, json!({"full_page": true})));
+        assert!(!takes(NeutralTool::Screenshot, json!({"ref": "4"})));
+        assert!(takes(NeutralTool::Scroll, json!({"by": "page", "direction": "up"})));
+        assert!(takes(NeutralTool::Scroll, json!({"ref": "4", "direction": "down"})));
+        assert!(!takes(NeutralTool::Scroll, json!({"by": "end"})));
+        // A form that is no condition is named with the start, not found at a call.
+        let bad = r#"{"id":0,"ok":true,"forms":{"scroll":["!by=page"]}}"#;
+        let e = Started::of(parse_reply(bad).unwrap()).unwrap_err();
+        assert!(e.starts_with("its start answer's forms.scroll: when \"!by=page\""), "{e}");
+    }
+
+    #[test]
+    fn a_picture_is_read_as_a_png_and_shown_by_its_size() {
+        let png = b"\x89PNG\r\n\x1a\nrest of it";
+        let base64 = base64::engine::general_purpose::STANDARD.encode(png);
+        let line = format!(r#"{{"id":4,"ok":true,"picture":"{base64}"}}"#);
+        let answer = parse_reply(&line).unwrap().into_answer(&line);
+        assert_eq!(answer.picture, Some(png.len()));
+        assert_eq!(answer.text, r#"{"id":4,"ok":true,"picture":"<a PNG of 18 bytes>"}"#);
+        // Base64 of something else, or no base64 at all: no picture, and the reports say so.
+        for not_png in [base64::engine::general_purpose::STANDARD.encode(b"GIF89a"), "%%%".to_owned()] {
+            let line = format!(r#"{{"id":4,"ok":true,"picture":"{not_png}"}}"#);
+            let answer = parse_reply(&line).unwrap().into_answer(&line);
+            assert_eq!(answer.picture, None);
+            assert!(answer.text.contains("<not a PNG in base64>"), "{}", answer.text);
+        }
     }
 
     #[test]
