@@ -27,6 +27,11 @@
 // script of the page, the agent's look among them, so each is kept as it is attached (the
 // page's call otherwise unchanged), and the look lists its elements as it lists an open one's.
 //
+// And whether the page's next frame, and the task after it, have passed since the page was
+// last shown (its load, or its return from the back/forward cache): what showing it set off
+// has begun by then, so the agent's first look at a page shown a while ago need not wait for
+// a frame of its own (its soon-due timers it still waits for).
+//
 // One thing it changes: `window.print()` returns at once, as it does in headless Chromium,
 // without a print dialog. Firefox opens its dialog modal and holds the page's script (and the
 // click that ran it) until a person closes it, which no WebDriver BiDi command can; an agent
@@ -50,6 +55,7 @@
   const clear = window.clearTimeout.bind(window);
   watchLeaving();
   watchRequests();
+  watchShown();
   const SOON_MS = 500;
   const HIDDEN_CLAMP_MS = 1000;
   const clearEvery = window.clearInterval.bind(window);
@@ -106,6 +112,30 @@
       forget: clear,
     }),
   });
+
+  // `pageshow` comes after the load event, and again on a return from the back/forward cache;
+  // the listener, added before the page's own scripts run, asks for the frame first, so the
+  // page's own handlers of both events ran before it. A hidden page draws no frames: the task
+  // stands for its frame, as in the agent's probe.
+  function watchShown() {
+    let passed = false;
+    const task = () => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        passed = true;
+      };
+      channel.port2.postMessage(null);
+    };
+    window.addEventListener("pagehide", () => {
+      passed = false;
+    });
+    window.addEventListener("pageshow", () => {
+      passed = false;
+      if (document.hidden) task();
+      else requestAnimationFrame(task);
+    });
+    Object.defineProperty(window, Symbol.for("navguard.shown"), { value: () => passed });
+  }
 
   // The cross-document navigation the page started last, until the agent takes it; one the
   // page cancelled (`preventDefault`) or took over (`intercept`, a single-page app's route) is

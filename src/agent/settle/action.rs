@@ -32,7 +32,7 @@
 //! [`ActionWait`] is a pure state machine fed with the tab's navigation and request events, the
 //! frames passing and the clock; [`settle_action`] drives it.
 
-use super::frames::{ACTION_TIMERS_MARGIN, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
+use super::frames::{ACTION_TIMERS_MARGIN, After, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
 use super::page::LookedWith;
 use crate::browser::{
     BrowserError, BrowserPort, EventStream, NavEventKind, RequestEvent, RequestEventKind, RequestId, RequestStream,
@@ -382,7 +382,7 @@ pub(in crate::agent) async fn settle_action(
     // action's happened since it began (then the frames after it are looked at again).
     let since = |wait: &ActionWait| wait.started.elapsed() + ACTION_TIMERS_MARGIN;
     let mut probe_position = port.position();
-    let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait), Some(taken), look)));
+    let mut probe = by_frames.then(|| Box::pin(next_frames(port, tab, since(&wait), Some(taken), look, After::Action)));
     // What the last look's script gave, with where the events stood when it was sent.
     let mut looked: Option<LookedWith> = None;
     let mut stirred = false;
@@ -471,7 +471,7 @@ pub(in crate::agent) async fn settle_action(
             stirred = false;
             looked = None;
             probe_position = port.position();
-            probe = Some(Box::pin(next_frames(port, tab, since(&wait), Some(taken), look)));
+            probe = Some(Box::pin(next_frames(port, tab, since(&wait), Some(taken), look, After::Action)));
         }
     }
 }

@@ -65,11 +65,11 @@ const NEXT_FRAMES: PageScript = crate::page_script!("next frames", "next_frames.
 const NEXT_FRAMES_THEN_SNAPSHOT: PageScript = PageScript {
     name: "next frames, then the snapshot",
     function: concat!(
-        "async (since, asked, readCap, limits) => {\n  const snapshot = ",
+        "async (since, asked, readCap, limits, shown) => {\n  const snapshot = ",
         include_str!("../closed_loop/snapshot.js"),
         ";\n  const probe = ",
         include_str!("next_frames.js"),
-        ";\n  return await probe(since, asked, readCap, () => snapshot(limits));\n}\n"
+        ";\n  return await probe(since, asked, readCap, () => snapshot(limits), shown);\n}\n"
     ),
 };
 
@@ -87,6 +87,16 @@ const READ_CAP: Duration = Duration::from_millis(500);
 /// same moment. A start the browser never tells of (the page's own script stopped it) costs
 /// this much, once.
 pub(in crate::agent) const LEAVING_TOLD_GRACE: Duration = Duration::from_secs(2);
+
+/// What the probe of the page's next frames comes after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::agent) enum After {
+    /// An action of the agent's: the frames after it are waited for.
+    Action,
+    /// The page's being shown (a load, a return from the back/forward cache), which the agent
+    /// did not cause or has not looked at since: frames already past since then count.
+    Shown,
+}
 
 /// How the probe of the page's next frames ended.
 #[derive(Debug)]
@@ -110,13 +120,17 @@ pub(in crate::agent) enum Frames {
 /// Waits for the page of `tab` to draw its next frame and run the task after it, and for the
 /// soon-due timers it set in the last `since` to fire; with `asked_since`, asks which requests
 /// the page's scripts began from then on and have not had answered; with `then` (the
-/// snapshot's arguments), takes the snapshot once they passed, in the same round trip.
+/// snapshot's arguments), takes the snapshot once they passed, in the same round trip. With
+/// [`After::Shown`], the probe is for what the page's being shown set off (its load, its return
+/// from the back/forward cache): a next frame and a task after it that already passed since
+/// then (the page watch counts them) are not waited for again; its soon-due timers still are.
 pub(in crate::agent) async fn next_frames(
     port: &dyn BrowserPort,
     tab: &TabId,
     since: Duration,
     asked_since: Option<SystemTime>,
     then: Option<&Value>,
+    after: After,
 ) -> Result<Frames, BrowserError> {
     let asked_since = asked_since.map_or(Value::Null, |at| json!(epoch_ms(at)));
     let ms = |d: Duration| json!(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
@@ -124,7 +138,7 @@ pub(in crate::agent) async fn next_frames(
         Some(limits) => (&NEXT_FRAMES_THEN_SNAPSHOT, limits.clone()),
         None => (&NEXT_FRAMES, Value::Null),
     };
-    let args = [ms(since), asked_since, ms(READ_CAP), then];
+    let args = [ms(since), asked_since, ms(READ_CAP), then, json!(after == After::Shown)];
     match tokio::time::timeout(PROBE_DEADLINE, port.call(tab, script, &args)).await {
         Ok(Ok(answer)) => {
             let leaving = answer.get("leaving").is_some_and(|tell| told_leaving(port, tab, tell));

@@ -3,7 +3,7 @@
 //! Pages that redirect themselves right after their load (a script on load, a meta refresh of
 //! 0, a sign-in bounce) show their navigation by then, and are then handled as in flight.
 
-use super::frames::{ANY_TIMER, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
+use super::frames::{ANY_TIMER, After, Frames, LEAVING_TOLD_GRACE, Quiet, next_frames};
 use super::network_idle::REQUEST_CAP;
 use crate::browser::{
     BrowserError, BrowserPort, NavEvent, NavEventKind, RequestEvent, RequestEventKind, RequestId, TabId, TabInfo,
@@ -142,7 +142,7 @@ pub(in crate::agent) async fn wait_then_look(
         }
         if quiet == Quiet::Frames && loaded_at.is_some() && probe.is_none() && !held && told.is_none() {
             probe_position = port.position();
-            probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER, None, then)));
+            probe = Some(Box::pin(next_frames(port, tab, ANY_TIMER, None, then, After::Shown)));
         }
         let next = tokio::select! {
             biased;
