@@ -660,7 +660,18 @@ keep_as = "URL"
                 NeutralTool::UploadFile
             ]
         );
-        assert_eq!(looks("browser-use"), [NeutralTool::Click, NeutralTool::Type, NeutralTool::Scroll]);
+        // browser-use's navigate and new tab name the URL alone, its go_back nothing.
+        assert_eq!(
+            looks("browser-use"),
+            [
+                NeutralTool::Navigate,
+                NeutralTool::NewTab,
+                NeutralTool::Click,
+                NeutralTool::Type,
+                NeutralTool::Scroll,
+                NeutralTool::GoBack
+            ]
+        );
         // Playwright MCP's actions answer with the page's URL and title.
         assert!(looks("playwright-mcp").is_empty());
     }
