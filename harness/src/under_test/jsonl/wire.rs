@@ -171,14 +171,14 @@ impl Reply {
     pub(super) fn into_answer(self, line: &str) -> Answer {
         let failure = (!self.ok).then(|| failure_of(self.error));
         let (picture, shown) = match &self.picture {
-            None => (None, line.to_owned()),
+            None => (None, std::borrow::Cow::Borrowed(line)),
             // The reports show the line with its picture's size in place of its bytes.
             Some(base64) => {
                 let png = base64::engine::general_purpose::STANDARD.decode(base64).ok();
                 let picture = png.as_deref().and_then(crate::under_test::png_size);
                 let said =
                     picture.map_or_else(|| "<not a PNG in base64>".to_owned(), |n| format!("<a PNG of {n} bytes>"));
-                (picture, line.replacen(base64.as_str(), &said, 1))
+                (picture, std::borrow::Cow::Owned(line.replacen(base64.as_str(), &said, 1)))
             }
         };
         Answer {
