@@ -141,6 +141,7 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("browser-use", include_str!("../builtin/agents/browser-use.toml")),
     ("agent-browser", include_str!("../builtin/agents/agent-browser.toml")),
     ("agent-infra", include_str!("../builtin/agents/agent-infra.toml")),
+    ("firefox-devtools-mcp", include_str!("../builtin/agents/firefox-devtools-mcp.toml")),
     ("vibium", include_str!("../builtin/agents/vibium.toml")),
     ("stagehand", include_str!("../builtin/agents/stagehand.toml")),
 ];

@@ -120,18 +120,24 @@ fn kill_9_when(args: &[&str], what: &str, running: impl Fn(&[String]) -> bool) {
 
 #[test]
 fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
-    // Each agent by what shows its server among the processes: agent-infra's behind its relay.
-    for (agent, server) in [("playwright-mcp", "@playwright/mcp"), ("agent-infra", "mcp-server-browser")] {
+    // Each agent by what shows its server among the processes (agent-infra's behind its relay,
+    // Firefox DevTools MCP's once it has started its stand-in geckodriver) and its browser.
+    let cases = [
+        ("playwright-mcp", "chromium", "@playwright/mcp", "chrom"),
+        ("agent-infra", "chromium", "mcp-server-browser", "chrom"),
+        ("firefox-devtools-mcp", "firefox", "geckodriver.mjs", "firefox-esr"),
+    ];
+    for (agent, browser, server, browser_process) in cases {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().display().to_string();
         let args = ["run", "features/agents/navigation.feature", "--agent", agent, "--name", "go back"];
         kill_9_when(
-            &[&args[..], &["--report-dir", &report]].concat(),
+            &[&args[..], &["--browser", browser, "--report-dir", &report]].concat(),
             &format!("{agent}'s MCP server and its browser to run"),
-            // The server itself, not agent-infra's relay, whose command line names it too.
+            // The server itself, not the start script whose command line names it too.
             |lines| {
                 lines.iter().any(|l| l.contains(server) && !l.contains("start.mjs"))
-                    && lines.iter().any(|l| l.contains("chrom"))
+                    && lines.iter().any(|l| l.contains(browser_process))
             },
         );
     }
@@ -314,6 +320,7 @@ fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
         ("browser-use", "chromium", go_back),
         ("agent-browser", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
         ("agent-infra", "chromium", go_back),
+        ("firefox-devtools-mcp", "firefox", go_back),
         ("vibium", "chromium", ("features/agents/hazards.feature", "^A meta refresh")),
         ("stagehand", "chromium", go_back),
     ];

@@ -106,6 +106,9 @@ pub struct BidiBrowser {
     cdp_endpoint: Option<String>,
     /// The session's BiDi WebSocket URL, where another program can join it ([`Self::attach`]).
     bidi_url: String,
+    /// The session's WebDriver URL (`http://127.0.0.1:PORT/session/ID`), when this program
+    /// opened it: where a WebDriver client sends classic commands to the same session.
+    webdriver_session: Option<String>,
     /// Stops the heartbeat of a session on a remote end (at shutdown, or with the browser).
     heartbeat: Option<CancellationToken>,
     /// The page timer count this connection added to a session it joined: removed when it
@@ -162,6 +165,7 @@ impl BidiBrowser {
         let (session, endpoints) = open(&url, caps, config.start_timeout).await?;
         let router = Router::new(config.record_wire);
         let bidi_url = endpoints.bidi.clone();
+        let webdriver_session = Some(session.url_of_session());
         let (client, unsupported_events) = match connect(&endpoints.bidi, &config, &router).await {
             Ok((client, unsupported, _timers)) => (client, unsupported),
             Err(e) => {
@@ -185,6 +189,7 @@ impl BidiBrowser {
             unsupported_events,
             cdp_endpoint: endpoints.cdp,
             bidi_url,
+            webdriver_session,
             heartbeat,
             joined_script: None,
         })
@@ -210,6 +215,7 @@ impl BidiBrowser {
             unsupported_events,
             cdp_endpoint: None,
             bidi_url: ws_url.to_owned(),
+            webdriver_session: None,
             heartbeat: None,
             joined_script,
         })
@@ -231,6 +237,13 @@ impl BidiBrowser {
     /// program can join this very session ([`Self::attach`]).
     pub fn bidi_url(&self) -> &str {
         &self.bidi_url
+    }
+
+    /// The session's WebDriver URL (`http://127.0.0.1:PORT/session/ID`), where a WebDriver
+    /// client sends classic commands (find an element, run a script) to this very session;
+    /// `None` for a session this browser joined ([`Self::attach`]).
+    pub fn webdriver_session_url(&self) -> Option<&str> {
+        self.webdriver_session.as_deref()
     }
 
     /// How long [`Self::launch`] took.

@@ -109,6 +109,11 @@ impl WebDriverSession {
         }
     }
 
+    /// The session's own URL: the remote end's, then `session/<id>`.
+    pub(super) fn url_of_session(&self) -> String {
+        format!("{}/session/{}", self.url.trim_end_matches('/'), self.id)
+    }
+
     /// The URL and id, to ask after the session without holding it.
     pub(super) fn probe(&self) -> SessionProbe {
         SessionProbe { url: self.url.clone(), id: self.id.clone() }

@@ -4,7 +4,7 @@
 
 use super::suite::{agent_scenarios, agent_that_can_start, suite};
 use crate::gate::{GateFiles, read_known_failures};
-use crate::report::compare::{AgentColumn, Comparison, render_html, render_markdown};
+use crate::report::compare::{AgentColumn, Comparison, Elsewhere, render_html, render_markdown};
 use crate::run_context::RunMode;
 use crate::runner::{Input, RunOptions, RunOutcome, RunRequest, run_features_with};
 use crate::under_test::description::Description;
@@ -71,17 +71,24 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
         repeat,
         contracts: contracts_beside(&features),
         agents: Vec::new(),
+        elsewhere: Vec::new(),
         unfinished: Vec::new(),
     };
+    let browser = options.browser.browser;
     let mut all_started = true;
     for (i, name) in agents.iter().enumerate() {
-        println!("\nnavguard compare: {name}");
         let mut column = AgentColumn { name: name.clone(), ..AgentColumn::default() };
         if let Ok(d) = Description::find(name) {
+            if !d.drives(browser.name()) {
+                println!("\nnavguard compare: {name} does not drive {}: listed, not run", browser.name());
+                comparison.elsewhere.push(elsewhere(&d));
+                continue;
+            }
             column.name = d.name.clone();
             column.about = d.about.clone();
             column.version = d.package_version().unwrap_or_default();
         }
+        println!("\nnavguard compare: {name}");
         column.known = known_failures(&column.name, options.browser.browser);
         for run in 1..=repeat {
             if repeat > 1 {
@@ -129,6 +136,16 @@ pub async fn compare(args: CompareArgs) -> ExitCode {
     if all_started { ExitCode::SUCCESS } else { ExitCode::from(2) }
 }
 
+/// An agent that does not drive the compare's browser, as its row lists it.
+fn elsewhere(d: &Description) -> Elsewhere {
+    Elsewhere {
+        name: d.name.clone(),
+        version: d.package_version().unwrap_or_default(),
+        about: d.about.clone(),
+        browsers: d.browsers.clone(),
+    }
+}
+
 /// The comparison as far as it got: the agents done, `column` with its `run` runs of `repeat`,
 /// and what is still to run.
 fn so_far(done: &Comparison, column: &AgentColumn, run: u32, repeat: u32, next: &[String]) -> Comparison {
@@ -156,6 +173,9 @@ fn write(comparison: &Comparison, dir: &Path) -> std::io::Result<(PathBuf, PathB
 
 /// One closing line per agent, as CI logs read it.
 fn print_totals(comparison: &Comparison) {
+    for agent in &comparison.elsewhere {
+        println!("compare: {}: not run: {}", agent.name, agent.words());
+    }
     for agent in &comparison.agents {
         match &agent.not_started {
             Some(why) => println!("compare: {}: did not start: {why}", agent.name),

@@ -28,8 +28,12 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
         let env = world.env()?;
         let files =
             env.files.path().to_str().ok_or_else(|| StepError::Setup("the files folder's path is not UTF-8".into()))?;
-        let browser =
-            BrowserAt { cdp: env.browser.cdp_endpoint(), bidi: Some(env.browser.bidi_url()), files: Some(files) };
+        let browser = BrowserAt {
+            cdp: env.browser.cdp_endpoint(),
+            bidi: Some(env.browser.bidi_url()),
+            webdriver: env.browser.webdriver_session_url(),
+            files: Some(files),
+        };
         let at = StartAt { port: world.port()?.clone(), chromium: &chromium, browser };
         let description = world.conformance.agent_description.clone();
         let started = crate::under_test::start(description, at).await.map_err(|e| StepError::Setup(e.to_string()))?;
@@ -41,8 +45,9 @@ async fn agent(world: &mut NavWorld) -> StepResult<&mut Box<dyn AgentUnderTest>>
 /// Roles of a page's structure, never what a call acts on: where one of these shares its name
 /// with a control (a heading "Editor" above the editor "Editor", the document titled "Menu"
 /// above the button "Menu", a label "Pick" that a snapshot lists without a role beside the
-/// select it names), `{ref:<name>}` is the control.
-const STRUCTURE_ROLES: [&str; 11] = [
+/// select it names), `{ref:<name>}` is the control. A snapshot that names an element without
+/// a role by its tag (Firefox DevTools MCP's `uid=e0 h1 "Editor"`) gives these as tags.
+const STRUCTURE_ROLES: [&str; 22] = [
     "",
     "heading",
     "paragraph",
@@ -54,6 +59,17 @@ const STRUCTURE_ROLES: [&str; 11] = [
     "presentation",
     "document",
     "RootWebArea",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "p",
+    "body",
+    "div",
+    "span",
+    "label",
 ];
 
 /// Of the elements a snapshot listed, the one `{ref:<name>}` means: the first with that

@@ -268,7 +268,7 @@ stale-ref = ['Ref \S+ not found']
     }
 
     fn at() -> BrowserAt<'static> {
-        BrowserAt { cdp: Some("ws://127.0.0.1:9/devtools"), bidi: None, files: None }
+        BrowserAt { cdp: Some("ws://127.0.0.1:9/devtools"), ..BrowserAt::default() }
     }
 
     /// Whether any process still carries `mark` in its environment.

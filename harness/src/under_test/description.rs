@@ -19,6 +19,9 @@ pub use steps::{Conditions, ToolMap, ToolStep};
 /// The agents that ship with navguard: (name, description).
 const BUILT_IN: &[(&str, &str)] = crate::builtin::AGENTS;
 
+/// The placeholders that hand an agent the harness's browser: naming one means it attaches.
+const ATTACHING: [&str; 3] = ["{cdp_endpoint}", "{bidi_session}", "{webdriver_session}"];
+
 /// A parsed description.
 #[derive(Clone, Debug)]
 pub struct Description {
@@ -455,14 +458,15 @@ impl Description {
         self.start.files.iter().map(|(name, text)| (scratch.join(name), fill(text))).collect()
     }
 
-    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{navguard}`,
-    /// `{scratch}` and `{files}` into a word of its start.
+    /// Fills `{here}`, `{chromium}`, `{cdp_endpoint}`, `{bidi_session}`, `{webdriver_session}`,
+    /// `{navguard}`, `{scratch}` and `{files}` into a word of its start.
     pub fn filler(&self, chromium: &str, at: BrowserAt<'_>, scratch: &Path) -> impl Fn(&str) -> String + use<> {
         let here = self.here.display().to_string();
         let scratch = scratch.display().to_string();
         let chromium = chromium.to_owned();
         let endpoint = at.cdp.unwrap_or_default().to_owned();
         let bidi = at.bidi.unwrap_or_default().to_owned();
+        let webdriver = at.webdriver.unwrap_or_default().to_owned();
         // Started without a scenario (the check before a run), it may upload from its own folder.
         let files = at.files.map_or_else(|| scratch.clone(), str::to_owned);
         let navguard = navguard_command().display().to_string();
@@ -471,6 +475,7 @@ impl Description {
                 .replace("{chromium}", &chromium)
                 .replace("{cdp_endpoint}", &endpoint)
                 .replace("{bidi_session}", &bidi)
+                .replace("{webdriver_session}", &webdriver)
                 .replace("{navguard}", &navguard)
                 .replace("{scratch}", &scratch)
                 .replace("{files}", &files)
@@ -498,12 +503,12 @@ impl Description {
     }
 
     /// Whether the agent attaches to the harness's browser (its start, its environment or a
-    /// file written for it names `{cdp_endpoint}` or `{bidi_session}`, or it is a jsonl agent,
+    /// file written for it names one of the [`ATTACHING`] placeholders, or it is a jsonl agent,
     /// whose start line always carries the endpoint): then the user's steps act in the agent's
     /// own browser.
     pub fn attaches(&self) -> bool {
         self.kind.always_attaches()
-            || self.start_words().any(|w| w.contains("{cdp_endpoint}") || w.contains("{bidi_session}"))
+            || self.start_words().any(|w| ATTACHING.iter().any(|placeholder| w.contains(placeholder)))
     }
 }
 
@@ -527,7 +532,7 @@ mod tests {
     use super::*;
 
     fn cdp(url: &'static str) -> BrowserAt<'static> {
-        BrowserAt { cdp: Some(url), bidi: None, files: None }
+        BrowserAt { cdp: Some(url), ..BrowserAt::default() }
     }
     use serde_json::json;
 
@@ -678,7 +683,7 @@ keep_as = "URL"
 
     #[test]
     fn a_description_runs_in_the_run_s_own_folder_it_names() {
-        let at = BrowserAt { cdp: None, bidi: None, files: Some("/tmp/files-of-the-scenario") };
+        let at = BrowserAt { files: Some("/tmp/files-of-the-scenario"), ..BrowserAt::default() };
         let scratch = Path::new("/tmp/scratch-of-the-agent");
         let parse = |cwd: &str| {
             let text = format!("name = \"a\"\nkind = \"mcp\"\n[start]\ncommand = \"x\"\ncwd = \"{cwd}\"");

@@ -24,6 +24,7 @@ navguard::closed_set! {
 const NOWHERE: &str = "http://127.0.0.1:9";
 /// The same port as a BiDi session's WebSocket URL.
 const NOWHERE_WS: &str = "ws://127.0.0.1:9/session/none";
+const NOWHERE_SESSION: &str = "http://127.0.0.1:9/session/none";
 
 impl Kind {
     /// Whether its description must say how to start it: a child process needs a command;
@@ -62,11 +63,13 @@ impl Kind {
     pub(crate) const fn endpoint_without_browser(self) -> BrowserAt<'static> {
         match self {
             // Never started by the check: it needs a scenario's tabs.
-            Self::InProcess => BrowserAt { cdp: None, bidi: None, files: None },
-            Self::Mcp | Self::Cli => BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS), files: None },
+            Self::InProcess => BrowserAt { cdp: None, bidi: None, webdriver: None, files: None },
+            Self::Mcp | Self::Cli => {
+                BrowserAt { cdp: Some(NOWHERE), bidi: Some(NOWHERE_WS), webdriver: Some(NOWHERE_SESSION), files: None }
+            }
             // Given no endpoint, a jsonl agent starts its own browser: the check must not
             // depend on one it cannot reach.
-            Self::Jsonl => BrowserAt { cdp: None, bidi: None, files: None },
+            Self::Jsonl => BrowserAt { cdp: None, bidi: None, webdriver: None, files: None },
         }
     }
 

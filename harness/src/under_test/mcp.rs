@@ -672,6 +672,59 @@ mod tests {
     }
 
     #[test]
+    fn firefox_devtools_mcp_s_recorded_answers_are_read() {
+        let agent = "firefox-devtools-mcp";
+        // Its look: its tab list (the selected tab's title and URL), then its snapshot.
+        let look = answer(agent, &[("list_pages_second", Some("Pages")), ("take_snapshot", None)]);
+        assert!(look.succeeded(), "{look:?}");
+        let page = look.page.unwrap();
+        assert_eq!(
+            (page.title.as_str(), page.url.as_str()),
+            ("Opened", "http://127.0.0.1:40715/slow?delay=300&title=Opened")
+        );
+        let elements = look.elements.unwrap();
+        assert_eq!(elements.len(), 9, "{elements:?}");
+        assert_eq!(elements[1], element("e9", "h1", "Opened"));
+        assert_eq!(elements[3], element("e10", "a", "go"));
+        assert_eq!(elements[6], element("e13", "input", ""));
+        assert_eq!(elements[7], element("e14", "button", "send"));
+        let tabs = look.tabs.unwrap();
+        assert_eq!(tabs.len(), 2, "{tabs:?}");
+        assert!(!tabs[0].current && tabs[1].current, "{tabs:?}");
+        // The selected tab is found by its mark, the first of two as well.
+        let first = answer(agent, &[("list_pages", None)]).page.unwrap();
+        assert_eq!(first.title, "Home");
+        // A control shares its name with the heading above it: its role is its own.
+        let editor = answer(agent, &[("take_snapshot_editor", None)]).elements.unwrap();
+        assert_eq!(editor[2], element("e1", "textbox", "Editor"));
+        let description = Description::find(agent).unwrap();
+        // Its actions answer without the page (navigate names the URL asked for, not the page's):
+        // the harness takes its next look.
+        for (name, tool) in [
+            ("click", NeutralTool::Click),
+            ("navigate_page", NeutralTool::Navigate),
+            ("navigate_history", NeutralTool::GoBack),
+            ("select_page", NeutralTool::SelectTab),
+            ("accept_dialog", NeutralTool::HandleDialog),
+        ] {
+            let answer = read(&description, recorded(agent, name), false);
+            assert!(answer.succeeded() && answer.page.is_none(), "{name}: {answer:?}");
+            assert!(description.looks_after.contains(&tool), "{name}");
+        }
+        let stale = read(&description, recorded(agent, "click_stale"), true);
+        assert_eq!(stale.failure.unwrap().class, FailureClass::StaleRef);
+        // While an alert is open its snapshot fails naming the dialog.
+        let mut blocked = String::new();
+        keep(&mut blocked, "Pages", "1 pages (selected: 0)\n>[0] Current Tab (URL unavailable)");
+        blocked.push_str(&recorded(agent, "take_snapshot_dialog"));
+        let blocked = read(&description, blocked, true);
+        assert_eq!(blocked.failure.unwrap().class, FailureClass::Dialog);
+        // Its page text is the page's, with no page read from it.
+        let text = read(&description, recorded(agent, "get_page_text"), false);
+        assert!(text.succeeded() && text.page.is_none() && text.text.contains("open a window"), "{text:?}");
+    }
+
+    #[test]
     fn agent_infra_s_recorded_answers_are_read() {
         // Its look: the tab list (the current tab's title and URL), then the clickable elements.
         let look = answer("agent-infra", &[("tab_list", Some("Tabs")), ("clickable_elements", None)]);

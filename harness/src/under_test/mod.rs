@@ -229,6 +229,9 @@ pub struct BrowserAt<'a> {
     pub cdp: Option<&'a str>,
     /// The BiDi session's WebSocket URL (`{bidi_session}`): another BiDi client joins it.
     pub bidi: Option<&'a str>,
+    /// The same session's WebDriver URL (`{webdriver_session}`, `http://127.0.0.1:PORT/session/ID`):
+    /// a WebDriver client sends classic commands to it.
+    pub webdriver: Option<&'a str>,
     /// The scenario's folder of files to upload (`{files}`; the agent's own `{scratch}` when
     /// it is started without a scenario).
     pub files: Option<&'a str>,

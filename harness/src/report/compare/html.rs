@@ -116,6 +116,12 @@ fn html_agents(c: &Comparison, rows: &[Row<'_>], base: usize) -> Markup {
                     }
                 }
             }
+            @for agent in &c.elsewhere {
+                tr {
+                    th { (agent.name) } td { (version_or_dash(&agent.version)) } td { (agent.about) }
+                    td.skipped colspan="8" { (agent.words()) }
+                }
+            }
         }
     }
 }

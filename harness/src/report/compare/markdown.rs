@@ -89,6 +89,12 @@ fn md_agents(md: &mut String, c: &Comparison, rows: &[Row<'_>], base: usize) {
         }
         md_row(md, &cells);
     }
+    for agent in &c.elsewhere {
+        let mut cells = vec![cell(&agent.name), cell(version_or_dash(&agent.version)), cell(&agent.about)];
+        cells.push(cell(&agent.words()));
+        cells.extend(std::iter::repeat_n(String::new(), 7));
+        md_row(md, &cells);
+    }
 }
 
 /// Per neutral tool and agent, the median call and how many calls it is of.

@@ -35,6 +35,9 @@ pub struct Comparison {
     pub contracts: BTreeMap<String, String>,
     /// In the order given. The baseline is the one named [`BASELINE`] if present, else the first.
     pub agents: Vec<AgentColumn>,
+    /// The agents named that cannot drive this browser, in the order given: listed under the
+    /// agents with the browsers they drive, and not run.
+    pub elsewhere: Vec<Elsewhere>,
     /// What had not run when the report was written (an agent, or its runs still to come): a
     /// compare writes its report after every run, so a stopped one can be read as far as it got.
     pub unfinished: Vec<String>,
@@ -68,6 +71,33 @@ pub struct AgentColumn {
     /// Its known failures (its expectations file: scenario key, as [`key`] writes it, and the
     /// reason), so that a reader sees which failures and flakes are known and why.
     pub known: BTreeMap<String, String>,
+}
+
+/// An agent named that cannot drive the compare's browser.
+#[derive(Clone, Debug, Default)]
+pub struct Elsewhere {
+    /// `playwright-mcp`.
+    pub name: String,
+    /// `@playwright/mcp 0.0.83` (may be empty).
+    pub version: String,
+    /// One line: how it meets the browser.
+    pub about: String,
+    /// The browsers it drives, as its description names them: `["chromium"]`.
+    pub browsers: Vec<String>,
+}
+
+impl Elsewhere {
+    /// `Chromium only`, `Chromium and Firefox only`: what its row says.
+    pub fn words(&self) -> String {
+        let names: Vec<String> = self.browsers.iter().map(|b| capitalised(b)).collect();
+        format!("{} only", names.join(" and "))
+    }
+}
+
+/// `chromium` → `Chromium`.
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The agent the others' call times are measured against, when it ran.
@@ -531,6 +561,7 @@ mod tests {
             repeat: 1,
             contracts: BTreeMap::new(),
             agents,
+            elsewhere: Vec::new(),
             unfinished: Vec::new(),
         }
     }
@@ -654,6 +685,23 @@ mod tests {
         let detail = md_cells(md_line(&md, "### other", "a \\| b"));
         assert_eq!(detail.len(), 5);
         assert_eq!(detail[3], r"expected a\|b, got \\\| \<none>");
+    }
+
+    #[test]
+    fn an_agent_for_another_browser_is_listed_with_the_browsers_it_drives_and_no_column() {
+        let mut c = comparison(vec![agent("navguard", vec![ScenarioResult::sample("S")])]);
+        c.elsewhere.push(Elsewhere {
+            name: "playwright-mcp".into(),
+            version: "@playwright/mcp 0.0.83".into(),
+            about: "over CDP".into(),
+            browsers: vec!["chromium".into()],
+        });
+        let md = render_markdown(&c);
+        let row = md_cells(md_line(&md, "## Agents", "| playwright-mcp"));
+        assert_eq!(row[..4], ["playwright-mcp", "@playwright/mcp 0.0.83", "over CDP", "Chromium only"]);
+        assert_eq!(md_cells(md_line(&md, "## Scenarios", "x.feature:1 S")), ["x.feature:1 S", "✅"]);
+        let html = render_html(&c);
+        assert!(html.contains("Chromium only"), "{html}");
     }
 
     #[test]
