@@ -142,6 +142,7 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("agent-browser", include_str!("../builtin/agents/agent-browser.toml")),
     ("agent-infra", include_str!("../builtin/agents/agent-infra.toml")),
     ("firefox-devtools-mcp", include_str!("../builtin/agents/firefox-devtools-mcp.toml")),
+    ("puppeteer-mcp", include_str!("../builtin/agents/puppeteer-mcp.toml")),
     ("vibium", include_str!("../builtin/agents/vibium.toml")),
     ("stagehand", include_str!("../builtin/agents/stagehand.toml")),
 ];

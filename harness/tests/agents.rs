@@ -126,6 +126,7 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
         ("playwright-mcp", "chromium", "@playwright/mcp", "chrom"),
         ("agent-infra", "chromium", "mcp-server-browser", "chrom"),
         ("firefox-devtools-mcp", "firefox", "geckodriver.mjs", "firefox-esr"),
+        ("puppeteer-mcp", "chromium", "puppeteer-mcp/chrome.mjs", "chromium"),
     ];
     for (agent, browser, server, browser_process) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -321,6 +322,7 @@ fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
         ("agent-browser", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
         ("agent-infra", "chromium", go_back),
         ("firefox-devtools-mcp", "firefox", go_back),
+        ("puppeteer-mcp", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
         ("vibium", "chromium", ("features/agents/hazards.feature", "^A meta refresh")),
         ("stagehand", "chromium", go_back),
     ];

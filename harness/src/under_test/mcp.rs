@@ -725,6 +725,35 @@ mod tests {
     }
 
     #[test]
+    fn puppeteer_mcp_s_recorded_answers_are_read() {
+        let agent = "puppeteer-mcp";
+        // Its look is its evaluate of the description's script: the page, and its controls with
+        // a selector each (the ref).
+        let look = answer(agent, &[("evaluate_look", None)]);
+        assert!(look.succeeded(), "{look:?}");
+        let page = look.page.unwrap();
+        assert_eq!(
+            (page.title.as_str(), page.url.as_str()),
+            ("One", "http://127.0.0.1:39927/page?title=One&go=/page?title=Two")
+        );
+        let elements = look.elements.unwrap();
+        assert_eq!(elements.len(), 5, "{elements:?}");
+        let go = "html > body:nth-of-type(1) > p:nth-of-type(1) > a:nth-of-type(1)";
+        assert_eq!(elements[0], element(go, "a", "go"));
+        assert_eq!(elements[3].name, "send");
+        let description = Description::find(agent).unwrap();
+        // Its actions answer without the page: navigate names the URL asked for.
+        for (name, tool) in [("click", NeutralTool::Click), ("navigate", NeutralTool::Navigate)] {
+            let answer = read(&description, recorded(agent, name), false);
+            assert!(answer.succeeded() && answer.page.is_none(), "{name}: {answer:?}");
+            assert!(description.looks_after.contains(&tool), "{name}");
+        }
+        // A script cut off by a navigation (its go_back is history.back() through evaluate).
+        let cut = read(&description, recorded(agent, "evaluate_navigated"), true);
+        assert_eq!(cut.failure.unwrap().class, FailureClass::Navigation);
+    }
+
+    #[test]
     fn agent_infra_s_recorded_answers_are_read() {
         // Its look: the tab list (the current tab's title and URL), then the clickable elements.
         let look = answer("agent-infra", &[("tab_list", Some("Tabs")), ("clickable_elements", None)]);
