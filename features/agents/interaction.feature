@@ -81,7 +81,7 @@ Feature: Interaction beyond click and type
     And call 4 answered with the page titled "Settings"
 
   @contract-agent-drag
-  Scenario Outline: A drag onto the drop zone is received there
+  Scenario Outline: A drag (<kind>) onto the drop zone is received there
     Given the agent under test is on "{site}/drag?kind=<kind>"
     When the agent under test is called:
       | call | tool     | args                                          |
