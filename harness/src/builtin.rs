@@ -143,6 +143,7 @@ pub const AGENTS: &[(&str, &str)] = &[
     ("agent-infra", include_str!("../builtin/agents/agent-infra.toml")),
     ("firefox-devtools-mcp", include_str!("../builtin/agents/firefox-devtools-mcp.toml")),
     ("puppeteer-mcp", include_str!("../builtin/agents/puppeteer-mcp.toml")),
+    ("executeautomation", include_str!("../builtin/agents/executeautomation.toml")),
     ("vibium", include_str!("../builtin/agents/vibium.toml")),
     ("stagehand", include_str!("../builtin/agents/stagehand.toml")),
 ];

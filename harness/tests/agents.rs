@@ -127,6 +127,7 @@ fn kill_9_of_navguard_leaves_no_agent_and_no_browser() {
         ("agent-infra", "chromium", "mcp-server-browser", "chrom"),
         ("firefox-devtools-mcp", "firefox", "geckodriver.mjs", "firefox-esr"),
         ("puppeteer-mcp", "chromium", "puppeteer-mcp/chrome.mjs", "chromium"),
+        ("executeautomation", "chromium", "playwright-mcp-server/dist", "chromium"),
     ];
     for (agent, browser, server, browser_process) in cases {
         let dir = tempfile::tempdir().unwrap();
@@ -323,6 +324,7 @@ fn each_agent_runs_a_representative_scenario_and_leaves_no_process() {
         ("agent-infra", "chromium", go_back),
         ("firefox-devtools-mcp", "firefox", go_back),
         ("puppeteer-mcp", "chromium", ("features/agents/navigation.feature", "^navigate to a slow page")),
+        ("executeautomation", "chromium", go_back),
         ("vibium", "chromium", ("features/agents/hazards.feature", "^A meta refresh")),
         ("stagehand", "chromium", go_back),
     ];

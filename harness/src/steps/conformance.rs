@@ -114,6 +114,27 @@ fn resolve_refs(conformance: &Conformance, args: &str) -> StepResult<String> {
 
 /// The tab the agent acts on now: the core says; another agent's is the tab showing the page
 /// its latest answer showed (the newest such), else the newest tab.
+/// Why the harness cannot read or act in the agent's tab, if it cannot: the agent acts in a
+/// browser of its own. A step that needs that tab then makes the scenario not applicable.
+fn in_a_browser_of_its_own(world: &NavWorld) -> Option<String> {
+    let agent = world.conformance.agent_description.as_ref()?;
+    agent
+        .has_a_browser_of_its_own()
+        .then(|| format!("{} acts in a browser of its own, whose pages the harness cannot read or act in", agent.name))
+}
+
+/// Fails the step as not applicable when the agent acts in a browser of its own
+/// ([`in_a_browser_of_its_own`]): the step would read or act in a tab the agent never sees.
+fn needs_the_agents_tab(world: &mut NavWorld) -> StepResult {
+    match in_a_browser_of_its_own(world) {
+        Some(why) => {
+            world.conformance.not_applicable = Some(why.clone());
+            Err(StepError::NotApplicable(format!("not applicable: {why}")))
+        }
+        None => Ok(()),
+    }
+}
+
 async fn agents_tab(world: &NavWorld) -> StepResult<TabId> {
     if let Some(tab) = world.conformance.agent.as_ref().and_then(|a| a.focused_tab()) {
         return Ok(tab);
@@ -130,6 +151,9 @@ fn no_answer(agent: &str, deadline: Duration) -> String {
 
 async fn send(world: &mut NavWorld, n: u32, tool: NeutralTool, args: Value) -> StepResult {
     for before in world.conformance.before.remove(&n).unwrap_or_default() {
+        if !matches!(before, BeforeCall::Pause(_)) {
+            needs_the_agents_tab(world)?;
+        }
         match before {
             // The scenario's own think time between two calls: the pause is what is tested.
             BeforeCall::Pause(pause) => tokio::time::sleep(pause).await,
@@ -228,6 +252,9 @@ async fn with_next_look(agent: &mut dyn AgentUnderTest, answer: Answer, deadline
 #[given(expr = "the agent under test is on {string}")]
 async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     let url = world.expand(&url);
+    if in_a_browser_of_its_own(world).is_some() {
+        return is_on_in_its_own_browser(world, url).await;
+    }
     world.mark()?;
     send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
     let answer = world.conformance.answer(0);
@@ -258,6 +285,29 @@ async fn is_on(world: &mut NavWorld, url: String) -> StepResult {
     }
     world.conformance.calls.remove(&0);
     Ok(())
+}
+
+/// The set-up's navigate for an agent in a browser of its own: the harness cannot see the page
+/// load, so its own check is the fixture site's: the page was asked for; and the agent answered
+/// its navigate without failing.
+async fn is_on_in_its_own_browser(world: &mut NavWorld, url: String) -> StepResult {
+    send(world, 0, NeutralTool::Navigate, serde_json::json!({ "url": url })).await?;
+    let call = world.conformance.calls.remove(&0);
+    let failure = call.as_ref().and_then(|c| c.answer.failure.as_ref()).map(|f| f.message.clone());
+    if call.as_ref().is_some_and(|c| c.unanswered) {
+        let why = no_answer(&world.conformance.name(), world.conformance.call_timeout);
+        return Err(StepError::Expectation(format!("the set-up's navigate: {why}")));
+    }
+    if let Some(message) = failure {
+        return Err(StepError::Expectation(format!("the agent could not go to {url}: {message}")));
+    }
+    let path = url::Url::parse(&url).map(|u| u.path().to_owned()).unwrap_or_default();
+    match world.site()?.requests().count(&path) {
+        0 => Err(StepError::Expectation(format!(
+            "the agent answered its navigate to {url}, and the site was never asked for {path}"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 #[when("the agent under test is called:")]
@@ -557,6 +607,7 @@ fn text_start(shown: &str) -> String {
 
 #[then(expr = "the agent's page shows {string}")]
 async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
+    needs_the_agents_tab(world)?;
     let shown = agents_page_text(world).await?;
     if shown.contains(&text) {
         Ok(())
@@ -568,6 +619,7 @@ async fn agents_page_shows(world: &mut NavWorld, text: String) -> StepResult {
 
 #[then(expr = "the agent's page does not show {string}")]
 async fn agents_page_does_not_show(world: &mut NavWorld, text: String) -> StepResult {
+    needs_the_agents_tab(world)?;
     let shown = agents_page_text(world).await?;
     if shown.contains(&text) {
         let start = text_start(&shown);

@@ -417,6 +417,13 @@ impl Description {
         self.tools.get(&tool)
     }
 
+    /// Whether it acts in a browser it starts itself: an agent with calls of its own (MCP or
+    /// command line) that is handed none of the harness's browser ([`Self::attaches`]). The
+    /// harness can read none of its pages, only its answers and the fixture site's requests.
+    pub fn has_a_browser_of_its_own(&self) -> bool {
+        self.kind.has_tool_calls() && !self.attaches()
+    }
+
     /// Whether it can drive `browser`.
     pub fn drives(&self, browser: &str) -> bool {
         self.browsers.is_empty() || self.browsers.iter().any(|b| b == browser)

@@ -754,6 +754,26 @@ mod tests {
     }
 
     #[test]
+    fn executeautomation_s_recorded_answers_are_read() {
+        let agent = "executeautomation";
+        // Its evaluate answers the script it ran, then its result: only the result is read.
+        let look = answer(agent, &[("evaluate_look", None)]);
+        assert!(look.succeeded(), "{look:?}");
+        let page = look.page.unwrap();
+        assert_eq!(page.title, "One");
+        let elements = look.elements.unwrap();
+        assert_eq!(elements.len(), 5, "{elements:?}");
+        assert_eq!(elements[0].reference, "html > body:nth-of-type(1) > p:nth-of-type(1) > a:nth-of-type(1)");
+        assert_eq!((elements[4].role.as_str(), elements[4].name.as_str()), ("button", "open a window"));
+        let description = Description::find(agent).unwrap();
+        let click = read(&description, recorded(agent, "click"), false);
+        assert!(click.succeeded() && click.page.is_none(), "{click:?}");
+        assert!(description.looks_after.contains(&NeutralTool::Click));
+        // It launches its browser itself: the harness reads none of its pages.
+        assert!(description.has_a_browser_of_its_own() && !description.attaches());
+    }
+
+    #[test]
     fn agent_infra_s_recorded_answers_are_read() {
         // Its look: the tab list (the current tab's title and URL), then the clickable elements.
         let look = answer("agent-infra", &[("tab_list", Some("Tabs")), ("clickable_elements", None)]);
