@@ -48,6 +48,10 @@ const EXPECTATIONS: &[BuiltIn] = &[
         text: include_str!("../builtin/gate/expectations/agent-agent-browser.txt"),
     },
     BuiltIn {
+        path: "gate/expectations/agent-firefox-devtools-mcp.txt",
+        text: include_str!("../builtin/gate/expectations/agent-firefox-devtools-mcp.txt"),
+    },
+    BuiltIn {
         path: "gate/expectations/agent-agent-infra.txt",
         text: include_str!("../builtin/gate/expectations/agent-agent-infra.txt"),
     },
