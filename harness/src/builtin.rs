@@ -52,6 +52,14 @@ const EXPECTATIONS: &[BuiltIn] = &[
         text: include_str!("../builtin/gate/expectations/agent-firefox-devtools-mcp.txt"),
     },
     BuiltIn {
+        path: "gate/expectations/agent-puppeteer-mcp.txt",
+        text: include_str!("../builtin/gate/expectations/agent-puppeteer-mcp.txt"),
+    },
+    BuiltIn {
+        path: "gate/expectations/agent-executeautomation.txt",
+        text: include_str!("../builtin/gate/expectations/agent-executeautomation.txt"),
+    },
+    BuiltIn {
         path: "gate/expectations/agent-agent-infra.txt",
         text: include_str!("../builtin/gate/expectations/agent-agent-infra.txt"),
     },
